@@ -1,0 +1,36 @@
+"""The headless command line: `debate-tui [COMMAND] ...`.
+
+Each sub-command lives in its own module exposing `add_parser(subparsers)`,
+which registers the parser and sets `handler` (a function `args -> exit code`).
+Without a command, the TUI starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+COMMANDS = ["run"]
+"""Modules of this package, one per sub-command, in the order `--help` lists them."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="debate-tui",
+        description="Judge text with debating LLM agents. Without a command, opens the TUI.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"{__name__}.{name}").add_parser(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser().parse_args(argv)
+    if args.command is None:
+        from debate_tui.ui.app import run_app
+
+        return run_app(argv)
+    return args.handler(args)

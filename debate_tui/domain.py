@@ -1,0 +1,207 @@
+"""The data the whole application shares: what is judged, who judges, what was said.
+
+Everything here is a pydantic model so that a session round-trips through JSON
+unchanged. `Session.schema_version` lets `store` migrate older files.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+SCHEMA_VERSION = 1
+
+Verdict = Literal["1", "2", "0"]
+"""ScaleEval's convention: submission 1 is better, submission 2 is better, or a tie."""
+
+Status = Literal["pending", "running", "completed", "needs_human", "failed", "cancelled"]
+Role = Literal[
+    "scorer", "critic", "tie_breaker", "referee", "summarizer",
+    "evaluator", "feedback", "speaker", "judge", "human",
+]
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def new_session_id() -> str:
+    """Sortable by time, unique enough, and safe to use as a file name."""
+    return utcnow().strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+class Criterion(BaseModel):
+    """An aspect to judge, with the scale its scores live on."""
+
+    name: str
+    description: str
+    low: float = 1
+    high: float = 5
+    steps: list[str] = Field(default_factory=list)
+    """Evaluation steps, G-Eval style, shown to every judge."""
+    abbreviation: str | None = None
+    """Short label, e.g. REP for MATEval's Repetition error type."""
+    kind: Literal["score", "error_type"] = "score"
+
+    @model_validator(mode="after")
+    def _scale_is_ordered(self) -> Criterion:
+        if self.low >= self.high:
+            raise ValueError(f"criterion {self.name!r}: low ({self.low}) must be below high ({self.high})")
+        return self
+
+    @property
+    def scale(self) -> str:
+        return f"{self.low:g}-{self.high:g}"
+
+
+class Persona(BaseModel):
+    """Who an agent pretends to be; the role prompt goes into its system message."""
+
+    name: str
+    role_prompt: str
+
+
+class AgentSpec(BaseModel):
+    """One debater: its role in the protocol, its persona and the model behind it."""
+
+    name: str
+    role: Role
+    persona: Persona | None = None
+    model: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    """Extra litellm parameters (temperature, api_base, ...); never an API key."""
+
+
+class Task(BaseModel):
+    """What is judged. `text_b` makes it a pairwise comparison."""
+
+    text: str
+    text_b: str | None = None
+    source: str | None = None
+    """The article, dialogue history or question the text answers."""
+    context: str | None = None
+    """Extra facts, e.g. Topical-Chat's knowledge snippet."""
+
+    @property
+    def pairwise(self) -> bool:
+        return self.text_b is not None
+
+
+class ErrorSpan(BaseModel):
+    """One located error, MATEval style. `start`/`end` are None when the quote is not in the text."""
+
+    type: str
+    quote: str
+    start: int | None = None
+    end: int | None = None
+    explanation: str = ""
+    deduction: float = 1
+    which: Literal["a", "b"] = "a"
+
+    @property
+    def located(self) -> bool:
+        return self.start is not None
+
+
+class Usage(BaseModel):
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, other: Usage) -> None:
+        self.calls += other.calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cost_usd += other.cost_usd
+
+
+class Turn(BaseModel):
+    """One completed (or failed) utterance of one agent."""
+
+    index: int
+    agent: str
+    role: Role
+    round: int
+    content: str
+    criterion: str | None = None
+    score: float | None = None
+    score_b: float | None = None
+    verdict: Verdict | None = None
+    unscored: bool = False
+    """A score was asked for, re-asked once, and still could not be read."""
+    no_issue: bool | None = None
+    """For a critic: did it accept the score."""
+    started_at: datetime = Field(default_factory=utcnow)
+    duration_s: float = 0.0
+    usage: Usage = Field(default_factory=Usage)
+    error: str | None = None
+    partial: bool = False
+    """The stream broke; `content` holds what arrived before it did."""
+
+
+HumanKind = Literal["inject", "override", "decide", "stop"]
+
+
+class HumanAction(BaseModel):
+    """Something a person did to the run, recorded with who, when and why."""
+
+    kind: HumanKind
+    after_turn: int
+    """Number of completed turns when the action was taken: where a replay applies it."""
+    who: str = "user"
+    at: datetime = Field(default_factory=utcnow)
+    text: str = ""
+    criterion: str | None = None
+    agent: str | None = None
+    value: float | str | None = None
+
+
+class Outcome(BaseModel):
+    """The result of a run: final scores and/or verdict and how they were reached."""
+
+    scores: dict[str, float | None] = Field(default_factory=dict)
+    verdict: Verdict | None = None
+    method: str = ""
+    """e.g. "NO ISSUE after 2 iterations", "tie-breaker", "consensus in round 1", "human"."""
+    per_agent: dict[str, dict[str, float | None]] = Field(default_factory=dict)
+    agent_verdicts: dict[str, Verdict | None] = Field(default_factory=dict)
+    errors: list[ErrorSpan] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+class Session(BaseModel):
+    """Everything about one evaluation; saved after every turn."""
+
+    schema_version: int = SCHEMA_VERSION
+    id: str = Field(default_factory=new_session_id)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    protocol: str
+    options: dict[str, Any] = Field(default_factory=dict)
+    criteria: list[Criterion]
+    agents: list[AgentSpec]
+    task: Task
+    turns: list[Turn] = Field(default_factory=list)
+    actions: list[HumanAction] = Field(default_factory=list)
+    state: dict[str, Any] = Field(default_factory=dict)
+    """Protocol draws worth keeping, e.g. ScaleEval's submission and speaker order."""
+    status: Status = "pending"
+    outcome: Outcome | None = None
+    usage: Usage = Field(default_factory=Usage)
+    error: str | None = None
+    pending_question: str | None = None
+    """Set while the run waits for a human decision."""
+
+    def agent(self, name: str) -> AgentSpec:
+        for spec in self.agents:
+            if spec.name == name:
+                return spec
+        raise KeyError(name)
+
+    @property
+    def models(self) -> list[str]:
+        return sorted({spec.model for spec in self.agents})
