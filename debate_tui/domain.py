@@ -122,7 +122,8 @@ class Usage(BaseModel):
 class Turn(BaseModel):
     """One completed (or failed) utterance of one agent."""
 
-    index: int
+    slot: int
+    """The call's place in the protocol's own sequence: stable across a resume, even for parallel turns."""
     agent: str
     role: Role
     round: int

@@ -1,0 +1,125 @@
+"""`debate-tui run`: one evaluation, headless. The debate streams to stderr; one JSON line goes to stdout."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from debate_tui.cli.task_args import add_task_arguments, build_session, build_task, sessions_dir, warn_stderr
+from debate_tui.domain import Session
+from debate_tui.engine.control import RunControl
+from debate_tui.engine.events import (
+    Event, Finished, NeedsHuman, Notice, TextDelta, TurnCompleted, TurnFailed, TurnStarted,
+)
+from debate_tui.engine.runner import Runner
+from debate_tui.inputs import InputError
+from debate_tui.llm.router import ModelRouter
+from debate_tui.report.markdown import render
+from debate_tui.store import SessionStore, write_atomic, write_session
+from debate_tui.textsafe import inert
+
+EXIT = {"completed": 0, "failed": 3, "cancelled": 4, "needs_human": 5}
+EXIT_BAD_INPUT = 2
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("run", help="run one evaluation headless", description=__doc__)
+    add_task_arguments(parser, text_required=True)
+    add_output_arguments(parser)
+    parser.set_defaults(handler=handle)
+
+
+def add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    out = parser.add_argument_group("output")
+    out.add_argument("--report", metavar="PATH.md", help="write the Markdown report here (default: beside the session file)")
+    out.add_argument("--session", metavar="PATH.json", help="write the session file here (default: in the sessions directory)")
+    out.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir, or DEBATE_TUI_SESSIONS_DIR)")
+
+
+class PlainPrinter:
+    """Writes the debate as readable plain text; model text is made inert first."""
+
+    def __init__(self, out: TextIO):
+        self.out = out
+        self.streaming: int | None = None
+
+    def _write(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+
+    def __call__(self, event: Event) -> None:
+        match event:
+            case TurnStarted(slot=slot, agent=agent, role=role, round=rnd, criterion=criterion):
+                about = f", {criterion}" if criterion else ""
+                self._write(f"\n--- {agent} ({role.replace('_', ' ')}), round {rnd}{about} ---\n")
+                self.streaming = slot
+            case TextDelta(text=text):
+                self._write(inert(text))
+            case TurnCompleted(turn=turn, replayed=replayed):
+                if replayed:
+                    self._write(inert(turn.content) + "\n(replayed from the session)")
+                self._write("\n")
+            case TurnFailed(error=error, will_retry=retry):
+                self._write(f"\n[turn failed: {inert(error)}{'; retrying' if retry else ''}]\n")
+            case Notice(message=message):
+                self._write(f"[note] {inert(message)}\n")
+            case NeedsHuman(question=question):
+                self._write(f"[needs a human decision] {inert(question)}\n")
+            case Finished(status=status, error=error):
+                self._write(f"\n=== {status}{': ' + inert(error) if error else ''} ===\n")
+
+
+def summary_line(session: Session, **extra: str) -> str:
+    outcome = session.outcome
+    usage = session.usage
+    return json.dumps({
+        "session": session.id,
+        "protocol": session.protocol,
+        "status": session.status,
+        "scores": dict(outcome.scores) if outcome else {c.name: None for c in session.criteria},
+        "verdict": outcome.verdict if outcome else None,
+        "calls": usage.calls,
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "cost_usd": round(usage.cost_usd, 6),
+        **extra,
+    })
+
+
+def execute(session: Session, *, session_path: Path, report_path: Path) -> int:
+    """Run to the end, saving after every turn; shared by `run` and `resume`."""
+    control = RunControl()
+    runner = Runner(session, ModelRouter(), emit=PlainPrinter(sys.stderr), control=control,
+                    save=lambda s: write_session(session_path, s))
+    loop = asyncio.new_event_loop()
+    try:
+        loop.add_signal_handler(signal.SIGINT, control.stop, "interrupted (Ctrl+C)")
+        loop.add_signal_handler(signal.SIGTERM, control.stop, "terminated")
+    except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
+        pass
+    try:
+        loop.run_until_complete(runner.run())
+    finally:
+        loop.close()
+    write_atomic(report_path, render(session))
+    print(summary_line(session, session_path=str(session_path), report=str(report_path)), flush=True)
+    return EXIT[session.status]
+
+
+def handle(args: argparse.Namespace) -> int:
+    try:
+        task = build_task(args, warn_stderr)
+        choice = build_session(args, task, warn_stderr)
+    except InputError as exc:
+        print(f"debate-tui: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    session = choice.session
+    store = SessionStore(sessions_dir(args))
+    session_path = Path(args.session).expanduser() if args.session else store.path_for(session.id)
+    report_path = Path(args.report).expanduser() if args.report else session_path.with_suffix(".md")
+    return execute(session, session_path=session_path, report_path=report_path)

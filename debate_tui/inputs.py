@@ -1,0 +1,53 @@
+"""Reading the texts a person hands us, with one clear reason when we cannot."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+DEFAULT_MAX_CHARS = 200_000
+
+
+class InputError(ValueError):
+    """Bad input: the message is the one-line reason shown to the person."""
+
+
+def max_chars() -> int:
+    return int(os.environ.get("DEBATE_TUI_MAX_TEXT_CHARS", DEFAULT_MAX_CHARS))
+
+
+def decode_text(raw: bytes, what: str, warn=lambda message: None) -> str:
+    """Bytes to clean text: refuse binary, replace invalid UTF-8 (with a warning), unify line endings."""
+    if b"\x00" in raw:
+        raise InputError(f"{what} looks like a binary file (it contains NUL bytes)")
+    text = raw.decode("utf-8", errors="replace")
+    if "\ufffd" in text and b"\xef\xbf\xbd" not in raw:
+        warn(f"{what} is not valid UTF-8; undecodable bytes were replaced with U+FFFD")
+    return check_text(text.replace("\r\n", "\n").replace("\r", "\n"), what)
+
+
+def check_text(text: str, what: str) -> str:
+    if not text.strip():
+        raise InputError(f"{what} is empty")
+    if len(text) > max_chars():
+        raise InputError(f"{what} has {len(text):,} characters, over the limit of {max_chars():,} "
+                         "(DEBATE_TUI_MAX_TEXT_CHARS)")
+    return text
+
+
+def read_text(ref: str, what: str, warn=lambda message: None) -> str:
+    """Read a file path, or standard input for '-'."""
+    if ref == "-":
+        raw = sys.stdin.buffer.read()
+    else:
+        path = Path(ref).expanduser()
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise InputError(f"{what}: no such file {ref}") from None
+        except IsADirectoryError:
+            raise InputError(f"{what}: {ref} is a directory") from None
+        except OSError as exc:
+            raise InputError(f"{what}: cannot read {ref} ({exc.strerror})") from None
+    return decode_text(raw, what, warn)

@@ -1,0 +1,1 @@
+"""Reaching language models: one small client interface, a litellm adapter and an offline demo model."""

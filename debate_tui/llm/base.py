@@ -1,0 +1,59 @@
+"""The one interface every protocol talks through, and the errors it raises.
+
+A client completes a chat request, optionally streaming text deltas to a
+callback, and reports usage. Keeping this tiny lets the demo model, litellm
+and test doubles stand in for each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from debate_tui.domain import Usage
+
+Message = dict[str, str]
+DeltaCallback = Callable[[str], None]
+
+ErrorKind = Literal[
+    "auth", "bad_request", "not_found", "context_window", "rate_limit",
+    "timeout", "connection", "server", "stream", "empty", "budget",
+]
+RETRYABLE: frozenset[str] = frozenset({"rate_limit", "timeout", "connection", "server", "stream"})
+
+
+@dataclass
+class ChatRequest:
+    model: str
+    messages: list[Message]
+    params: dict[str, Any] = field(default_factory=dict)
+    """litellm keyword arguments such as temperature or api_base; never an API key."""
+    hint: dict[str, Any] = field(default_factory=dict)
+    """What the protocol expects (role, criterion, scale, the judged text). Only the demo model reads it."""
+
+
+@dataclass
+class Completion:
+    text: str
+    usage: Usage
+
+
+class LLMError(Exception):
+    """A failed call, classified so the runner knows whether a retry can help."""
+
+    def __init__(self, kind: ErrorKind, message: str, *, partial_text: str = "", retry_after: float | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.partial_text = partial_text
+        self.retry_after = retry_after
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in RETRYABLE
+
+
+class LLMClient(Protocol):
+    async def complete(self, request: ChatRequest, on_delta: DeltaCallback | None = None) -> Completion:
+        """Answer the request; stream deltas to `on_delta` when given, else make a plain call."""
+        ...

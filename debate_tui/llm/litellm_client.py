@@ -1,0 +1,132 @@
+"""The litellm adapter: any provider litellm knows, imported only when first used.
+
+`import litellm` costs seconds, so it never happens at package import; the
+price table is read from litellm's bundled copy, never downloaded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+from debate_tui.domain import Usage
+from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMError
+from debate_tui.redact import redact
+
+DEFAULT_TIMEOUT_S = 120.0
+_litellm: Any = None
+
+
+def load_litellm() -> Any:
+    """Import litellm once, offline-safe; callable from a background thread to warm up."""
+    global _litellm
+    if _litellm is None:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        os.environ.setdefault("LITELLM_LOG", "ERROR")
+        import litellm
+
+        litellm.telemetry = False
+        litellm.suppress_debug_info = True
+        _litellm = litellm
+    return _litellm
+
+
+def _cost(litellm: Any, model: str, usage: Usage) -> float:
+    try:
+        prompt, completion = litellm.cost_per_token(
+            model=model, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens
+        )
+    except Exception:  # unknown or local model: no price known
+        return 0.0
+    return float(prompt + completion)
+
+
+def _retry_after(exc: Exception) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None) or {}
+    try:
+        value = headers.get("retry-after")
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def classify(exc: Exception, partial_text: str = "") -> LLMError:
+    """Map litellm's exception zoo onto our few kinds, with secrets scrubbed from the message."""
+    litellm = load_litellm()
+    message = redact(f"{type(exc).__name__}: {exc}")[:500]
+    checks: list[tuple[str, str]] = [
+        ("ContextWindowExceededError", "context_window"),
+        ("AuthenticationError", "auth"),
+        ("PermissionDeniedError", "auth"),
+        ("NotFoundError", "not_found"),
+        ("RateLimitError", "rate_limit"),
+        ("Timeout", "timeout"),
+        ("MidStreamFallbackError", "stream"),
+        ("APIConnectionError", "connection"),
+        ("BadRequestError", "bad_request"),
+        ("UnprocessableEntityError", "bad_request"),
+        ("InternalServerError", "server"),
+        ("ServiceUnavailableError", "server"),
+        ("BadGatewayError", "server"),
+        ("APIError", "server"),
+    ]
+    for name, kind in checks:
+        cls = getattr(litellm, name, None)
+        if isinstance(cls, type) and isinstance(exc, cls):
+            break
+    else:
+        kind = "timeout" if isinstance(exc, asyncio.TimeoutError) else "stream" if partial_text else "connection"
+    return LLMError(kind, message, partial_text=partial_text, retry_after=_retry_after(exc))  # type: ignore[arg-type]
+
+
+class LiteLLMClient:
+    """Calls through litellm; retries are the runner's job, so litellm's own are off."""
+
+    def __init__(self, timeout_s: float = DEFAULT_TIMEOUT_S):
+        self.timeout_s = timeout_s
+
+    async def complete(self, request: ChatRequest, on_delta: DeltaCallback | None = None) -> Completion:
+        litellm = load_litellm()
+        kwargs = {"timeout": self.timeout_s, **request.params, "num_retries": 0}
+        if on_delta is None:
+            try:
+                response = await litellm.acompletion(model=request.model, messages=request.messages, **kwargs)
+            except Exception as exc:
+                raise classify(exc) from None
+            text = response.choices[0].message.content or ""
+            raw = getattr(response, "usage", None)
+            usage = Usage(
+                calls=1,
+                prompt_tokens=getattr(raw, "prompt_tokens", 0) or 0,
+                completion_tokens=getattr(raw, "completion_tokens", 0) or 0,
+            )
+        else:
+            text, usage = await self._stream(litellm, request, kwargs, on_delta)
+        usage.cost_usd = _cost(litellm, request.model, usage)
+        return Completion(text=text, usage=usage)
+
+    async def _stream(
+        self, litellm: Any, request: ChatRequest, kwargs: dict[str, Any], on_delta: DeltaCallback
+    ) -> tuple[str, Usage]:
+        parts: list[str] = []
+        usage = Usage(calls=1)
+        try:
+            stream = await litellm.acompletion(
+                model=request.model, messages=request.messages, stream=True,
+                stream_options={"include_usage": True}, **kwargs,
+            )
+            async for chunk in stream:
+                if chunk.choices:
+                    delta = chunk.choices[0].delta.content
+                    if delta:
+                        parts.append(delta)
+                        on_delta(delta)
+                raw = getattr(chunk, "usage", None)
+                if raw:
+                    usage.prompt_tokens = raw.prompt_tokens or 0
+                    usage.completion_tokens = raw.completion_tokens or 0
+        except Exception as exc:
+            raise classify(exc, partial_text="".join(parts)) from None
+        return "".join(parts), usage

@@ -1,0 +1,48 @@
+"""Pieces every protocol shares: choosing models for agents and describing the task to a judge."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from debate_tui.domain import Criterion, Task
+
+
+@dataclass
+class ModelChoice:
+    """Which model each agent uses: a default, overridden per agent name or per role."""
+
+    default: str
+    per_agent: dict[str, str] = field(default_factory=dict)
+    per_role: dict[str, str] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def model_for(self, agent: str, role: str) -> str:
+        return self.per_agent.get(agent) or self.per_role.get(role) or self.default
+
+
+def criterion_block(criterion: Criterion) -> str:
+    lines = [f"Evaluation criterion: {criterion.name} ({criterion.scale})", criterion.description]
+    if criterion.steps:
+        lines.append("Evaluation steps:")
+        lines.extend(f"{number}. {step}" for number, step in enumerate(criterion.steps, start=1))
+    return "\n".join(lines)
+
+
+def task_block(task: Task) -> str:
+    """The material to judge, clearly delimited so the judge cannot mistake one part for another."""
+    parts = []
+    if task.source:
+        parts.append(f"[Source]\n{task.source}\n[End of source]")
+    if task.context:
+        parts.append(f"[Context]\n{task.context}\n[End of context]")
+    if task.pairwise:
+        parts.append(f"[Text 1]\n{task.text}\n[End of text 1]")
+        parts.append(f"[Text 2]\n{task.text_b}\n[End of text 2]")
+    else:
+        parts.append(f"[Text to evaluate]\n{task.text}\n[End of text]")
+    return "\n\n".join(parts)
+
+
+def score_form(criterion: Criterion) -> str:
+    return f"Give your reasoning, then end with a line 'Score: N' where N is between {criterion.low:g} and {criterion.high:g}."

@@ -1,0 +1,145 @@
+"""DEBATE (Kim et al. 2024): a Scorer and a devil's-advocate Critic, led by a Commander.
+
+Algorithm 1 of the paper, per criterion:
+
+    score <- Scorer(prompt)
+    for i in 1..n:
+        feedback <- Critic(prompt, score)          # Commander forwards score and rationale
+        if NO ISSUE in feedback: break
+        score <- Scorer(feedback)                  # Commander forwards the criticism
+    final <- latest score, or the Tie-Breaker's (or a person's) when no agreement
+
+The Commander is a fixed template here, not a model call: it composes each
+prompt and carries the debate's memory, which is all the paper asks of it.
+So a debate agreeing at iteration k costs 2k calls, and 2n+1 without agreement.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from debate_tui.catalog import find_persona
+from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Turn
+from debate_tui.engine.runner import Context
+from debate_tui.protocols.common import ModelChoice, criterion_block, score_form, task_block
+
+SCORER_SYSTEM = "You are the Scorer. Think logically, step by step, to score the text you are given."
+TIE_BREAKER_SYSTEM = (
+    "You are the Tie-Breaker. A Scorer and a Critic could not agree on a score. Read the task and "
+    "their debate log, take a side, and decide the final score according to the evaluation criterion."
+)
+
+
+class Options(BaseModel):
+    rounds: int = Field(4, ge=1, le=20, description="maximum Critic iterations n (the paper's best: 4)")
+    critic_persona: str = "strictly-negative"
+    tie_breaker: Literal["none", "agent", "human"] = "none"
+    seed: int = 0
+
+
+def build_agents(options: Options, models: ModelChoice, personas: list[Persona] | None = None) -> list[AgentSpec]:
+    critic = personas[0] if personas else find_persona(options.critic_persona)
+    specs = [
+        AgentSpec(name="Scorer", role="scorer", model=models.model_for("Scorer", "scorer"), params=models.params),
+        AgentSpec(name="Critic", role="critic", persona=critic,
+                  model=models.model_for("Critic", "critic"), params=models.params),
+    ]
+    if options.tie_breaker == "agent":
+        specs.append(AgentSpec(name="Tie-Breaker", role="tie_breaker",
+                               model=models.model_for("Tie-Breaker", "tie_breaker"), params=models.params))
+    return specs
+
+
+class Commander:
+    """Composes every prompt and remembers the debate, as the paper's Commander does."""
+
+    def __init__(self, ctx: Context, criterion: Criterion):
+        self.criterion = criterion
+        self.brief = f"{task_block(ctx.task)}\n\n{criterion_block(criterion)}"
+        critic = ctx.session.agent("Critic")
+        self.critic_system = critic.persona.role_prompt if critic.persona else ""
+        self.scorer_dialogue: list[dict[str, str]] = [
+            {"role": "system", "content": SCORER_SYSTEM},
+            {"role": "user", "content": f"{self.brief}\n\n{score_form(criterion)}"},
+        ]
+        self.log: list[str] = []
+
+    def ask_scorer(self) -> list[dict[str, str]]:
+        return list(self.scorer_dialogue)
+
+    def scorer_said(self, turn: Turn) -> None:
+        self.scorer_dialogue.append({"role": "assistant", "content": turn.content})
+        self.log.append(f"Scorer: {turn.content}")
+
+    def ask_critic(self, scorer_turn: Turn) -> list[dict[str, str]]:
+        earlier = "\n\n".join(self.log[:-1])
+        history = f"Earlier debate:\n{earlier}\n\n" if earlier else ""
+        return [
+            {"role": "system", "content": self.critic_system},
+            {"role": "user", "content": (
+                f"{self.brief}\n\n{history}The Scorer's latest score and rationale:\n{scorer_turn.content}\n\n"
+                "Criticise the score if it is not justified. If it is, reply NO ISSUE."
+            )},
+        ]
+
+    def critic_said(self, turn: Turn) -> None:
+        self.log.append(f"Critic: {turn.content}")
+        self.scorer_dialogue.append({"role": "user", "content": (
+            f"The Critic replies:\n{turn.content}\n\nReconsider your score in the light of this criticism. "
+            f"{score_form(self.criterion)}"
+        )})
+
+    def ask_tie_breaker(self) -> list[dict[str, str]]:
+        log = "\n\n".join(self.log)
+        return [
+            {"role": "system", "content": TIE_BREAKER_SYSTEM},
+            {"role": "user", "content": f"{self.brief}\n\nDebate log:\n{log}\n\n{score_form(self.criterion)}"},
+        ]
+
+
+async def debate_one(ctx: Context, criterion: Criterion, options: Options) -> tuple[float | None, str]:
+    """One criterion's debate; returns the final score and how it was reached."""
+    commander = Commander(ctx, criterion)
+    score = await ctx.turn("Scorer", commander.ask_scorer(), round=0, criterion=criterion, expect="score")
+    commander.scorer_said(score)
+    for iteration in range(1, options.rounds + 1):
+        feedback = await ctx.turn("Critic", commander.ask_critic(score), round=iteration,
+                                  criterion=criterion, expect="no_issue")
+        commander.critic_said(feedback)
+        if feedback.no_issue:
+            ctx.round_completed(iteration, criterion)
+            return score.score, f"NO ISSUE after {iteration} iteration{'s' if iteration > 1 else ''}"
+        score = await ctx.turn("Scorer", commander.ask_scorer(), round=iteration, criterion=criterion, expect="score")
+        commander.scorer_said(score)
+        ctx.round_completed(iteration, criterion)
+    if options.tie_breaker == "agent":
+        decision = await ctx.turn("Tie-Breaker", commander.ask_tie_breaker(), round=options.rounds + 1,
+                                  criterion=criterion, expect="score")
+        if decision.score is not None:
+            return decision.score, f"tie-breaker after {options.rounds} iterations without agreement"
+    if options.tie_breaker == "human":
+        choices = tuple(f"{v:g}" for v in _scale_points(criterion))
+        value = await ctx.ask_human(
+            f"Scorer and Critic did not agree on {criterion.name} after {options.rounds} iterations "
+            f"(Scorer's last score: {score.score}). Decide the score ({criterion.scale}).", choices)
+        return float(value), "decided by a person after no agreement"
+    return score.score, f"Scorer's last score: no agreement after {options.rounds} iterations"
+
+
+def _scale_points(criterion: Criterion) -> list[float]:
+    low, high = int(criterion.low), int(criterion.high)
+    return [float(v) for v in range(low, high + 1)]
+
+
+async def run(ctx: Context) -> Outcome:
+    options = Options.model_validate(ctx.options)
+    outcome = Outcome()
+    for criterion in ctx.criteria:
+        final, how = await debate_one(ctx, criterion, options)
+        outcome.scores[criterion.name] = final
+        outcome.per_agent.setdefault("Scorer", {})[criterion.name] = final
+        outcome.notes.append(f"{criterion.name}: {how}")
+    outcome.method = "; ".join(outcome.notes)
+    return outcome

@@ -1,0 +1,1 @@
+"""Renderers of a finished (or interrupted) session: Markdown for people, JSON for programs."""

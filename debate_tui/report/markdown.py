@@ -1,0 +1,157 @@
+"""The review report in Markdown, MATEval style: it must read well raw and rendered.
+
+Order: header, scores (final and per agent), located errors, how the verdict
+was reached, human actions, usage, then the full transcript.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from debate_tui.domain import ErrorSpan, Session, Turn
+from debate_tui.protocols import PROTOCOLS
+
+UNSCORED = "unscored"
+
+
+def cell(text: object) -> str:
+    """Make any text safe inside a Markdown table cell."""
+    return " ".join(str(text).split()).replace("|", "\\|") or " "
+
+
+def fmt_score(value: float | None) -> str:
+    return UNSCORED if value is None else f"{value:g}"
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a character offset."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def _header(session: Session) -> list[str]:
+    task = session.task
+    title = PROTOCOLS.get(session.protocol, session.protocol).split(":")[0]
+    lines = [
+        f"# Evaluation report: {title}",
+        "",
+        f"- **Session:** `{session.id}`",
+        f"- **Protocol:** {session.protocol}",
+        f"- **Models:** {', '.join(session.models)}",
+        f"- **Date:** {session.created_at:%Y-%m-%d %H:%M UTC}",
+        f"- **Status:** {session.status}",
+        f"- **Text:** {len(task.text.split())} words, sha256 `{digest(task.text)}`",
+    ]
+    if task.text_b is not None:
+        lines.append(f"- **Text 2:** {len(task.text_b.split())} words, sha256 `{digest(task.text_b)}`")
+    if any(a.model.startswith("demo/") for a in session.agents):
+        lines.append("- **Note:** produced by the offline demo model, not a real judgment.")
+    return lines
+
+
+def _scores(session: Session) -> list[str]:
+    outcome = session.outcome
+    if outcome is None:
+        return ["## Result", "", f"No result: the run is {session.status}."
+                + (f" ({session.error})" if session.error else "")]
+    lines = ["## Result", ""]
+    if outcome.verdict is not None or outcome.agent_verdicts:
+        lines.append(f"**Verdict:** {outcome.verdict or 'none'} (1 = text 1 better, 2 = text 2 better, 0 = tie)")
+        lines.append("")
+    if outcome.scores:
+        lines += ["| Criterion | Scale | Score |", "|---|---|---|"]
+        scales = {c.name: c.scale for c in session.criteria}
+        for name, value in outcome.scores.items():
+            lines.append(f"| {cell(name)} | {scales.get(name, '')} | {fmt_score(value)} |")
+        lines.append("")
+    if outcome.per_agent:
+        names = list(outcome.scores) or sorted({k for v in outcome.per_agent.values() for k in v})
+        lines += ["### Per agent", "", "| Agent | " + " | ".join(cell(n) for n in names) + " |",
+                  "|---|" + "---|" * len(names)]
+        for agent, scores in outcome.per_agent.items():
+            lines.append(f"| {cell(agent)} | " + " | ".join(fmt_score(scores.get(n)) for n in names) + " |")
+        lines.append("")
+    if outcome.agent_verdicts:
+        lines += ["| Agent | Verdict |", "|---|---|"]
+        lines += [f"| {cell(a)} | {v or UNSCORED} |" for a, v in outcome.agent_verdicts.items()]
+        lines.append("")
+    unscored = sum(1 for t in session.turns if t.unscored)
+    if unscored:
+        lines += [f"**Unscored turns:** {unscored} (no score could be read even after a reminder).", ""]
+    return lines
+
+
+def _errors(session: Session, errors: list[ErrorSpan]) -> list[str]:
+    lines = ["## Errors", "", "| # | Type | Location | Quote | Explanation | Deduction |", "|---|---|---|---|---|---|"]
+    for number, error in enumerate(errors, start=1):
+        text = session.task.text_b if error.which == "b" and session.task.text_b else session.task.text
+        where = "unlocated"
+        if error.start is not None:
+            line, col = line_col(text, error.start)
+            where = f"{line}:{col}" + (" (text 2)" if error.which == "b" else "")
+        lines.append(f"| {number} | {cell(error.type)} | {where} | \"{cell(error.quote)}\" | "
+                     f"{cell(error.explanation)} | -{error.deduction:g} |")
+    return [*lines, ""]
+
+
+def _how(session: Session) -> list[str]:
+    outcome = session.outcome
+    if outcome is None or not outcome.notes:
+        return []
+    return ["## How the verdict was reached", "", *(f"- {cell(note)}" for note in outcome.notes), ""]
+
+
+def _actions(session: Session) -> list[str]:
+    if not session.actions:
+        return []
+    lines = ["## Human actions", "", "| When | Who | Action | Detail |", "|---|---|---|---|"]
+    for action in session.actions:
+        detail = ", ".join(p for p in (
+            action.criterion and f"criterion {action.criterion}",
+            action.value is not None and f"value {action.value}",
+            action.text,
+        ) if p)
+        lines.append(f"| {action.at:%Y-%m-%d %H:%M:%S} (after turn {action.after_turn}) | {cell(action.who)} | "
+                     f"{action.kind} | {cell(detail)} |")
+    return [*lines, ""]
+
+
+def _usage(session: Session) -> list[str]:
+    usage = session.usage
+    return ["## Usage", "", f"{usage.calls} calls, {usage.prompt_tokens} prompt tokens, "
+            f"{usage.completion_tokens} completion tokens, ${usage.cost_usd:.4f}.", ""]
+
+
+def _turn(turn: Turn) -> list[str]:
+    facts = [f"round {turn.round}"]
+    if turn.criterion:
+        facts.append(turn.criterion)
+    if turn.score is not None:
+        facts.append(f"score {fmt_score(turn.score)}" + (f" / {fmt_score(turn.score_b)}" if turn.score_b is not None else ""))
+    if turn.verdict is not None:
+        facts.append(f"verdict {turn.verdict}")
+    if turn.unscored:
+        facts.append(UNSCORED)
+    if turn.no_issue:
+        facts.append("NO ISSUE")
+    if turn.error:
+        facts.append(f"failed: {turn.error}" + (" (partial text kept)" if turn.partial else ""))
+    body = turn.content.strip() or "(empty reply)"
+    quoted = "\n".join(f"> {line}" if line else ">" for line in body.splitlines())
+    return [f"### {turn.agent} ({turn.role.replace('_', ' ')}): {', '.join(facts)}", "", quoted, ""]
+
+
+def render(session: Session) -> str:
+    lines = _header(session) + [""] + _scores(session)
+    errors = session.outcome.errors if session.outcome else []
+    if errors:
+        lines += _errors(session, errors)
+    lines += _how(session) + _actions(session) + _usage(session)
+    lines += ["## Transcript", ""]
+    for turn in session.turns:
+        lines += _turn(turn)
+    return "\n".join(lines).rstrip() + "\n"
