@@ -2,7 +2,8 @@
 
 Each sub-command lives in its own module exposing `add_parser(subparsers)`,
 which registers the parser and sets `handler` (a function `args -> exit code`).
-Without a command, the TUI starts.
+Without a command (or with only options), the TUI starts: `debate-tui --text f`
+means `debate-tui tui --text f`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ["run"]
+COMMANDS = ["tui", "run"]
 """Modules of this package, one per sub-command, in the order `--help` lists them."""
 
 
@@ -27,10 +28,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
+        argv = ["tui", *argv]
     args = build_parser().parse_args(argv)
-    if args.command is None:
-        from debate_tui.ui.app import run_app
-
-        return run_app(argv)
     return args.handler(args)
