@@ -16,7 +16,7 @@ from debate_tui.engine.control import RunControl
 from debate_tui.engine.events import (
     Event, Finished, NeedsHuman, Notice, TextDelta, TurnCompleted, TurnFailed, TurnStarted,
 )
-from debate_tui.engine.runner import Runner
+from debate_tui.engine.runner import RetryPolicy, Runner
 from debate_tui.inputs import InputError
 from debate_tui.llm.router import ModelRouter
 from debate_tui.report.markdown import render
@@ -94,7 +94,7 @@ def summary_line(session: Session, **extra: str) -> str:
 def execute(session: Session, *, session_path: Path, report_path: Path) -> int:
     """Run to the end, saving after every turn; shared by `run` and `resume`."""
     control = RunControl()
-    runner = Runner(session, ModelRouter(), emit=PlainPrinter(sys.stderr), control=control,
+    runner = Runner(session, ModelRouter(), emit=PlainPrinter(sys.stderr), control=control, retry=RetryPolicy.from_env(),
                     save=lambda s: write_session(session_path, s))
     loop = asyncio.new_event_loop()
     try:

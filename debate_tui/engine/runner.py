@@ -10,6 +10,7 @@ it had (rounds, histories, random draws) and carries on from there.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
 from collections.abc import Callable
@@ -48,6 +49,12 @@ class RetryPolicy:
     max_delay_s: float = 30.0
     jitter: float = 0.25
     rng: random.Random = field(default_factory=random.Random)
+
+    @classmethod
+    def from_env(cls) -> RetryPolicy:
+        """DEBATE_TUI_RETRIES (attempts per call) and DEBATE_TUI_RETRY_DELAY (first backoff, seconds)."""
+        return cls(attempts=max(1, int(os.environ.get("DEBATE_TUI_RETRIES", 4))),
+                   base_delay_s=float(os.environ.get("DEBATE_TUI_RETRY_DELAY", 1.0)))
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:

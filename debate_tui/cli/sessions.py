@@ -1,0 +1,92 @@
+"""`debate-tui sessions`, `resume` and `export`: saved sessions from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from debate_tui.cli.run import EXIT_BAD_INPUT, execute
+from debate_tui.domain import HumanAction
+from debate_tui.report.markdown import render
+from debate_tui.store import SessionFileError, SessionStore, write_atomic
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    listing = subparsers.add_parser("sessions", help="list saved sessions")
+    listing.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
+    listing.set_defaults(handler=handle_list)
+
+    resume = subparsers.add_parser("resume", help="continue an interrupted, failed or undecided session")
+    resume.add_argument("session", metavar="SESSION", help="a session id or a session file path")
+    resume.add_argument("--decide", metavar="1|2|0|SCORE", help="the human decision the session is waiting for")
+    resume.add_argument("--report", metavar="PATH.md", help="write the Markdown report here (default: beside the session)")
+    resume.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
+    resume.set_defaults(handler=handle_resume)
+
+    export = subparsers.add_parser("export", help="write a session's report as Markdown or JSON")
+    export.add_argument("session", metavar="SESSION", help="a session id or a session file path")
+    export.add_argument("--format", choices=("md", "json"), default="md", help="md (default) or json")
+    export.add_argument("--out", metavar="PATH", help="output file (default: stdout)")
+    export.add_argument("--force", action="store_true", help="overwrite --out if it exists")
+    export.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
+    export.set_defaults(handler=handle_export)
+
+
+def _store(args: argparse.Namespace) -> SessionStore:
+    return SessionStore(Path(args.sessions_dir).expanduser() if args.sessions_dir else None)
+
+
+def _fail(message: str) -> int:
+    print(f"debate-tui: error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def handle_list(args: argparse.Namespace) -> int:
+    rows = _store(args).list()
+    if not rows:
+        print("no sessions yet", file=sys.stderr)
+    for row in rows:
+        if row.problem:
+            print(f"{row.id}  UNREADABLE  {row.problem}")
+            continue
+        when = f"{row.created_at:%Y-%m-%d %H:%M}" if row.created_at else "?"
+        print(f"{row.id}  {when}  {row.protocol:<9} {row.status:<11} {','.join(row.criteria):<20} "
+              f"{row.result:<24} {row.snippet!r}")
+    return 0
+
+
+def handle_resume(args: argparse.Namespace) -> int:
+    store = _store(args)
+    try:
+        path = store.resolve(args.session)
+        session = store.load(args.session)
+    except SessionFileError as exc:
+        return _fail(str(exc))
+    if session.status == "completed":
+        return _fail(f"session {session.id} is already completed")
+    if args.decide is not None:
+        if session.status != "needs_human":
+            return _fail(f"session {session.id} is not waiting for a decision (status {session.status})")
+        session.actions.append(HumanAction(kind="decide", value=args.decide, who="cli",
+                                           after_turn=sum(1 for t in session.turns if t.error is None),
+                                           text=session.pending_question or ""))
+    report = Path(args.report).expanduser() if args.report else path.with_suffix(".md")
+    return execute(session, session_path=path, report_path=report)
+
+
+def handle_export(args: argparse.Namespace) -> int:
+    try:
+        session = _store(args).load(args.session)
+    except SessionFileError as exc:
+        return _fail(str(exc))
+    text = render(session) if args.format == "md" else session.model_dump_json(indent=1) + "\n"
+    if args.out is None:
+        sys.stdout.write(text)
+        return 0
+    out = Path(args.out).expanduser()
+    if out.exists() and not args.force:
+        return _fail(f"{out} exists; pass --force to overwrite it")
+    write_atomic(out, text)
+    print(f"wrote {out}", file=sys.stderr)
+    return 0

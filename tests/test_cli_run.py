@@ -1,0 +1,137 @@
+"""The headless CLI contract: JSON summary line, exit codes, reports, sessions, resume and export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from debate_tui.cli import main
+from debate_tui.store import SessionFileError, SessionStore, read_session
+
+SUMMARY_KEYS = {"session", "protocol", "status", "scores", "verdict", "calls",
+                "prompt_tokens", "completion_tokens", "cost_usd"}
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, dict | None, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    lines = [line for line in out.splitlines() if line.strip()]
+    return code, (json.loads(lines[-1]) if lines else None), err
+
+
+def test_demo_run_completes_offline_with_json_line_and_report(capsys, story_file, tmp_path):
+    report = tmp_path / "report.md"
+    code, summary, err = run_cli(capsys, "run", "--protocol", "debate", "--demo", "--text", str(story_file),
+                                 "--report", str(report))
+    assert code == 0
+    assert SUMMARY_KEYS <= set(summary)
+    assert summary["status"] == "completed" and summary["protocol"] == "debate"
+    assert summary["scores"]["coherence"] == 4  # the demo scorer lowers 5 -> 4 for the repeated sentence
+    assert summary["calls"] == 4 and summary["cost_usd"] == 0
+    text = report.read_text()
+    for section in ("# Evaluation report: DEBATE", "## Result", "## How the verdict was reached",
+                    "NO ISSUE after 2 iterations", "## Usage", "## Transcript", "offline demo model"):
+        assert section in text
+    assert "--- Scorer (scorer), round 0, coherence ---" in err
+    session = read_session(Path(summary["session_path"]))
+    assert len(session.turns) == 4 and session.status == "completed"
+
+
+def test_default_report_is_written_beside_the_session(capsys, story_file, isolated_dirs):
+    code, summary, _ = run_cli(capsys, "run", "--demo", "--text", str(story_file))
+    assert code == 0
+    session_path = Path(summary["session_path"])
+    assert session_path.parent == isolated_dirs / "sessions"
+    assert session_path.with_suffix(".md").exists()
+
+
+def test_without_a_model_the_demo_is_used_and_said(capsys, story_file):
+    code, summary, err = run_cli(capsys, "run", "--text", str(story_file))
+    assert code == 0 and "offline demo model" in err
+
+
+def test_against_an_openai_compatible_server(capsys, story_file, llm_server):
+    llm_server.add_rule("NO ISSUE", match="Criticise the score")
+    llm_server.add_rule("Clear and ordered.\nScore: 4")
+    code, summary, _ = run_cli(capsys, "run", "--text", str(story_file), "--model", "openai/fake-model",
+                               "--api-base", llm_server.base_url, "--criteria", "coherence,relevance")
+    assert code == 0
+    assert summary["scores"] == {"coherence": 4, "relevance": 4}
+    assert summary["calls"] == llm_server.calls == 4
+    assert summary["prompt_tokens"] > 0 and summary["completion_tokens"] > 0
+
+
+@pytest.mark.parametrize(("argv", "reason"), [
+    (["--text", "/no/such/file"], "no such file"),
+    (["--text", "EMPTY"], "is empty"),
+    (["--text", "BINARY"], "binary"),
+    (["--text", "STORY", "--criteria", "nonsense"], "valid: coherence"),
+    (["--text", "STORY", "--critic-persona", "nobody"], "valid: strictly-negative"),
+    (["--text", "STORY", "--rounds", "0"], "--rounds"),
+])
+def test_bad_input_exits_2_with_one_line_reason(capsys, tmp_path, story_file, argv, reason):
+    (tmp_path / "empty.txt").write_text("  \n\t")
+    (tmp_path / "bin.dat").write_bytes(b"\x89PNG\x00\x00\x01")
+    files = {"EMPTY": str(tmp_path / "empty.txt"), "BINARY": str(tmp_path / "bin.dat"), "STORY": str(story_file)}
+    code, summary, err = run_cli(capsys, "run", "--demo", *[files.get(a, a) for a in argv])
+    assert code == 2 and summary is None
+    assert reason in err and len(err.strip().splitlines()) == 1
+
+
+def test_invalid_utf8_is_replaced_with_a_warning(capsys, tmp_path):
+    path = tmp_path / "latin1.txt"
+    path.write_bytes("Caf\xe9 au lait. It was good. It was good.".encode("latin-1"))
+    code, summary, err = run_cli(capsys, "run", "--demo", "--text", str(path))
+    assert code == 0 and "not valid UTF-8" in err
+
+
+def test_failed_run_exits_3_and_resume_finishes_it_keeping_earlier_turns(capsys, story_file, llm_server, monkeypatch):
+    monkeypatch.setenv("DEBATE_TUI_RETRIES", "2")
+    monkeypatch.setenv("DEBATE_TUI_RETRY_DELAY", "0.01")
+    llm_server.add_rule("Ordered.\nScore: 5", times=1)
+    llm_server.add_rule(fault="500")
+    code, summary, _ = run_cli(capsys, "run", "--text", str(story_file), "--model", "openai/fake-model",
+                               "--api-base", llm_server.base_url)
+    assert code == 3 and summary["status"] == "failed"
+    path = Path(summary["session_path"])
+    before = read_session(path)
+    kept = [t for t in before.turns if t.error is None]
+    assert len(kept) == 1 and kept[0].score == 5
+    assert sum(1 for t in before.turns if t.error) == 2  # two attempts, both recorded as failed
+
+    llm_server.reset()
+    llm_server.add_rule("NO ISSUE", match="Criticise the score")
+    code, summary, _ = run_cli(capsys, "resume", str(path))
+    assert code == 0 and summary["scores"] == {"coherence": 5}
+    assert llm_server.calls == 1  # only the Critic: the Scorer's turn was replayed, not re-asked
+    after = read_session(path)
+    assert after.turns[: len(before.turns)] == before.turns
+
+
+def test_export_refuses_to_overwrite_without_force(capsys, story_file, tmp_path):
+    _, summary, _ = run_cli(capsys, "run", "--demo", "--text", str(story_file))
+    out = tmp_path / "out.json"
+    out.write_text("keep me")
+    assert main(["export", summary["session"], "--format", "json", "--out", str(out)]) == 2
+    assert out.read_text() == "keep me"
+    assert main(["export", summary["session"], "--format", "json", "--out", str(out), "--force"]) == 0
+    assert json.loads(out.read_text())["id"] == summary["session"]
+
+
+def test_sessions_lists_readable_and_corrupt_files(capsys, story_file, isolated_dirs):
+    _, summary, _ = run_cli(capsys, "run", "--demo", "--text", str(story_file))
+    (isolated_dirs / "sessions" / "broken.json").write_text('{"schema_version": 1, "id": ')
+    assert main(["sessions"]) == 0
+    out = capsys.readouterr().out
+    assert summary["session"] in out and "coherence 4" in out
+    assert "broken" in out and "corrupt or truncated" in out
+
+
+def test_session_ids_cannot_escape_the_sessions_dir(capsys):
+    for bad in ("..", "..evil", "a/../b", ".hidden", "x\x00y"):
+        with pytest.raises(SessionFileError):
+            SessionStore().path_for(bad)
+    assert main(["resume", "..evil"]) == 2
+    assert "invalid session id" in capsys.readouterr().err
