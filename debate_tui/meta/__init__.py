@@ -1,0 +1,8 @@
+"""Meta-evaluation: how well a protocol agrees with human judgments.
+
+`datasets` turns public data sets into batch input lines with the human
+scores attached; `evaluate` correlates batch results with them, using
+`stats`; `reference_parsers` holds two published score-parsing rules, kept
+only to reproduce published figures. Nothing here is imported eagerly: the
+statistics need scipy, which must stay off the TUI's start-up path.
+"""
