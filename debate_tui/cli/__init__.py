@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ["tui", "run", "sessions"]
+COMMANDS = ["tui", "run", "sessions", "dataset", "meta"]
 """Modules of this package, one per sub-command, in the order `--help` lists them."""
 
 
