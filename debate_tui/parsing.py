@@ -1,0 +1,465 @@
+"""Reading what judges wrote: scores, verdicts, error reports and quoted spans.
+
+Every reader returns None (or an unlocated span) rather than a guess. The
+peers' parsers turned a failure into 0, the minimum, a tie or "submission 1",
+and read list numbers or word counts as scores (GUIDE section 2); here a reply
+that cannot be read is reported as such, so the protocol can re-ask.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from functools import lru_cache
+
+from debate_tui.domain import ErrorSpan, Verdict
+
+_N = r"-?\d+(?:\.\d+)?"
+_NUMBER = re.compile(r"(?<![\w.])" + _N + r"(?!\w|\.\d)")
+
+# Context around a number, read on a short window before (`pre`) and after (`post`).
+_NOT_A_SCORE_PRE = re.compile(
+    r"(?:[$£€#]\s*|\d\s*[:,]|\w[-–]|/\s*|\bout\s+of\s*"  # money, 9:30, 10,000, COVID-19, denominators
+    r"|\d\s*(?:,|[-–~]|\bto|\bor|\band|,\s*(?:or|and))\s*"  # second item of "1, 2, or 3" / "1-3"
+    r"|\b(?:step|item|point|question|turn|speaker|round|part|line|example|assistant|submission"
+    r"|response|answer|sentence|paragraph|version|number|no\.|section|page|option)\s*#?)$",
+    re.I,
+)
+_NOT_A_SCORE_POST = re.compile(
+    r"^(?:[:,]\d|\s*%|-[A-Za-z]"  # 9:30, 10,000, 40%, 21-year-old
+    r"|\s*(?:,|[-–~]|to\b|or\b|and\b)\s*(?:or\s+|and\s+)?-?\d"  # first item of a list or range
+    r"|\s*(?:\([^)\n]*\)\s*)?(?:means|indicates|signifies|represents|corresponds)\b"  # rubric echo
+    r"|\s*(?:words?|sentences?|characters?|chars|letters?|lines?|paragraphs?|tokens?|years?|months?"
+    r"|weeks?|days?|hours?|minutes?|seconds?|times|people|persons?|percent|per\s*cent|items?|steps?"
+    r"|examples?|questions?|errors?|mistakes?|issues?|reasons?|facts?)\b)",
+    re.I,
+)
+_POINTS_POST = re.compile(r"^\s*(?:points?|pts?)\b", re.I)
+_FRACTION_POST = re.compile(r"^\s*(?:/|out\s+of)\s*(" + _N + r")", re.I)
+_LABEL_PRE = re.compile(r"[A-Za-z)\]]\s*[:：=]\s*[\[(]*$")  # "Score: 4", "Rating: [[4]]"
+_REVISED_PRE = re.compile(r"\bfrom\s+" + _N + r"\s+to\s+$", re.I)  # "from 4 to 3": the new score
+_PHRASE_PRE = re.compile(
+    r"\b(?:scor(?:e|es|ed|ing)|rat(?:e|es|ed|ing)|grade[sd]?|give[sn]?|gave|giving|assign(?:s|ed)?"
+    r"|award(?:s|ed)?|deserves?|merits?)\b[^\d\n.:;]{0,50}$",
+    re.I,
+)
+_PAREN_AT_LINE_END = re.compile(r"^\s*\)[ \t]*[.!]?[ \t]*(?:\n|$)")
+_LINE_START = re.compile(r"^[ \t>•-]*\(?$")
+_ENUMERATOR_POST = re.compile(r"^[.)][ \t]+\S")
+_ENUMERATED_LINE = re.compile(r"(?m)^[ \t>•-]*\(?\d+[.)][ \t]+\S")
+_COUNTED_WORD = re.compile(r"^\s+([A-Za-z]+)")
+_CONNECTORS = frozenset(
+    "is as because since for out on and but so given overall here with which that would"
+    " somewhat very quite fairly rather moderately".split()
+)
+
+
+def _classify(text: str, m: re.Match[str], low: float, high: float, numbered_list: bool) -> int:
+    """How explicitly the number at `m` is given as a score: 3 labelled, 2 phrased, 1 bare, 0 not a score."""
+    value = float(m.group())
+    if not low <= value <= high:
+        return 0
+    pre, post = text[max(0, m.start() - 80) : m.start()], text[m.end() : m.end() + 40]
+    if _REVISED_PRE.search(pre):
+        return 2
+    if _NOT_A_SCORE_PRE.search(pre) or _NOT_A_SCORE_POST.match(post):
+        return 0
+    line_before = pre.rsplit("\n", 1)[-1]
+    if _LINE_START.match(line_before) and _ENUMERATOR_POST.match(post) and (value == 1 or numbered_list):
+        return 0  # "1. Groundedness: 0": a list number, not the score
+    fraction = _FRACTION_POST.match(post)
+    if fraction and float(fraction.group(1)) != high:
+        return 0  # "2 out of 5" on a 1-3 scale is another scale's score
+    labelled, phrased = _LABEL_PRE.search(pre), _PHRASE_PRE.search(pre)
+    if _POINTS_POST.match(post) and not (labelled or phrased):
+        return 0  # "has 3 points" counts; "Score: 3 points" scores
+    if labelled:
+        return 3
+    if phrased or fraction or (pre.endswith("(") and _PAREN_AT_LINE_END.match(post)):
+        return 2
+    word = _COUNTED_WORD.match(post)
+    if word and word.group(1).lower() not in _CONNECTORS:
+        return 0  # "3 pop albums"
+    return 1
+
+
+def parse_score(text: str, low: float, high: float) -> float | None:
+    """The score the judge gave on the [low, high] scale, or None when absent or ambiguous.
+
+    Candidates are ranked labelled ("Coherence: 3") > phrased ("rate it 3",
+    "3/5", "(3)") > bare; the best rank must agree on a single value.
+    """
+    text = text.replace("*", "").replace("`", "")
+    numbered_list = len(_ENUMERATED_LINE.findall(text)) >= 2
+    found: dict[int, set[float]] = {}
+    for m in _NUMBER.finditer(text):
+        rank = _classify(text, m, low, high, numbered_list)
+        if rank:
+            found.setdefault(rank, set()).add(float(m.group()))
+    if not found:
+        return None
+    best = found[max(found)]
+    return best.pop() if len(best) == 1 else None
+
+
+_NO_ISSUE_TOKEN = re.compile(r"\bNO[ _-]?ISSUES?\b")
+_NO_ISSUE_LINE = re.compile(
+    r"^(?:[a-z ]{0,25}:\s*)?(?:there (?:is|are) )?no[ _-]?issues?(?: (?:found|here|detected))?[.!]*$", re.I
+)
+
+
+def is_no_issue(text: str) -> bool:
+    """Whether a DEBATE critic accepts: "NO ISSUE" anywhere, or a last line that is only that phrase."""
+    if _NO_ISSUE_TOKEN.search(text):
+        return True
+    lines = [line.strip(" \t*#>-") for line in text.splitlines() if line.strip(" \t*#>-")]
+    return bool(lines) and bool(_NO_ISSUE_LINE.match(lines[-1]))
+
+
+_VERDICT_WORD = r"([012]|tie|draw|equal|both|neither)\b"
+_SUBJECT = r"(?:submission|response|answer|output|assistant)\s*#?\s*"
+_FINAL_VERDICT = re.compile(
+    r"\[\[\s*([012])\s*\]\]|\bfinal\s+(?:answer|verdict|decision|choice|judg(?:e)?ment)\s*(?:[:：=]|\bis\b)\s*"
+    r"(?:" + _SUBJECT + r")?" + _VERDICT_WORD,
+    re.I,
+)
+_LABEL_VERDICT = re.compile(
+    r"\b(?:answer|verdict|decision|choice|judg(?:e)?ment|output|result|winner|preference)\s*(?:[:：=]|\bis\b)\s*"
+    r"(?:" + _SUBJECT + r")?" + _VERDICT_WORD,
+    re.I,
+)
+_QUALITY = r"(?:helpful|accurate|relevant|appropriate|effective|useful|informative|comprehensive|complete|correct)\b"
+_BETTER = re.compile(
+    r"\b" + _SUBJECT + r"([12])\s+(?:is|was|seems|appears)\s+(?:clearly\s+|slightly\s+|much\s+|significantly\s+)?"
+    r"(better|superior|stronger|preferred|preferable|worse|inferior|weaker|(?:more|less)\s+" + _QUALITY + ")"
+    r"|\bprefer\s+" + _SUBJECT + r"([12])\b|\b" + _SUBJECT + r"([12])\s+wins\b",
+    re.I,
+)
+_TIE = re.compile(
+    r"(?<!not a )(?<!no )\b(?:tie|tied|draw|equally\s+(?:good|bad|well|strong|helpful|valid|effective|accurate|poor)"
+    r"|of\s+equal\s+quality|neither\s+(?:submission\s+|response\s+)?is\s+better|no\s+clear\s+winner)\b",
+    re.I,
+)
+_VERDICTS: dict[str, Verdict] = {"1": "1", "2": "2", "0": "0", "tie": "0", "draw": "0", "equal": "0",
+                                  "both": "0", "neither": "0"}
+_LAST_LINE_VERDICT = re.compile(r"(?:" + _SUBJECT + r")?" + _VERDICT_WORD + r"$", re.I)
+
+
+def _single(values: list[str]) -> Verdict | None:
+    distinct = {_VERDICTS[v.lower()] for v in values}
+    return distinct.pop() if len(distinct) == 1 else None
+
+
+def parse_verdict(text: str) -> Verdict | None:
+    """ScaleEval's verdict: "1" or "2" for the better submission, "0" for a tie; None when unclear."""
+    text = text.replace("*", "")
+    values = [next(g for g in m.groups() if g) for m in _FINAL_VERDICT.finditer(text)]
+    if values:
+        return _single(values)
+    lines = [line.strip(" \t#.[]()\"'") for line in text.splitlines() if line.strip(" \t#.[]()\"'")]
+    last = _LAST_LINE_VERDICT.match(lines[-1]) if lines else None
+    if last:  # ScaleEval asks to repeat the number alone on the last line
+        return _single([last.group(1)])
+    values = [next(g for g in m.groups() if g) for m in _LABEL_VERDICT.finditer(text)]
+    if values:
+        return _single(values)
+    for m in _BETTER.finditer(text):
+        which, quality = m.group(1) or m.group(3) or m.group(4), (m.group(2) or "").lower()
+        worse = quality.startswith(("worse", "inferior", "weaker", "less"))
+        values.append({"1": "2", "2": "1"}[which] if worse else which)
+    values += ["0" for _ in _TIE.finditer(text)]
+    return _single(values) if values else None
+
+
+_PAIR_LABELLED = re.compile(
+    r"\b(?:assistant|submission|response|answer|model|output|candidate)\s*#?\s*([12AB])\b[^:：\n]{0,20}?[:：]\s*"
+    r"(" + _N + r")(?:\s*(?:/|out\s+of)\s*(" + _N + r"))?(?=\s*(?:$|[\n,.;)(-]|points?\b))",
+    re.I,
+)
+_PAIR_AFTER_LABEL = re.compile(r"\bscores?\s*[:：]\s*(" + _N + r")\s*(?:,|;|\band\b|\bvs\.?|\s)\s*(" + _N + r")\b", re.I)
+_PAIR_LINE = re.compile(r"(?m)^[ \t]*(" + _N + r")[ \t]*(?:,|;|\band\b|\bvs\.?|[ \t])[ \t]*(" + _N + r")[ \t.]*$")
+
+
+def parse_pair_scores(text: str, *, low: float = 1, high: float = 10) -> tuple[float, float] | None:
+    """Two scores for a pairwise comparison (ChatEval/FairEval "8 6"), or None.
+
+    A judge that states its own scale ("4/5") is read on it when both scores
+    share it and it fits inside [low, high].
+    """
+    text = text.replace("*", "")
+    per_side: dict[str, set[float]] = {"1": set(), "2": set()}
+    denominators: set[float] = set()
+    for m in _PAIR_LABELLED.finditer(text):
+        per_side[{"A": "1", "B": "2"}.get(m.group(1).upper(), m.group(1))].add(float(m.group(2)))
+        if m.group(3):
+            denominators.add(float(m.group(3)))
+    if per_side["1"] and per_side["2"]:
+        if len(per_side["1"]) > 1 or len(per_side["2"]) > 1 or len(denominators) > 1:
+            return None
+        top = denominators.pop() if denominators else high
+        pair = (per_side["1"].pop(), per_side["2"].pop())
+        return pair if top <= high and all(low <= v <= top for v in pair) else None
+    m = _PAIR_AFTER_LABEL.search(text) or _PAIR_LINE.search(text)
+    if m is None:
+        return None
+    pair = (float(m.group(1)), float(m.group(2)))
+    return pair if all(low <= v <= high for v in pair) else None
+
+
+_REFUSAL = re.compile(
+    r"^\W*(?:unfortunately,?\s*)?(?:i'?m sorry|i am sorry|i apologi[sz]e|sorry)\b[^.\n]{0,40}?"
+    r"\b(?:can(?:not|'t|\s+not)|unable|not able|won't|will not)\b"
+    r"|\bas an ai(?: language model| assistant| model)?,? i (?:cannot|can't|can not|am (?:not able|unable)|do not|don't)\b"
+    r"|^\W*(?:unfortunately,?\s*)?i (?:cannot|can't|can not|am unable to|am not able to|won't|will not|must decline)"
+    r"(?:\s+\w+){0,3}?\s+(?:evaluate|rate|score|judge|assess|provide|help|comply|answer|do|complete|fulfill?|give)\b",
+    re.I,
+)
+_CARRIES_ON = re.compile(r"\b(?:but|however|that said|nevertheless|nonetheless)\b", re.I)
+
+
+def is_refusal(text: str) -> bool:
+    """An empty reply or a refusal, so the protocol can re-ask; "I cannot ..., but I'd rate it 3" is not one."""
+    m = _REFUSAL.search(text.replace("’", "'"))
+    return not text.strip() or (m is not None and not _CARRIES_ON.search(text, m.end()))
+
+
+_SPELLING = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "‑": "-",
+                           "−": "-", "\u00a0": " ", "…": "."})
+_WRAPPING = re.compile(r"^[\s\"'“”‘’]+|[\s\"'“”‘’]+$")
+_EDGE_DOTS = re.compile(r"^(?:\.{2,}|…)\s*|\s*(?:\.{2,}|…)$")
+_TRAILING_PUNCT = re.compile(r"[\s.,;:!?]+$")
+_ELLIPSIS = re.compile(r"\s*(?:\.{3}|…)\s*")
+_WORD_CHARS = re.compile(r"\w")
+
+
+@lru_cache(maxsize=64)
+def _normalise(s: str, words_only: bool) -> tuple[str, tuple[int, ...]]:
+    """Lower-cased, one spelling of quotes and dashes, single spaces; plus each kept char's original offset."""
+    out: list[str] = []
+    where: list[int] = []
+    gap = False
+    for i, ch in enumerate(s):
+        low = ch.translate(_SPELLING).lower()
+        ch = low if len(low) == 1 else ch
+        if ch.isspace() or (words_only and not ch.isalnum()):
+            gap = bool(out)
+            continue
+        if gap:
+            out.append(" ")
+            where.append(i)
+            gap = False
+        out.append(ch)
+        where.append(i)
+    return "".join(out), tuple(where)
+
+
+def _find_whole(needle: str, hay: str, start: int) -> int:
+    """First occurrence that does not cut a word: "he went" is not in "She went"."""
+    i = hay.find(needle, start) if needle else -1
+    while i >= 0:
+        j = i + len(needle)
+        if (i == 0 or not (needle[0].isalnum() and hay[i - 1].isalnum())) and (
+            j == len(hay) or not (needle[-1].isalnum() and hay[j].isalnum())
+        ):
+            return i
+        i = hay.find(needle, i + 1)
+    return -1
+
+
+def _find_normalised(quote: str, text: str, start: int, words_only: bool) -> tuple[int, int] | None:
+    hay, where = _normalise(text, words_only)
+    needle = _normalise(quote, words_only)[0]
+    i = _find_whole(needle, hay, bisect_left(where, start))
+    return (where[i], where[i + len(needle) - 1] + 1) if i >= 0 else None
+
+
+def locate(quote: str, text: str, start: int = 0) -> tuple[int, int] | None:
+    """Offsets [start, end) of `quote` in `text`, tolerant to spacing, case, quotes, dashes and punctuation.
+
+    Exact match first; quotes with fewer than 3 word characters are matched only exactly.
+    """
+    for candidate in (quote, _WRAPPING.sub("", quote)):
+        i = _find_whole(candidate, text, start)
+        if i >= 0:
+            return i, i + len(candidate)
+    core = _EDGE_DOTS.sub("", _WRAPPING.sub("", quote))
+    if len(_WORD_CHARS.findall(core)) < 3:
+        return None
+    pieces = [p for p in _ELLIPSIS.split(core) if len(_WORD_CHARS.findall(p)) >= 3]
+    if len(pieces) > 1:  # "A ... B": each part in order
+        first = locate(pieces[0], text, start)
+        last = first
+        for piece in pieces[1:]:
+            last = locate(piece, text, last[1]) if last else None
+        return (first[0], last[1]) if first and last else None
+    for variant, words_only in ((core, False), (_TRAILING_PUNCT.sub("", core), False), (core, True)):
+        span = _find_normalised(variant, text, start, words_only)
+        if span:
+            return span
+    return None
+
+
+ERROR_TYPES: dict[str, str] = {
+    "REP": "Repetition",
+    "LINC": "Logical Inconsistency",
+    "DCONT": "Discontinuity",
+    "ILC": "Inappropriate Lexical Choice",
+    "FER": "Factual Error",
+}
+_TYPE_CLUES: tuple[dict[str, re.Pattern[str]], ...] = (
+    {abbr: re.compile(rf"\b{abbr}s?\b", re.I) for abbr in ERROR_TYPES},
+    {
+        "REP": re.compile(r"repetiti", re.I),
+        "LINC": re.compile(r"logical(?:ly)?\s+inconsisten", re.I),
+        "DCONT": re.compile(r"discontinu", re.I),
+        "ILC": re.compile(r"lexical", re.I),
+        "FER": re.compile(r"factual|fact\s+errors?", re.I),
+    },
+    {
+        "REP": re.compile(r"redundan|repeat", re.I),
+        "LINC": re.compile(r"inconsisten|contradict", re.I),
+        "DCONT": re.compile(r"unrelated|off[- ]topic|incoheren", re.I),
+        "ILC": re.compile(r"word\s+choice|wording", re.I),
+        "FER": re.compile(r"common\s+sense", re.I),
+    },
+)
+
+
+def normalize_error_type(label: str) -> str | None:
+    """The canonical abbreviation for a free-form label ("Factual Errors.", "**REP**"), None if unclear."""
+    for clues in _TYPE_CLUES:
+        hits = {abbr for abbr, clue in clues.items() if clue.search(label)}
+        if hits:
+            return hits.pop() if len(hits) == 1 else None
+    return None
+
+
+ERROR_REPORT_FORMAT = "\n".join(
+    [
+        "Answer one question per error type, in this order and exactly in this form:",
+        "",
+        *(f"Q: Does the text contain {name} ({abbr}) errors?" for abbr, name in ERROR_TYPES.items()),
+        "",
+        "After each question write \"A: Yes\" or \"A: No\". After \"A: Yes\", give every error of that type as:",
+        'Location: "<the erroneous sentence, copied exactly from the text>"',
+        "Explanation: <why it is an error>",
+        "Deduction: -1",
+        "",
+        "Example:",
+        "Q: Does the text contain Repetition (REP) errors?",
+        "A: Yes",
+        'Location: "She cooked tacos for Taco Tuesday."',
+        "Explanation: The sentence repeats what the previous one said.",
+        "Deduction: -1",
+        "Q: Does the text contain Logical Inconsistency (LINC) errors?",
+        "A: No",
+    ]
+)
+
+_FIELD = re.compile(
+    r"^\s*(?:[-*•>]+\s*|\d+[.)]\s+)?(error\s+location|location|quote|error\s+type|type|reason|explanation"
+    r"|description|deduction|q\d*|question|a\d*|answer|story|text|total\s+score|score)\s*[:：]\s*(.*)$",
+    re.I,
+)
+_ALTERNATIVES = re.compile(r"\s*(?<!\w)/\s*|\s*/(?!\w)\s*")
+_ENUMERATED_QUOTES = re.compile(r"(?:^|(?<=[.!?\"”']))\s*\(?\d{1,2}[.)]\s*")
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=\S)")
+_NOTHING = re.compile(r"^(?:none|n/?a|no|nil|null|-+|not applicable)\.?$", re.I)
+_KEYS = {"error location": "location", "location": "location", "quote": "location", "error type": "type",
+         "type": "type", "reason": "explanation", "explanation": "explanation", "description": "explanation",
+         "deduction": "deduction"}
+
+
+def _split_quotes(location: str) -> list[str]:
+    """One location may hold several sentences: "A./ B." or "1. A.2. B." (MATEval's annotators did both)."""
+    pieces = []
+    for part in _ALTERNATIVES.split(location):
+        if re.match(r"\s*\(?1[.)]\s", part):
+            pieces += _ENUMERATED_QUOTES.split(part)
+        else:
+            pieces.append(part)
+    return [p for p in (_WRAPPING.sub("", p) for p in pieces) if p and not _NOTHING.match(p)]
+
+
+def _resolve(quote: str, text: str) -> list[tuple[str, tuple[int, int] | None]]:
+    """The quote's span; failing that, one span per sentence when each is found in order ("A. A." repeated)."""
+    where = locate(quote, text)
+    sentences = _SENTENCE_BREAK.split(quote.strip())
+    if where or len(sentences) < 2:
+        return [(quote, where)]
+    found: list[tuple[str, tuple[int, int] | None]] = []
+    start = 0
+    for sentence in sentences:
+        where = locate(sentence, text, start)
+        if where is None:
+            return [(quote, None)]
+        found.append((sentence, where))
+        start = where[1]
+    return found
+
+
+def _spans(draft: dict[str, str], default_type: str | None, unplaced: bool, text: str) -> list[ErrorSpan]:
+    """The errors of one draft; `unplaced` says whether an error without a location still counts."""
+    label = draft.get("type", "")
+    kind = normalize_error_type(label) or _WRAPPING.sub("", label).rstrip(".") or default_type or "unknown"
+    deduction = re.search(r"\d+(?:\.\d+)?", draft.get("deduction", ""))
+    points = float(deduction.group()) if deduction else 1.0
+    explanation = draft.get("explanation", "").strip()
+    quotes = _split_quotes(draft.get("location", ""))
+    if not quotes:  # an error stated without a location: kept, with nothing to point at
+        return [ErrorSpan(type=kind, quote="", explanation=explanation, deduction=points)] if unplaced else []
+    reasons = _ALTERNATIVES.split(explanation)
+    if len(reasons) != len(quotes):
+        reasons = [explanation] * len(quotes)
+    return [
+        ErrorSpan(type=kind, quote=part, start=where[0] if where else None, end=where[1] if where else None,
+                  explanation=reason, deduction=points)
+        for quote, reason in zip(quotes, reasons)
+        for part, where in _resolve(quote, text)
+    ]
+
+
+def parse_error_report(report_text: str, text: str) -> list[ErrorSpan]:
+    """Errors listed in a MATEval-style report, each quote resolved to offsets in `text` when possible.
+
+    Reads MATEval's "Error location：... Error type：... Reason：..." blocks and
+    our ERROR_REPORT_FORMAT; a field that is already filled starts a new error,
+    so either field order works. Unlocatable quotes are kept, unlocated.
+    """
+    errors: list[ErrorSpan] = []
+    draft: dict[str, str] = {}
+    question_type: str | None = None
+    answered_yes, found_for_question, field = False, 0, ""
+
+    def flush() -> None:
+        nonlocal draft, found_for_question
+        unplaced = answered_yes or ("type" in draft and "location" not in draft)
+        spans = _spans(draft, question_type, unplaced, text) if draft else []
+        errors.extend(spans)
+        found_for_question += len(spans)
+        draft = {}
+
+    def close_question() -> None:
+        flush()
+        if answered_yes and not found_for_question and question_type:
+            errors.append(ErrorSpan(type=question_type, quote=""))
+
+    for line in report_text.replace("**", "").replace("__", "").splitlines():
+        m = _FIELD.match(line)
+        if m is None:
+            if field == "explanation" and line.strip():
+                draft["explanation"] += " " + line.strip()
+            continue
+        label, value = re.sub(r"\s+", " ", m.group(1).lower()), m.group(2).strip()
+        if label == "question" or re.fullmatch(r"q\d*", label):
+            close_question()
+            question_type, answered_yes, found_for_question = normalize_error_type(value), False, 0
+        elif label == "answer" or re.fullmatch(r"a\d*", label):
+            answered_yes = value.lower().startswith("yes")
+        field = _KEYS.get(label, "")
+        if field and field in draft:
+            flush()
+        if field:
+            draft[field] = value
+    close_question()
+    return errors

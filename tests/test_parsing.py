@@ -1,0 +1,381 @@
+"""Unit tests for debate_tui.parsing: every form a judge writes, and the ones that must stay unread."""
+
+from __future__ import annotations
+
+import pytest
+
+from debate_tui.parsing import (
+    ERROR_REPORT_FORMAT,
+    ERROR_TYPES,
+    is_no_issue,
+    is_refusal,
+    locate,
+    normalize_error_type,
+    parse_error_report,
+    parse_pair_scores,
+    parse_score,
+    parse_verdict,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "low", "high", "expected"),
+    [
+        ("1. Groundedness: 0", 0, 1, 0),
+        ("- Coherence: 3", 1, 3, 3),
+        ("The reply is fine, scoring a 2 out of 5.", 1, 5, 2),
+        ("Rating: 1\nRationale: dull, I would give 2 to a livelier one.", 1, 3, 1),
+        ("Keep it under 150 words, as asked.\n\n2", 1, 3, 2),
+        ("Engagingness:\n2", 1, 3, 2),
+        ("The response ignores the fact (1)", 1, 3, 1),
+        ("3/5", 1, 5, 3),
+        ("Score: 4.5", 1, 5, 4.5),
+        ("**Score:** 4", 1, 5, 4),
+        ("I would rate it 3.", 1, 5, 3),
+        ("2 out of 3", 1, 3, 2),
+        ("Score: 2.5", 1, 3, 2.5),
+        ("Groundedness: 0", 0, 1, 0),
+        ("1. 2", 1, 3, 2),
+        ("2.", 1, 3, 2),
+        ("Good (3)", 1, 3, 3),
+        ("1 (dull)", 1, 3, 1),
+        ("2. somewhat interesting", 1, 3, 2),
+        ("fact: 1\nresponse: 1", 0, 1, 1),
+        ("Response: \n\n3", 1, 3, 3),
+        ("The score for Naturalness for this response is 2.", 1, 3, 2),
+        ("In 2019 the answer was short. Score: 3", 1, 5, 3),
+        ("Score: 3 points", 1, 5, 3),
+        ("Coherence: 8/10", 1, 10, 8),
+        ("On a scale of 1-3, I'd give it 2.", 1, 3, 2),
+        ("Score: -1", -5, 0, -1),
+        ("Fact: judge judy makes $ 123,000 per episode.\n- Groundedness: 1", 0, 1, 1),
+        ("Rating: [[4]]", 1, 5, 4),
+        ("I revise my score from 4 to 3.", 1, 5, 3),
+        ("Coherence: 4/5\n\nThe summary has 3 sentences, 2 of them long.", 1, 5, 4),
+        ("Score: 4 (out of 5)", 1, 5, 4),
+        ("My score remains 3 (it was 3 before).", 1, 5, 3),
+    ],
+)
+def test_parse_score_reads_the_score_given(text: str, low: float, high: float, expected: float) -> None:
+    assert parse_score(text, low, high) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "low", "high"),
+    [
+        ("", 1, 3),
+        ("N/A", 0, 1),
+        ("The response is natural.", 1, 3),
+        ("1. Natural", 1, 3),  # a list number and a cut-off word
+        ("3", 0, 1),  # outside the scale
+        ("Score: 7", 1, 5),
+        ("scoring a 2 out of 5", 1, 3),  # another scale's score
+        ("Keep it under 150 words.", 1, 200),
+        ("It has 3 points about jazz.", 1, 5),
+        ("It mentions 3 pop albums.", 1, 5),
+        ("In 2019 it was released.", 1, 5),
+        ("Assign a rating score of 1, 2, or 3 based on the evaluation.", 1, 3),
+        ("A score of 1 (bad) means that the response is unnatural.", 1, 3),
+        ("I'd rate it 2-3.", 1, 3),
+        ("Naturalness: 2\nCoherence: 3", 1, 3),  # two labelled scores that disagree
+        ("I like 2 of them and 3 of the others", 1, 5),
+        ("at the 9:30 club", 0, 10),
+        ("- Ground", 0, 1),
+        (
+            "Evaluation Steps:\n\n1. Read the conversation.\n2. Read the response.\n"
+            "3. Evaluate its naturalness.\n4. Assign a rating score of 1, 2, or 3.",
+            1,
+            3,
+        ),
+    ],
+)
+def test_parse_score_returns_none_rather_than_guessing(text: str, low: float, high: float) -> None:
+    assert parse_score(text, low, high) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "NO ISSUE",
+        "NO ISSUES",
+        "NO_ISSUES",
+        "no issue.",
+        "No issues!",
+        "**NO ISSUE**",
+        "The score of 4 is well justified.\nNO ISSUE",
+        "I checked grammar and coherence again.\n\nConclusion: no issue.",
+        "Both points were addressed, so there is NO ISSUE left.",
+    ],
+)
+def test_is_no_issue_accepts(text: str) -> None:
+    assert is_no_issue(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "there is no issue with grammar, however the score is too high",
+        "No issue with grammar, but coherence deserves 2, not 4.",
+        "The score should be 2, not 4.",
+        "I have issues with this score.",
+    ],
+)
+def test_is_no_issue_rejects(text: str) -> None:
+    assert not is_no_issue(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Final answer: 1", "1"),
+        ("[[2]]", "2"),
+        ("Submission 2 is better.", "2"),
+        ("Answer: 0", "0"),
+        ("tie", "0"),
+        ("Both are equally good.", "0"),
+        ("Submission 1 is clear.\nSubmission 2 rambles.\n\n1", "1"),
+        ("Final verdict: tie", "0"),
+        ("Final answer: Submission 2", "2"),
+        ("I prefer Submission 1.", "1"),
+        ("Submission 1 is less accurate than Submission 2.", "2"),
+        ("It is not a tie: Submission 1 is better.", "1"),
+        ("Submission 2 is better overall. Final answer: 1", "1"),  # the final answer wins
+        ("Both answers are correct, but one is clearer.\n**Submission 2**", "2"),
+        ("They are close.\nTie.", "0"),
+        ("Speaker 1's answer: 1 overlooked the bug. Keep it under 150 words. I change my answer.\n\n2\n2", "2"),
+        ("Neither is better.\n\n0", "0"),
+    ],
+)
+def test_parse_verdict(text: str, expected: str) -> None:
+    assert parse_verdict(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "Both have merits and flaws; it is hard to decide.",
+        "Submission 1 is better in style but Submission 2 is better in content.",
+        "Submission 1 is clearer, while Submission 2 is more detailed.",
+        "Final answer: 1\nFinal answer: 2",
+        "Submission 1 is not better than Submission 2 in every respect.",
+        "The answer has 150 words.",
+    ],
+)
+def test_parse_verdict_unclear_is_none(text: str) -> None:
+    assert parse_verdict(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "kwargs", "expected"),
+    [
+        ("8 6\nAssistant 1 gave a detailed answer, Assistant 2 missed a step.", {}, (8, 6)),
+        ("7.5, 9", {}, (7.5, 9)),
+        ("Assistant 1: 8\nAssistant 2: 6", {}, (8, 6)),
+        ("Scores: 7, 9", {}, (7, 9)),
+        ("Submission 1: 4/5, clear and correct.\nSubmission 2: 3/5, misses a case.", {}, (4, 3)),
+        ("Submission 1: 4/5 ... Submission 2: 3/5", {"high": 5}, (4, 3)),
+        ("**Assistant A:** 9\n**Assistant B:** 7", {}, (9, 7)),
+    ],
+)
+def test_parse_pair_scores(text: str, kwargs: dict[str, float], expected: tuple[float, float]) -> None:
+    assert parse_pair_scores(text, **kwargs) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "kwargs"),
+    [
+        ("", {}),
+        ("Assistant 1 is better than Assistant 2.", {}),
+        ("8", {}),
+        ("15 20", {}),
+        ("Assistant 1: 8\nAssistant 2: 6\nAssistant 1: 7", {}),
+        ("Submission 1: 4/5\nSubmission 2: 8/10", {}),
+        ("Submission 1: 8/10\nSubmission 2: 6/10", {"high": 5}),
+    ],
+)
+def test_parse_pair_scores_none(text: str, kwargs: dict[str, float]) -> None:
+    assert parse_pair_scores(text, **kwargs) is None
+
+
+STORY = (
+    "Megan decided to make dinner. She cooked \u201cpizzas\u201d for Taco Tuesday.  She invited Raymond "
+    "\u2014 her  neighbour. Instead of eating, they decided to go jogging. They ate and watched tv."
+)
+
+
+@pytest.mark.parametrize(
+    ("quote", "expected"),
+    [
+        ("She invited Raymond", "She invited Raymond"),  # exact
+        ("she COOKED “pizzas” for   taco tuesday.", "She cooked \u201cpizzas\u201d for Taco Tuesday."),
+        ('She cooked "pizzas" for Taco Tuesday.', "She cooked \u201cpizzas\u201d for Taco Tuesday."),
+        ("She invited Raymond - her neighbour.", "She invited Raymond \u2014 her  neighbour."),
+        ("They ate and watched tv", "They ate and watched tv"),
+        ('"Instead of eating, they decided to go jogging."', "Instead of eating, they decided to go jogging."),
+        ("Instead of eating they decided to go jogging", "Instead of eating, they decided to go jogging"),
+        ("Megan decided ... for Taco Tuesday.", "Megan decided to make dinner. She cooked \u201cpizzas\u201d for Taco Tuesday."),
+        ("...they decided to go jogging.", "they decided to go jogging."),
+    ],
+)
+def test_locate_finds_the_quoted_span(quote: str, expected: str) -> None:
+    span = locate(quote, STORY)
+    assert span is not None
+    assert STORY[span[0] : span[1]] == expected
+
+
+@pytest.mark.parametrize("quote", ["", "   ", "She baked a cake.", "ate  x", "he invited Raymond", "Tv."])
+def test_locate_none_when_absent_or_too_short(quote: str) -> None:
+    assert locate(quote, STORY) is None
+
+
+def test_locate_matches_short_quotes_only_exactly() -> None:
+    assert locate("tv", STORY) == (STORY.index("tv"), STORY.index("tv") + 2)
+
+
+def test_locate_from_an_offset_finds_the_repeat() -> None:
+    text = "I told her. She left. I told her."
+    assert locate("i told her", text, start=5) == (22, 32)
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [
+        ("Repetition", "REP"),
+        ("Factual Errors", "FER"),
+        ("Factual Error.", "FER"),
+        ('"Discontinuity"', "DCONT"),
+        ("\u201cLogical Inconsistency\u201d", "LINC"),
+        (" Inappropriate Lexical Choice", "ILC"),
+        ("**LINC**", "LINC"),
+        ("Does the text contain Repetition (REP) errors?", "REP"),
+        ("Grammar", None),
+        ("", None),
+    ],
+)
+def test_normalize_error_type(label: str, expected: str | None) -> None:
+    assert normalize_error_type(label) == expected
+
+
+def test_error_types_are_the_five_mateval_types() -> None:
+    assert ERROR_TYPES == {
+        "REP": "Repetition",
+        "LINC": "Logical Inconsistency",
+        "DCONT": "Discontinuity",
+        "ILC": "Inappropriate Lexical Choice",
+        "FER": "Factual Error",
+    }
+    for abbr, name in ERROR_TYPES.items():
+        assert f"{name} ({abbr})" in ERROR_REPORT_FORMAT
+
+
+def _quoted(span_start: int | None, span_end: int | None, text: str) -> str | None:
+    return None if span_start is None or span_end is None else text[span_start:span_end]
+
+
+def test_parse_error_report_reads_mateval_blocks() -> None:
+    report = (
+        "Story\uff1a" + STORY + "\n"
+        "Error location\uff1aShe cooked \u201cpizzas\u201d for Taco Tuesday. /Instead of eating, they decided to go jogging.\n"
+        "Error type\uff1a Logical Inconsistency.\n"
+        "Reason\uff1aPizzas on Taco Tuesday./They eat later on.\n"
+        "Error location\uff1aThey ate and watched had been watching tv.\n"
+        "Error type\uff1aInappropriate Lexical Choice\n"
+        "Reason\uff1aThe tense is wrong.\n"
+        "Error location\uff1a1. Megan decided to make dinner.2. She invited Raymond\n"
+        "Error type\uff1a\"Factual Errors\"\n"
+        "Reason\uff1aNothing is wrong, for the test.\n"
+        "Score\uff1a-5\n"
+    )
+    errors = parse_error_report(report, STORY)
+    assert [(e.type, _quoted(e.start, e.end, STORY), e.explanation) for e in errors] == [
+        ("LINC", "She cooked \u201cpizzas\u201d for Taco Tuesday.", "Pizzas on Taco Tuesday."),
+        ("LINC", "Instead of eating, they decided to go jogging.", "They eat later on."),
+        ("ILC", None, "The tense is wrong."),
+        ("FER", "Megan decided to make dinner.", "Nothing is wrong, for the test."),
+        ("FER", "She invited Raymond", "Nothing is wrong, for the test."),
+    ]
+    assert errors[2].quote == "They ate and watched had been watching tv."  # kept, unlocated
+    assert all(e.deduction == 1 for e in errors)
+
+
+def test_parse_error_report_reads_our_qa_format() -> None:
+    report = (
+        "Q: Does the text contain Repetition (REP) errors?\n"
+        "A: No\n\n"
+        "**Q: Does the text contain Logical Inconsistency (LINC) errors?**\n"
+        "**A:** Yes\n"
+        "- **Location:** \u201cInstead of eating they decided to go jogging\u201d\n"
+        "- **Explanation:** They eat later,\n  so they did not skip eating.\n"
+        "- **Deduction:** -1\n"
+        "- **Location:** \"She flew to Mars.\"\n"
+        "- **Explanation:** Invented by the evaluator.\n"
+        "- **Deduction:** -2\n\n"
+        "Q: Does the text contain Discontinuity (DCONT) errors?\n"
+        "A: Yes\n"
+        "Explanation: The jump to jogging breaks the flow.\n\n"
+        "Q: Does the text contain Inappropriate Lexical Choice (ILC) errors?\n"
+        "A: No\n"
+        "Location: None\n"
+        "Q: Does the text contain Factual Error (FER) errors?\n"
+        "A: No\n"
+    )
+    errors = parse_error_report(report, STORY)
+    assert [(e.type, _quoted(e.start, e.end, STORY), e.deduction) for e in errors] == [
+        ("LINC", "Instead of eating, they decided to go jogging", 1),
+        ("LINC", None, 2),
+        ("DCONT", None, 1),
+    ]
+    assert errors[0].explanation == "They eat later, so they did not skip eating."
+    assert errors[1].quote == "She flew to Mars."
+    assert errors[2].quote == "" and errors[2].explanation == "The jump to jogging breaks the flow."
+
+
+def test_parse_error_report_accepts_type_before_location() -> None:
+    report = "Error type: Repetition\nLocation: They ate and watched tv\nError type: FER\nQuote: Megan decided to make dinner"
+    errors = parse_error_report(report, STORY)
+    assert [(e.type, _quoted(e.start, e.end, STORY)) for e in errors] == [
+        ("REP", "They ate and watched tv"),
+        ("FER", "Megan decided to make dinner"),
+    ]
+
+
+def test_parse_error_report_splits_a_repeated_sentence() -> None:
+    text = "I told her. She left. I told her."
+    errors = parse_error_report("Error location: I told her. I told her.\nError type: Repetition", text)
+    assert [(e.start, e.end) for e in errors] == [(0, 11), (22, 33)]
+
+
+def test_parse_error_report_of_nothing_is_empty() -> None:
+    assert parse_error_report("", STORY) == []
+    assert parse_error_report("The story has no errors.", STORY) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   \n",
+        "I cannot evaluate this.",
+        "I'm sorry, but I can't help with that.",
+        "I\u2019m sorry, but I cannot rate this response.",
+        "As an AI language model, I cannot provide personal opinions.",
+        "Unfortunately, I am unable to evaluate the text because it is missing.",
+    ],
+)
+def test_is_refusal(text: str) -> None:
+    assert is_refusal(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Score: 3",
+        "As an AI language model, I cannot have opinions, but I would rate it 3.",
+        "I cannot stress enough how natural this is. 3",
+        "The critic says I cannot evaluate this, which is wrong. Coherence: 2",
+    ],
+)
+def test_is_not_refusal(text: str) -> None:
+    assert not is_refusal(text)
