@@ -1,0 +1,145 @@
+"""A response cache on disk, so that an identical rerun costs nothing.
+
+Rule: only deterministic requests are cached, i.e. those with `temperature`
+explicitly 0 (and no `n` above 1). A request at another temperature, or with
+none (the provider's default is usually 1), is a *sample*: serving it from a
+cache would make independent samples identical, e.g. two speakers asked the
+same question, so it always goes to the model. Batch runs default to
+temperature 0 for that reason.
+
+The key is a SHA-256 of the canonical JSON of (model, messages, parameters),
+leaving out what does not change the answer (timeouts, retry counts,
+metadata) and whatever could hold a secret (api_key, headers). The value is
+only the reply text and its original usage; no key or prompt is stored in
+clear. A hit costs zero calls, zero tokens and zero dollars (it is what *this*
+run spent) and is counted in `hits`.
+
+Storage is one SQLite file (stdlib, WAL mode): small writes are fast, several
+processes may share it, and a crash cannot leave half an entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from debate_tui.domain import Usage
+from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient
+
+DB_NAME = "responses.sqlite3"
+IGNORED_PARAMS = frozenset({
+    "api_key", "extra_headers", "headers", "timeout", "request_timeout", "num_retries", "max_retries",
+    "metadata", "stream", "stream_options", "user", "mock_response",
+})
+"""Parameters that never change a reply, or may carry a credential: kept out of the key."""
+
+
+def default_cache_dir() -> Path:
+    """DEBATE_TUI_CACHE_DIR, else the platform's user cache directory."""
+    configured = os.environ.get("DEBATE_TUI_CACHE_DIR")
+    if configured:
+        return Path(configured).expanduser()
+    import platformdirs
+
+    return platformdirs.user_cache_path("debate-tui")
+
+
+def cacheable(request: ChatRequest) -> bool:
+    """Deterministic requests only: temperature explicitly 0 and a single choice."""
+    params = request.params
+    temperature = params.get("temperature")
+    return temperature is not None and float(temperature) == 0.0 and int(params.get("n", 1) or 1) == 1
+
+
+def cache_key(request: ChatRequest) -> str:
+    """SHA-256 over model, messages and the parameters that shape the answer."""
+    params = {k: v for k, v in request.params.items() if k not in IGNORED_PARAMS}
+    canonical = json.dumps(
+        {"model": request.model, "messages": request.messages, "params": params},
+        sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str,
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class CachedCompletion(Completion):
+    """A completion served from the cache: its usage is zero; `original` is what the first call cost."""
+
+    original: Usage = field(default_factory=Usage)
+
+
+@dataclass
+class CacheStats:
+    hits: int = 0
+    misses: int = 0
+    stores: int = 0
+
+
+class ResponseCache:
+    """The SQLite table behind CachingClient: get and put by key."""
+
+    def __init__(self, directory: Path | None = None):
+        self.directory = directory or default_cache_dir()
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.path = self.directory / DB_NAME
+        self._db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, text TEXT, usage TEXT, created_at REAL)"
+        )
+
+    def get(self, key: str) -> tuple[str, Usage] | None:
+        row = self._db.execute("SELECT text, usage FROM responses WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        return row[0], Usage.model_validate_json(row[1])
+
+    def put(self, key: str, model: str, text: str, usage: Usage) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO responses (key, model, text, usage, created_at) VALUES (?, ?, ?, ?, ?)",
+            (key, model, text, usage.model_dump_json(), time.time()),
+        )
+
+    def __len__(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class CachingClient:
+    """Wraps any LLMClient: deterministic requests are answered from disk when seen before."""
+
+    def __init__(self, inner: LLMClient, cache: ResponseCache | None = None):
+        self.inner = inner
+        self.cache = cache or ResponseCache()
+        self.stats = CacheStats()
+
+    async def complete(self, request: ChatRequest, on_delta: DeltaCallback | None = None) -> Completion:
+        if not cacheable(request):
+            return await self.inner.complete(request, on_delta)
+        key = cache_key(request)
+        found = self.cache.get(key)
+        if found is not None:
+            self.stats.hits += 1
+            text, original = found
+            if on_delta is not None and text:
+                on_delta(text)
+            return CachedCompletion(text=text, usage=Usage(), original=original)
+        self.stats.misses += 1
+        completion = await self.inner.complete(request, on_delta)
+        if completion.text:  # an empty reply is a failure worth retrying next time, not an answer
+            self.cache.put(key, request.model, completion.text, completion.usage)
+            self.stats.stores += 1
+        return completion
+
+
+def with_cache(inner: LLMClient, enabled: bool = True, directory: Path | None = None) -> LLMClient:
+    """`inner` behind a cache, or unchanged when caching is off."""
+    return CachingClient(inner, ResponseCache(directory)) if enabled else inner
+
