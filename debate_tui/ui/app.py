@@ -1,0 +1,206 @@
+"""The Textual app: wires screens to the engine, the store, themes, keymap and remembered state.
+
+Start-up does only what the first frame needs (arguments, remembered state,
+themes, keymap); the catalog, protocol modules and litellm (when a real model
+is configured) are loaded by workers after it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import sys
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from debate_tui.domain import Session
+from debate_tui.engine.control import RunControl
+from debate_tui.engine.runner import Runner
+from debate_tui.inputs import InputError
+from debate_tui.llm.base import LLMClient
+from debate_tui.llm.demo import DEMO_MODEL
+from debate_tui.store import SessionStore
+from debate_tui.ui.commands import binding_commands
+from debate_tui.ui.keymap import load_keymap
+from debate_tui.ui.launch import Launch, launch_from_args
+from debate_tui.ui.locations import examples_dir, theme_dirs
+from debate_tui.ui.replay import Replayer
+from debate_tui.ui.saving import SessionSaver
+from debate_tui.ui.screens.debate import DebateScreen
+from debate_tui.ui.screens.report import ReportScreen
+from debate_tui.ui.screens.sessions import SessionsScreen
+from debate_tui.ui.screens.setup import SetupScreen
+from debate_tui.ui.session_builder import Catalog
+from debate_tui.ui.state import SetupChoices, load_state, save_state
+from debate_tui.ui.themes import load_themes
+
+DEMO_DELAY_S = 0.02
+"""Seconds between the demo model's chunks in the TUI, so streaming is visible."""
+REPLAY_DELAY_S = 0.01
+
+
+def current_user() -> str:
+    """Who is recorded on human actions."""
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name in some containers
+        return "user"
+
+
+class DebateTUI(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "debate-tui"
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True,
+                tooltip="Quit; a running debate is stopped and stays resumable"),
+        Binding("f2", "sessions", "Sessions", id="app.sessions",
+                tooltip="Past sessions and examples: read, replay, resume, delete"),
+        Binding("f3", "setup", "New", id="app.setup", tooltip="Back to the setup screen for a new debate"),
+    ]
+
+    def __init__(self, launch: Launch | None = None, *, client: LLMClient | None = None,
+                 clock: Callable[[], float] = time.monotonic, stamp: Callable[[Session], None] | None = None,
+                 demo_delay_s: float = DEMO_DELAY_S, replay_delay_s: float = REPLAY_DELAY_S) -> None:
+        """`client`, `clock` and `stamp` (fixes a new session's id and date) let tests make runs reproducible."""
+        super().__init__()
+        self.launch = launch or Launch()
+        self.client = client
+        self.clock = clock
+        self.stamp = stamp
+        self.demo_delay_s = demo_delay_s
+        self.replay_delay_s = replay_delay_s
+        self.user = current_user()
+        self.catalog: Catalog | None = None
+        self.store = SessionStore(self.launch.sessions_dir)
+        self.state = self.launch.state
+        themes, problems = load_themes(theme_dirs())
+        for theme in themes:
+            self.register_theme(theme)
+        self.launch.notes.extend(problems)
+        keymap, problem = load_keymap()
+        if problem:
+            self.launch.notes.append(problem)
+        self.set_keymap(keymap)
+        self.theme = self.state.theme if self.state.theme in self.available_themes else "debate-dark"
+
+    # ----- start-up -------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        launch = self.launch
+        self.push_screen(SetupScreen(launch.choices, launch.texts, launch.criteria_spec))
+        for note in launch.notes:
+            self.notify(note, severity="warning", markup=False)
+        if launch.session is not None:
+            self.start_run(launch.session, demo=launch.demo)
+        self.call_after_refresh(self._warm_up)
+
+    def _warm_up(self) -> None:
+        """Import litellm in a thread after the first frame, when a real model is going to need it."""
+        model = self.launch.choices.model or ""
+        wanted = (self.launch.session is not None and not self.launch.demo) or model not in ("", DEMO_MODEL)
+        if wanted:
+            from debate_tui.llm.litellm_client import load_litellm
+
+            self.run_worker(load_litellm, thread=True, group="warm-up", exit_on_error=False,
+                            description="import litellm")
+
+    # ----- what screens ask for ---------------------------------------------------------
+
+    def _client(self) -> LLMClient:
+        if self.client is None:
+            from debate_tui.llm.router import ModelRouter
+
+            self.client = ModelRouter(demo_delay_s=self.demo_delay_s)
+        return self.client
+
+    def start_run(self, session: Session, *, demo: bool) -> None:
+        """A new debate: saved in the sessions directory after every turn."""
+        if self.stamp is not None:
+            self.stamp(session)
+        self._run(session, self.store.path_for(session.id), kind="live" + (" (demo)" if demo else ""))
+
+    def resume(self, session: Session, path: Path) -> None:
+        """Carry on an interrupted session in its own file; completed turns are replayed, not re-asked."""
+        self._run(session, path, kind="resumed")
+
+    def _run(self, session: Session, path: Path, *, kind: str) -> None:
+        control = RunControl(mode="step" if self.launch.step else "auto")
+        saver = SessionSaver(path)
+        client = self._client()
+
+        def make(emit):
+            return Runner(session, client, emit=emit, save=saver, control=control, interactive=True)
+
+        self.push_screen(DebateScreen(session, control, make, kind=kind, clock=self.clock))
+
+    def replay(self, session: Session) -> None:
+        control = RunControl(mode="step")
+
+        def make(emit):
+            return Replayer(session, emit=emit, control=control, chunk_delay_s=self.replay_delay_s)
+
+        self.push_screen(DebateScreen(session, control, make, kind="replay", clock=self.clock))
+        self.notify("Replay: space shows the next turn, a plays the rest.", timeout=4)
+
+    def open_report(self, session: Session) -> None:
+        self.push_screen(ReportScreen(session))
+
+    def remember(self, choices: SetupChoices) -> None:
+        self.state.setup = choices
+        self._save_state()
+
+    def _save_state(self) -> None:
+        self.run_worker(save_state(self.state.model_copy(deep=True)), group="state", description="save ui state")
+
+    def watch_theme(self, theme: str) -> None:
+        if self.is_mounted and theme != self.state.theme:
+            self.state.theme = theme
+            self._save_state()
+
+    # ----- actions ----------------------------------------------------------------------
+
+    def action_sessions(self) -> None:
+        if not isinstance(self.screen, SessionsScreen):
+            self.push_screen(SessionsScreen(self.store, examples_dir()))
+
+    def action_setup(self) -> None:
+        if any(isinstance(s, DebateScreen) and not s.finished for s in self.screen_stack):
+            self.notify("A debate is running: stop it first (escape on its screen).", severity="warning")
+            return
+        while len(self.screen_stack) > 2 and not isinstance(self.screen, SetupScreen):
+            self.pop_screen()
+
+    async def action_quit(self) -> None:
+        """Stop live runs first so their last state is saved, then leave."""
+        running = [s for s in self.screen_stack if isinstance(s, DebateScreen) and not s.finished]
+        for screen in running:
+            screen.control.stop("the app was closed")
+        workers = [w for w in self.workers if w.group == "debate" and w.is_running]
+        if workers:
+            await asyncio.wait([asyncio.ensure_future(w.wait()) for w in workers], timeout=3)
+        self.exit(0)
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield from binding_commands(self, screen)
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """The `tui` command's handler."""
+    state = load_state()
+    if getattr(args, "protocol", None) is None:
+        args.protocol = state.setup.protocol
+    try:
+        launch = launch_from_args(args, state)
+    except InputError as exc:
+        print(f"debate-tui: error: {exc}", file=sys.stderr)
+        return 2
+    app = DebateTUI(launch)
+    app.run()
+    return app.return_code or 0

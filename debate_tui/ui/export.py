@@ -1,0 +1,41 @@
+"""Writing the report (Markdown) or the whole session (JSON) to a file the person chose."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual.screen import Screen
+
+from debate_tui.domain import Session
+from debate_tui.report.markdown import render
+from debate_tui.store import write_atomic
+from debate_tui.ui.screens.dialogs import ExportAnswer, ExportDialog, ExportFormat
+
+
+def export_text(session: Session, fmt: ExportFormat) -> str:
+    return session.model_dump_json(indent=1) if fmt == "json" else render(session)
+
+
+async def export_session(session: Session, path: Path, fmt: ExportFormat) -> Path:
+    """Render in the loop (a consistent snapshot), write in a thread."""
+    text = export_text(session, fmt)
+    await asyncio.to_thread(write_atomic, path, text)
+    return path
+
+
+def start_export(screen: Screen, session: Session) -> None:
+    """Ask where, then write; the notification says where it went or why it did not."""
+    async def write(answer: ExportAnswer) -> None:
+        try:
+            path = await export_session(session, answer.path, answer.format)
+        except OSError as exc:
+            screen.notify(f"Export failed: {exc}", severity="error", markup=False)
+            return
+        screen.notify(f"Exported to {path}", markup=False)
+
+    def done(answer: ExportAnswer | None) -> None:
+        if answer is not None:
+            screen.run_worker(write(answer), group="export", description=f"export to {answer.path}")
+
+    screen.app.push_screen(ExportDialog(Path.cwd() / f"debate-{session.id}"), done)

@@ -1,0 +1,32 @@
+"""User key remapping: the `[keymap]` table of config.toml maps binding ids to keys.
+
+    [keymap]
+    "debate.pause" = "ctrl+space"
+    "debate.next" = "n,space"
+
+Absent file or table: no change. A malformed file is reported, not fatal.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from debate_tui.ui.locations import config_toml_path
+
+
+def load_keymap(path: Path | None = None) -> tuple[dict[str, str], str | None]:
+    """The keymap and, when the file could not be used, a one-line reason to show."""
+    path = path or config_toml_path()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}, None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return {}, f"{path}: keymap ignored ({exc})"
+    table = data.get("keymap", {})
+    if not isinstance(table, dict):
+        return {}, f"{path}: [keymap] must be a table of binding id = \"keys\""
+    keymap = {str(k): v for k, v in table.items() if isinstance(v, str) and v.strip()}
+    bad = sorted(set(table) - set(keymap))
+    return keymap, (f"{path}: keymap entries ignored (not key strings): {', '.join(bad)}" if bad else None)

@@ -1,0 +1,277 @@
+"""The debate screen: one pane per agent, live, with the human's levers on single keys.
+
+It consumes engine events (from a Runner, or a Replayer for a recorded
+session) and calls RunControl; it knows nothing of any protocol. The player
+runs as an exclusive worker in the app's event loop, so a key press only ever
+flips RunControl state and repaints the status line.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+from textual.worker import Worker, WorkerState
+
+from debate_tui.domain import HumanAction, Session
+from debate_tui.engine.control import RunControl
+from debate_tui.engine.events import (
+    Event, Finished, NeedsHuman, Notice, OutcomeReached, RoundCompleted, TextDelta, TurnCompleted, TurnFailed,
+    TurnStarted,
+)
+from debate_tui.llm.demo import DEMO_MODEL
+from debate_tui.store import summarize
+from debate_tui.ui.export import start_export
+from debate_tui.ui.literal import literal
+from debate_tui.ui.messages import RunEvent
+from debate_tui.ui.screens.dialogs import DecisionDialog, OverrideAnswer, OverrideDialog, TextPrompt
+from debate_tui.ui.screens.report import ReportScreen
+from debate_tui.ui.widgets.agent_pane import AgentPane
+from debate_tui.ui.widgets.status_line import StatusLine
+
+PANES_IN_A_ROW = 4
+"""Up to four agents side by side; more wrap into a grid."""
+
+
+class Player(Protocol):
+    """A Runner or a Replayer: something that plays a session through events."""
+
+    async def run(self) -> Session: ...
+
+
+PlayerFactory = Callable[[Callable[[Event], None]], Player]
+
+
+def grid_columns(panes: int) -> int:
+    return panes if panes <= PANES_IN_A_ROW else math.ceil(panes / 2)
+
+
+class DebateScreen(Screen[None]):
+    BINDINGS = [
+        Binding("space", "next", "Step", id="debate.next",
+                tooltip="Let the next turn run; from auto mode, switch to step mode (one turn per press)"),
+        Binding("a", "auto", "Auto", id="debate.auto", tooltip="Run the remaining turns without stopping"),
+        Binding("p", "pause", "Pause", id="debate.pause", tooltip="Pause or resume before the next turn"),
+        Binding("i", "inject", "Inject", id="debate.inject", tooltip="Add your remark to the next turn's prompt"),
+        Binding("o", "override", "Override", id="debate.override",
+                tooltip="Replace a criterion's score (recorded with your name, the time and your reason)"),
+        Binding("r", "report", "Report", id="debate.report", tooltip="Open the review report"),
+        Binding("e", "export", "Export", id="debate.export", tooltip="Write the report to a Markdown or JSON file"),
+        Binding("escape", "back", "Stop/back", id="debate.back",
+                tooltip="Stop the run at once (it can be resumed); when it is over, go back"),
+    ]
+
+    def __init__(self, session: Session, control: RunControl, make_player: PlayerFactory, *,
+                 kind: str = "live", clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.session = session
+        self.control = control
+        self.make_player = make_player
+        self.kind = kind
+        self.clock = clock
+        self.finished = False
+        self._started_at: float | None = None
+        self._decision_open = False
+        scales = {c.name: (c.low, c.high) for c in session.criteria}
+        agents = [a for a in session.agents if a.role != "human"]
+        self.panes = {a.name: AgentPane(a, scales, id=f"pane-{index}") for index, a in enumerate(agents)}
+        self.status = StatusLine(id="status")
+
+    # ----- layout ---------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._title(), id="debate-title")
+        with Grid(id="panes"):
+            yield from self.panes.values()
+        yield Static("", id="verdict")
+        yield self.status
+        yield Footer()
+
+    def _title(self):
+        session = self.session
+        demo = any(a.model == DEMO_MODEL for a in session.agents)
+        criteria = ", ".join(c.name for c in session.criteria)
+        return literal(f"{session.protocol.upper()} · {self.kind} · {criteria}"
+                       + (" · demo model: not a real judgment" if demo else ""), "bold")
+
+    def on_mount(self) -> None:
+        grid = self.query_one("#panes", Grid)
+        grid.styles.grid_size_columns = grid_columns(len(self.panes))
+        grid.styles.grid_size_rows = math.ceil(len(self.panes) / grid_columns(len(self.panes)))
+        self.query_one("#verdict").display = False
+        self.status.mode = self._mode()
+        self.set_interval(1.0, self._tick)
+        self.start()
+
+    def start(self) -> None:
+        player = self.make_player(self._emit)
+        self._started_at = self.clock()
+        self.run_worker(player.run(), group="debate", exclusive=True, exit_on_error=False,
+                        description=f"{self.kind} {self.session.protocol} {self.session.id}")
+
+    def _emit(self, event: Event) -> None:
+        """The player's callback: queue the event; never do UI work on the player's stack."""
+        self.post_message(RunEvent(event))
+
+    def _tick(self) -> None:
+        if self._started_at is not None and not self.finished:
+            self.status.elapsed = self.clock() - self._started_at
+
+    def _mode(self) -> str:
+        if self.finished:
+            return f"finished: {self.session.status}"
+        if self.control.stopped:
+            return "stopping…"
+        if self._decision_open:
+            return "waiting for you"
+        if self.control.paused:
+            return "paused"
+        return self.control.mode
+
+    # ----- engine events ----------------------------------------------------------
+
+    async def on_run_event(self, message: RunEvent) -> None:
+        match message.event:
+            case TurnStarted(slot=slot, agent=agent, round=round_, criterion=criterion):
+                self.status.round, self.status.speaking = round_, agent
+                if agent in self.panes:
+                    await self.panes[agent].start_turn(slot, round_, criterion)
+            case TextDelta(slot=slot, agent=agent, text=text):
+                if agent in self.panes:
+                    await self.panes[agent].write(slot, text)
+            case TurnCompleted(turn=turn):
+                if turn.agent in self.panes:
+                    await self.panes[turn.agent].finish_turn(turn)
+                self.status.speaking = ""
+                self.status.set_usage(self.session.usage)
+            case TurnFailed(slot=slot, agent=agent, error=error, will_retry=retry):
+                if agent in self.panes:
+                    await self.panes[agent].fail_turn(slot, error, retry)
+                self.status.speaking = ""
+            case RoundCompleted(round=round_):
+                self.status.round = round_
+            case NeedsHuman(question=question, options=options):
+                self._ask_decision(question, options)
+            case OutcomeReached():
+                self._show_outcome()
+            case Notice(message=text):
+                self.notify(text, title="Note", markup=False)
+            case Finished(status=status, error=error):
+                self.finished = True
+                self.status.speaking = ""
+                self.status.set_usage(self.session.usage)
+                if error:
+                    self.notify(f"{status}: {error}", severity="warning" if status == "cancelled" else "error",
+                                markup=False)
+                self._show_outcome()
+        self.status.mode = self._mode()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "debate" and event.state == WorkerState.ERROR and not self.finished:
+            self.finished = True
+            self.notify(f"The run crashed: {event.worker.error}", severity="error", markup=False)
+            self.status.mode = self._mode()
+
+    def _show_outcome(self) -> None:
+        outcome = self.session.outcome
+        verdict = self.query_one("#verdict", Static)
+        if outcome is None:
+            if self.finished:
+                verdict.update(literal(f"No result: the run is {self.session.status}."
+                                       + (" Resume it from the sessions list (F2)." if self.session.status != "completed" else ""),
+                                       "bold $warning"))
+                verdict.display = True
+            return
+        result = summarize(self.session, Path()).result or "no score"
+        how = f" ({outcome.method})" if outcome.method else ""
+        verdict.update(literal(f"Final: {result}{how}", "bold $success"))
+        verdict.display = True
+        for agent, scores in outcome.per_agent.items():
+            if agent in self.panes:
+                self.panes[agent].set_result("final: " + ", ".join(
+                    f"{k} {'unscored' if v is None else f'{v:g}'}" for k, v in scores.items()))
+        for agent, agent_verdict in outcome.agent_verdicts.items():
+            if agent in self.panes:
+                self.panes[agent].set_result(f"final verdict {agent_verdict or 'unscored'}")
+
+    # ----- the human's levers ----------------------------------------------------
+
+    def _act(self, **fields) -> None:
+        self.control.act(HumanAction(after_turn=0, who=self.app.user, **fields))
+
+    def action_next(self) -> None:
+        if self.finished:
+            return
+        if self.control.mode != "step":
+            self.control.set_mode("step")
+            self.notify("Step mode: press space for each turn, a to run on.", timeout=3)
+        else:
+            self.control.next()
+        self.status.mode = self._mode()
+
+    def action_auto(self) -> None:
+        self.control.set_mode("auto")
+        self.control.resume()
+        self.status.mode = self._mode()
+
+    def action_pause(self) -> None:
+        if not self.finished:
+            self.control.toggle_pause()
+        self.status.mode = self._mode()
+
+    def action_inject(self) -> None:
+        if self.finished:
+            self.notify("The run is over: a remark would reach no one.", severity="warning")
+            return
+
+        def done(text: str | None) -> None:
+            if text:
+                self._act(kind="inject", text=text)
+                self.notify("Your remark goes into the next turn's prompt.", timeout=3)
+
+        self.app.push_screen(TextPrompt("Remark for the next turn", "e.g. Mind the repeated sentence."), done)
+
+    def action_override(self) -> None:
+        def done(answer: OverrideAnswer | None) -> None:
+            if answer is None:
+                return
+            self._act(kind="override", criterion=answer.criterion, value=answer.value, text=answer.why)
+            self._show_outcome()
+            self.notify(f"{answer.criterion} set to {answer.value:g}"
+                        + ("" if self.session.outcome else " (applied when the run ends)"), markup=False)
+
+        self.app.push_screen(OverrideDialog(self.session.criteria), done)
+
+    def _ask_decision(self, question: str, options: tuple[str, ...]) -> None:
+        self._decision_open = True
+
+        def done(value: str | None) -> None:
+            self._decision_open = False
+            if value is None:
+                self.control.stop("stopped at a decision; resume to decide later")
+            else:
+                self._act(kind="decide", value=value)
+            self.status.mode = self._mode()
+
+        self.app.push_screen(DecisionDialog(question, options), done)
+
+    def action_report(self) -> None:
+        self.app.push_screen(ReportScreen(self.session))
+
+    def action_export(self) -> None:
+        start_export(self, self.session)
+
+    def action_back(self) -> None:
+        if not self.finished:
+            self.control.stop()
+            self.status.mode = self._mode()
+            return
+        self.dismiss()

@@ -1,0 +1,209 @@
+"""Small modal dialogs: a remark, a score override, a human decision, a confirmation, an export.
+
+Each returns its answer through `dismiss`; none touches the engine: the
+screen that opened it decides what to do with the answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, Literal, TypeVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select, Static
+
+from debate_tui.domain import Criterion
+from debate_tui.ui.literal import literal
+
+ExportFormat = Literal["md", "json"]
+T = TypeVar("T")
+
+
+class Dialog(ModalScreen[T], Generic[T]):
+    """Escape cancels every dialog (answering None); the frame and title are shared."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close without doing anything")]
+    DEFAULT_CLASSES = "dialog"
+
+    def __init__(self, title: str) -> None:
+        super().__init__()
+        self.title_text = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog-box"):
+            yield Label(literal(self.title_text, "bold"), classes="dialog-title")
+            yield from self.body()
+            yield Static("", classes="dialog-error")
+
+    def body(self) -> ComposeResult:
+        yield from ()
+
+    def complain(self, message: str) -> None:
+        self.query_one(".dialog-error", Static).update(literal(message, "$error"))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class TextPrompt(Dialog[str | None]):
+    """One line of text, e.g. the remark injected into the next turn."""
+
+    def __init__(self, title: str, placeholder: str = "") -> None:
+        super().__init__(title)
+        self.placeholder = placeholder
+
+    def body(self) -> ComposeResult:
+        yield Input(placeholder=self.placeholder, id="prompt-input")
+        yield Label("Enter to send, Escape to cancel", classes="dialog-help")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if not text:
+            self.complain("Type something, or press Escape to cancel.")
+            return
+        self.dismiss(text)
+
+
+@dataclass(frozen=True)
+class OverrideAnswer:
+    criterion: str
+    value: float
+    why: str
+
+
+class OverrideDialog(Dialog[OverrideAnswer | None]):
+    """Replace a criterion's score; the reason is recorded with who and when."""
+
+    def __init__(self, criteria: list[Criterion]) -> None:
+        super().__init__("Override a score")
+        self.criteria = {c.name: c for c in criteria}
+
+    def body(self) -> ComposeResult:
+        options = [(f"{c.name} ({c.scale})", c.name) for c in self.criteria.values()]
+        yield Select(options, value=options[0][1], allow_blank=False, id="override-criterion")
+        yield Input(placeholder="new score", id="override-value", type="number")
+        yield Input(placeholder="why (recorded in the report)", id="override-why")
+        with Horizontal(classes="dialog-buttons"):
+            yield Button("Override", variant="warning", id="override-ok")
+            yield Button("Cancel", id="override-cancel")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "override-cancel":
+            self.dismiss(None)
+        else:
+            self.submit()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.submit()
+
+    def submit(self) -> None:
+        name = str(self.query_one("#override-criterion", Select).value)
+        criterion = self.criteria[name]
+        raw = self.query_one("#override-value", Input).value.strip()
+        try:
+            value = float(raw)
+        except ValueError:
+            self.complain(f"The score must be a number on {criterion.name}'s scale {criterion.scale}.")
+            return
+        if not criterion.low <= value <= criterion.high:
+            self.complain(f"{value:g} is outside {criterion.name}'s scale {criterion.scale}.")
+            return
+        why = self.query_one("#override-why", Input).value.strip()
+        if not why:
+            self.complain("Say why: the reason goes into the report with your name.")
+            return
+        self.dismiss(OverrideAnswer(name, value, why))
+
+
+class DecisionDialog(Dialog[str | None]):
+    """The run waits for a person: ScaleEval without consensus, a DEBATE tie. None means stop."""
+
+    def __init__(self, question: str, options: tuple[str, ...]) -> None:
+        super().__init__("Your decision is needed")
+        self.question = question
+        self.options = options
+
+    def body(self) -> ComposeResult:
+        yield Static(literal(self.question), classes="dialog-question")
+        with Horizontal(classes="dialog-buttons"):
+            for index, option in enumerate(self.options):
+                yield Button(literal(option), id=f"decide-{index}", variant="primary")
+        yield Label("Escape stops the run instead (it can be resumed later)", classes="dialog-help")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        index = int(str(event.button.id).removeprefix("decide-"))
+        self.dismiss(self.options[index])
+
+
+class ConfirmDialog(Dialog[bool | None]):
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes", id="dialog.yes", tooltip="Confirm"),
+        Binding("n", "answer(False)", "No", id="dialog.no", tooltip="Do not do it"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__("Please confirm")
+        self.question = question
+
+    def body(self) -> ComposeResult:
+        yield Static(literal(self.question), classes="dialog-question")
+        with Horizontal(classes="dialog-buttons"):
+            yield Button("Yes (y)", variant="error", id="confirm-yes")
+            yield Button("No (n)", id="confirm-no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "confirm-yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+@dataclass(frozen=True)
+class ExportAnswer:
+    path: Path
+    format: ExportFormat
+
+
+class ExportDialog(Dialog[ExportAnswer | None]):
+    """Where to write the report and in which format; switching format switches the suffix."""
+
+    def __init__(self, default_stem: Path) -> None:
+        super().__init__("Export the report")
+        self.stem = default_stem
+
+    def body(self) -> ComposeResult:
+        with RadioSet(id="export-format"):
+            yield RadioButton("Markdown", value=True, id="fmt-md")
+            yield RadioButton("JSON (the whole session)", id="fmt-json")
+        yield Input(str(self.stem.with_suffix(".md")), id="export-path")
+        with Horizontal(classes="dialog-buttons"):
+            yield Button("Export", variant="primary", id="export-ok")
+            yield Button("Cancel", id="export-cancel")
+
+    @property
+    def format(self) -> ExportFormat:
+        return "json" if self.query_one("#fmt-json", RadioButton).value else "md"
+
+    def on_radio_set_changed(self) -> None:
+        path_input = self.query_one("#export-path", Input)
+        path_input.value = str(Path(path_input.value or self.stem).with_suffix(f".{self.format}"))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "export-cancel":
+            self.dismiss(None)
+        else:
+            self.submit()
+
+    def on_input_submitted(self) -> None:
+        self.submit()
+
+    def submit(self) -> None:
+        raw = self.query_one("#export-path", Input).value.strip()
+        if not raw:
+            self.complain("Give a file path.")
+            return
+        self.dismiss(ExportAnswer(Path(raw).expanduser(), self.format))

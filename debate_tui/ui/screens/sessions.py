@@ -1,0 +1,167 @@
+"""The sessions list: past runs and the shipped examples, to read, replay, resume or delete.
+
+Listing and loading read files, so both run in thread workers; the table
+fills in when they are done. Delete asks first, and never touches examples.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from debate_tui.domain import Session
+from debate_tui.store import SessionFileError, SessionStore, SessionSummary, read_session
+from debate_tui.ui.literal import literal, one_line
+from debate_tui.ui.screens.dialogs import ConfirmDialog
+
+RESUMABLE = {"running", "needs_human", "failed", "cancelled", "pending"}
+
+
+@dataclass(frozen=True)
+class Row:
+    summary: SessionSummary
+    example: bool
+
+
+def list_rows(store: SessionStore, examples: Path | None) -> list[Row]:
+    """The user's sessions, newest first, then the examples; meant for a thread."""
+    rows = [Row(s, False) for s in store.list()]
+    if examples is not None and examples.is_dir() and examples.resolve() != store.root.resolve():
+        rows += [Row(s, True) for s in SessionStore(examples).list()]
+    return rows
+
+
+class SessionsScreen(Screen[None]):
+    BINDINGS = [
+        Binding("enter", "open", "Read", id="sessions.open", tooltip="Open the session's report"),
+        Binding("r", "replay", "Replay", id="sessions.replay", tooltip="Replay the debate turn by turn"),
+        Binding("u", "resume", "Resume", id="sessions.resume",
+                tooltip="Carry on an interrupted run from its last completed turn"),
+        Binding("d", "delete", "Delete", id="sessions.delete", tooltip="Delete the session file (asks first)"),
+        Binding("f5", "refresh", "Refresh", id="sessions.refresh", tooltip="Read the sessions directory again"),
+        Binding("escape", "back", "Back", id="sessions.back", tooltip="Return to the previous screen"),
+    ]
+
+    def __init__(self, store: SessionStore, examples: Path | None) -> None:
+        super().__init__()
+        self.store = store
+        self.examples = examples
+        self.rows: dict[str, Row] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Static(literal(f"Sessions in {self.store.root}", "bold"), id="sessions-title")
+        yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+        yield Static("Loading…", id="sessions-empty")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).add_columns("Date", "Protocol", "Criteria", "Text", "Result", "Status")
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        self.load_rows()
+
+    @work(group="sessions-list", exclusive=True, exit_on_error=False, description="list sessions")
+    async def load_rows(self) -> None:
+        rows = await asyncio.to_thread(list_rows, self.store, self.examples)
+        self.show_rows(rows)
+
+    def show_rows(self, rows: list[Row]) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        self.rows = {str(row.summary.path): row for row in rows}
+        for key, row in self.rows.items():
+            s = row.summary
+            date = f"{s.created_at:%Y-%m-%d %H:%M}" if s.created_at else "?"
+            status = "unreadable" if s.problem else s.status
+            table.add_row(
+                date, s.protocol, literal(one_line(", ".join(s.criteria), 24)),
+                literal(one_line(s.problem or s.snippet, 40)), literal(one_line(s.result, 28)),
+                f"example · {status}" if row.example else status, key=key,
+            )
+        empty = self.query_one("#sessions-empty", Static)
+        empty.update("No sessions yet: start one from the setup screen (Escape).")
+        empty.display = not rows
+
+    def _selected(self, readable: bool = True) -> Row | None:
+        """The row under the cursor; an unreadable file is only good for deleting."""
+        table = self.query_one(DataTable)
+        if not self.rows or table.cursor_row < 0:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        row = self.rows.get(str(key))
+        if readable and row is not None and row.summary.problem:
+            self.notify(row.summary.problem, severity="error", markup=False)
+            return None
+        return row
+
+    @work(group="sessions-open", exclusive=True, exit_on_error=False, description="load a session")
+    async def open_session(self, row: Row, how: str) -> None:
+        try:
+            session: Session = await asyncio.to_thread(read_session, row.summary.path)
+        except SessionFileError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        if how == "read":
+            self.app.open_report(session)
+        elif how == "replay":
+            self.app.replay(session)
+        else:
+            self.app.resume(session, row.summary.path)
+
+    def on_data_table_row_selected(self) -> None:
+        self.action_open()
+
+    def action_open(self) -> None:
+        if row := self._selected():
+            self.open_session(row, "read")
+
+    def action_replay(self) -> None:
+        if row := self._selected():
+            self.open_session(row, "replay")
+
+    def action_resume(self) -> None:
+        row = self._selected()
+        if row is None:
+            return
+        if row.example:
+            self.notify("Examples are read-only: replay them instead (r).", severity="warning")
+        elif row.summary.status not in RESUMABLE:
+            self.notify(f"This session is {row.summary.status}: nothing to resume. Replay it with r.",
+                        severity="warning")
+        else:
+            self.open_session(row, "resume")
+
+    def action_delete(self) -> None:
+        row = self._selected(readable=False)
+        if row is None:
+            return
+        if row.example:
+            self.notify("Examples ship with debate-tui and are not deleted.", severity="warning")
+            return
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.delete_file(row.summary.path)
+
+        self.app.push_screen(ConfirmDialog(f"Delete session {row.summary.id}? This cannot be undone."), done)
+
+    @work(group="sessions-delete", exit_on_error=False, description="delete a session")
+    async def delete_file(self, path: Path) -> None:
+        try:
+            await asyncio.to_thread(path.unlink)
+        except OSError as exc:
+            self.notify(f"Could not delete {path}: {exc}", severity="error", markup=False)
+            return
+        self.notify(f"Deleted {path.name}", markup=False)
+        self.action_refresh()
+
+    def action_back(self) -> None:
+        self.dismiss()

@@ -1,0 +1,374 @@
+"""The setup screen: the texts, the protocol and its options, the agents, the criteria.
+
+The protocol modules and the built-in catalog are loaded in a worker after
+the first frame; until then the form shows what it remembers and waits. File
+loads (text, criteria TOML) run in threads. Nothing is validated on a key
+press beyond cheap checks; Start validates everything and says what is wrong.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from pydantic import ValidationError
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import (
+    Button, Collapsible, Footer, Input, Label, Select, SelectionList, Static, TextArea,
+)
+from textual.widgets.selection_list import Selection
+
+from debate_tui.catalog import CatalogError, load_criteria_file
+from debate_tui.domain import Criterion
+from debate_tui.inputs import InputError, read_text
+from debate_tui.llm.demo import DEMO_MODEL
+from debate_tui.protocols import PROTOCOLS
+from debate_tui.ui.literal import literal, one_line
+from debate_tui.ui.session_builder import (
+    INPUT_LABELS, Catalog, build_agents, build_session, default_model, load_catalog,
+)
+from debate_tui.ui.state import SetupChoices
+from debate_tui.ui.widgets.option_form import OptionForm
+
+EXTRA_INPUTS = ("text_b", "source", "context")
+DEMO_NOTICE = (
+    "Demo model in use: the offline demo model answers, and its judgments are not real. "
+    "To use a real provider, type a model under Models (e.g. gpt-4o-mini with OPENAI_API_KEY set in your shell, "
+    "or ollama/llama3.1 with its API base), or set default_model in config.toml, or start with --model."
+)
+
+
+class AgentRow(Horizontal):
+    """One agent: its name and role, a persona to replace the default, a model to replace the default."""
+
+    def __init__(self, name: str, role: str, default: str | None, chosen: str | None, personas: list[str],
+                 model: str, placeholder: str) -> None:
+        super().__init__(classes="form-row agent-row")
+        self.agent_name = name
+        self.role = role
+        self.default = default
+        """The persona the protocol gives this agent; choosing it again is no override."""
+        self.chosen = chosen or default
+        self.personas = personas
+        self.model = model
+        self.placeholder = placeholder
+
+    def compose(self) -> ComposeResult:
+        yield Label(literal(f"{self.agent_name} ({self.role.replace('_', ' ')})"), classes="form-label")
+        yield Select([(p, p) for p in self.personas], value=self.chosen if self.chosen in self.personas
+                     else Select.NULL, prompt="no persona", classes="agent-persona", compact=True)
+        yield Input(self.model, placeholder=self.placeholder, classes="agent-model", compact=True)
+
+    def read(self) -> tuple[str | None, str]:
+        persona = self.query_one(Select).value
+        return (None if persona is Select.NULL else str(persona)), self.query_one(Input).value.strip()
+
+
+class SetupScreen(Screen[None]):
+    BINDINGS = [
+        Binding("ctrl+r", "start", "Start", id="setup.start", tooltip="Validate the choices and start the debate"),
+        Binding("ctrl+l", "load_text", "Load text", id="setup.load_text",
+                tooltip="Read the text to judge from the file path typed beside the text box"),
+    ]
+
+    def __init__(self, choices: SetupChoices, texts: dict[str, str], criteria_spec: str | None = None) -> None:
+        super().__init__()
+        self.choices = choices
+        self.texts = texts
+        self.criteria_spec = criteria_spec
+        self.catalog: Catalog | None = None
+        self._agents_timer: Timer | None = None
+
+    # ----- layout -------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        choices = self.choices
+        protocol = choices.protocol if choices.protocol in PROTOCOLS else "debate"
+        with VerticalScroll(id="setup"):
+            yield Static("", id="demo-notice")
+            with Horizontal(classes="form-row"):
+                yield Label("Protocol", classes="form-label")
+                yield Select([(name, name) for name in PROTOCOLS], value=protocol, allow_blank=False, id="protocol",
+                             compact=True)
+            yield Static(literal(PROTOCOLS[protocol], "italic"), id="protocol-desc")
+            yield Label(INPUT_LABELS["text"], classes="section")
+            yield TextArea(self.texts.get("text", ""), id="text-text", soft_wrap=True, show_line_numbers=False)
+            with Horizontal(classes="form-row"):
+                yield Input(choices.text_path, placeholder="or a file to load (ctrl+l)", id="text-path", compact=True)
+                yield Button("Load", id="load-text", compact=True)
+            for key in EXTRA_INPUTS:
+                with Vertical(id=f"input-{key}", classes="extra-input"):
+                    yield Label(INPUT_LABELS[key], classes="section")
+                    yield TextArea(self.texts.get(key, ""), id=f"text-{key}", soft_wrap=True,
+                                   show_line_numbers=False)
+            yield Label("Options", classes="section")
+            yield Vertical(Static("Loading protocols…", classes="dim"), id="options")
+            yield Label("Models", classes="section")
+            with Horizontal(classes="form-row"):
+                yield Label("model", classes="form-label")
+                yield Input(choices.model, placeholder=f"{DEMO_MODEL}, or e.g. gpt-4o-mini, ollama/llama3.1",
+                            id="model", compact=True)
+            with Horizontal(classes="form-row"):
+                yield Label("API base", classes="form-label")
+                yield Input(choices.api_base, placeholder="optional, e.g. http://localhost:11434", id="api-base",
+                            compact=True)
+            yield Label("Agents", classes="section")
+            yield Vertical(id="agents")
+            yield Label("Criteria", classes="section")
+            yield SelectionList[str](id="criteria")
+            with Horizontal(classes="form-row"):
+                yield Input(placeholder="criteria TOML file", id="criteria-path", compact=True)
+                yield Button("Load", id="load-criteria", compact=True)
+            with Collapsible(title="Write a criterion", id="criterion-editor"):
+                with Horizontal(classes="form-row"):
+                    yield Input(placeholder="name", id="new-name", compact=True)
+                    yield Input("1", placeholder="low", type="number", id="new-low", classes="narrow", compact=True)
+                    yield Input("5", placeholder="high", type="number", id="new-high", classes="narrow", compact=True)
+                yield Input(placeholder="description: what a high score means", id="new-description", compact=True)
+                yield Button("Add criterion", id="add-criterion", compact=True)
+            yield Static("", id="setup-errors")
+            yield Button("Start the debate (ctrl+r)", variant="primary", id="start")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._show_inputs(self.choices.protocol)
+        self._update_demo_notice()
+        self.load()
+
+    # ----- catalog and prefill ---------------------------------------------------------
+
+    @work(group="setup-catalog", exclusive=True, exit_on_error=False, description="load protocols and catalog")
+    async def load(self) -> None:
+        catalog = getattr(self.app, "catalog", None) or await asyncio.to_thread(load_catalog)
+        self.app.catalog = catalog
+        extra: list[Criterion] = []
+        if self.criteria_spec and self.criteria_spec.strip().endswith(".toml"):
+            try:
+                extra = await asyncio.to_thread(load_criteria_file, os.path.expanduser(self.criteria_spec))
+            except CatalogError as exc:
+                self.complain(str(exc))
+        elif self.criteria_spec:
+            names = [n for n in self.criteria_spec.split(",") if n.strip()]
+            unknown = [n for n in names if catalog.qualify(n) is None]
+            if unknown:
+                self.complain(f"unknown criterion {unknown[0]!r}")
+            self.choices.criteria = [q for n in names if (q := catalog.qualify(n))]
+        for criterion in extra:
+            self._remember_custom(criterion)
+        self.catalog = catalog
+        for problem in catalog.problems:
+            self.notify(problem, severity="warning", markup=False)
+        await self._fill_criteria()
+        await self._build_options(self.choices.protocol)
+
+    def _remember_custom(self, criterion: Criterion) -> None:
+        self.choices.custom_criteria = [c for c in self.choices.custom_criteria if c.name != criterion.name]
+        self.choices.custom_criteria.append(criterion)
+        if criterion.name not in self.choices.criteria:
+            self.choices.criteria.append(criterion.name)
+
+    async def _fill_criteria(self) -> None:
+        assert self.catalog is not None
+        picker = self.query_one("#criteria", SelectionList)
+        picker.clear_options()
+        wanted = {self.catalog.qualify(n) or n for n in self.choices.criteria}
+        for criterion in self.choices.custom_criteria:
+            picker.add_option(Selection(literal(f"{criterion.name} ({criterion.scale}, yours): "
+                                                f"{one_line(criterion.description, 60)}"),
+                                        criterion.name, criterion.name in wanted))
+        for qualified, criterion in self.catalog.criteria.items():
+            picker.add_option(Selection(literal(f"{qualified} ({criterion.scale}): "
+                                                f"{one_line(criterion.description, 60)}"),
+                                        qualified, qualified in wanted))
+
+    async def _build_options(self, protocol: str) -> None:
+        if self.catalog is None or protocol not in self.catalog.protocols:
+            return
+        holder = self.query_one("#options", Vertical)
+        await holder.remove_children()
+        values = self.choices.options if protocol == self.choices.protocol else {}
+        form = OptionForm(self.catalog.protocols[protocol].Options, values, sorted(self.catalog.personas),
+                          id="option-form")
+        await holder.mount(form)
+        await self._rebuild_agents()
+
+    def _show_inputs(self, protocol: str) -> None:
+        wanted = self.catalog.inputs(protocol) if self.catalog else ()
+        for key in EXTRA_INPUTS:
+            self.query_one(f"#input-{key}").display = key in wanted or (
+                self.catalog is None and bool(self.texts.get(key)))
+
+    # ----- agents -------------------------------------------------------------------
+
+    async def _rebuild_agents(self) -> None:
+        if self.catalog is None:
+            return
+        choices = self.read_choices()
+        try:
+            agents = build_agents(self.catalog, choices.model_copy(update={"agent_personas": {}}))
+        except InputError as exc:
+            self.complain(str(exc))
+            return
+        self.complain("")
+        holder = self.query_one("#agents", Vertical)
+        await holder.remove_children()
+        personas = sorted(self.catalog.personas)
+        placeholder = default_model(choices)
+        await holder.mount_all(
+            AgentRow(a.name, a.role, a.persona.name if a.persona else None, choices.agent_personas.get(a.name),
+                     personas, choices.agent_models.get(a.name, ""), placeholder)
+            for a in agents
+        )
+
+    def _schedule_agents(self) -> None:
+        """Options and models change agents (a tie-breaker, more referees): rebuild once typing settles."""
+        if self._agents_timer is not None:
+            self._agents_timer.stop()
+        self._agents_timer = self.set_timer(0.4, self._rebuild_agents)
+
+    # ----- reading the form ----------------------------------------------------------
+
+    def read_choices(self) -> SetupChoices:
+        """The form as it stands (remembered choices for what is not on screen yet)."""
+        choices = self.choices.model_copy(deep=True)
+        choices.protocol = str(self.query_one("#protocol", Select).value)
+        forms = self.query("#option-form")
+        if forms:
+            choices.options = forms.first(OptionForm).read()
+        choices.model = self.query_one("#model", Input).value.strip()
+        choices.api_base = self.query_one("#api-base", Input).value.strip()
+        choices.text_path = self.query_one("#text-path", Input).value.strip()
+        if self.catalog is not None:
+            choices.criteria = list(self.query_one("#criteria", SelectionList).selected)
+        for row in self.query(AgentRow):
+            persona, model = row.read()
+            choices.agent_personas.pop(row.agent_name, None)
+            choices.agent_models.pop(row.agent_name, None)
+            if persona and persona != row.default:
+                choices.agent_personas[row.agent_name] = persona
+            if model:
+                choices.agent_models[row.agent_name] = model
+        return choices
+
+    def read_texts(self) -> dict[str, str]:
+        return {key: self.query_one(f"#text-{key}", TextArea).text for key in ("text", *EXTRA_INPUTS)}
+
+    # ----- reactions ------------------------------------------------------------------
+
+    @on(Select.Changed, "#protocol")
+    async def protocol_changed(self, event: Select.Changed) -> None:
+        protocol = str(event.value)
+        self.query_one("#protocol-desc", Static).update(literal(PROTOCOLS.get(protocol, ""), "italic"))
+        self._show_inputs(protocol)
+        await self._build_options(protocol)
+
+    @on(Select.Changed, "#option-form Select")
+    @on(Input.Changed, "#option-form Input")
+    def option_changed(self) -> None:
+        self._schedule_agents()
+
+    @on(Input.Changed, "#model")
+    def model_changed(self) -> None:
+        self._update_demo_notice()
+        self._schedule_agents()
+
+    def _update_demo_notice(self) -> None:
+        notice = self.query_one("#demo-notice", Static)
+        model = self.query_one("#model", Input).value.strip() or os.environ.get("DEBATE_TUI_MODEL", "").strip()
+        demo = model in ("", DEMO_MODEL)
+        notice.update(literal(DEMO_NOTICE if demo else f"Model: {model} (all agents unless set below)",
+                              "bold $warning" if demo else "dim"))
+        notice.set_class(demo, "-demo")
+
+    def complain(self, message: str) -> None:
+        self.query_one("#setup-errors", Static).update(literal(message, "bold $error"))
+
+    @on(Button.Pressed, "#load-text")
+    def action_load_text(self) -> None:
+        path = self.query_one("#text-path", Input).value.strip()
+        if not path:
+            self.complain("Type the path of a text file beside the Load button.")
+            return
+        self.load_text(path)
+
+    @work(group="setup-file", exclusive=True, exit_on_error=False, description="read a text file")
+    async def load_text(self, path: str) -> None:
+        warnings: list[str] = []
+        try:
+            text = await asyncio.to_thread(read_text, os.path.expanduser(path), "the text file", warnings.append)
+        except InputError as exc:
+            self.complain(str(exc))
+            return
+        self.query_one("#text-text", TextArea).text = text
+        self.complain("; ".join(warnings))
+        self.notify(f"Loaded {len(text.split())} words from {path}", markup=False)
+
+    @on(Button.Pressed, "#load-criteria")
+    def load_criteria_pressed(self) -> None:
+        path = self.query_one("#criteria-path", Input).value.strip()
+        if not path:
+            self.complain("Type the path of a criteria TOML file beside the Load button.")
+            return
+        self.load_criteria(path)
+
+    @work(group="setup-file", exclusive=True, exit_on_error=False, description="read a criteria file")
+    async def load_criteria(self, path: str) -> None:
+        try:
+            criteria = await asyncio.to_thread(load_criteria_file, os.path.expanduser(path))
+        except CatalogError as exc:
+            self.complain(str(exc))
+            return
+        self.choices = self.read_choices()
+        for criterion in criteria:
+            self._remember_custom(criterion)
+        await self._fill_criteria()
+        self.complain("")
+        self.notify(f"Loaded {len(criteria)} criteria from {path}", markup=False)
+
+    @on(Button.Pressed, "#add-criterion")
+    async def add_criterion(self) -> None:
+        name = self.query_one("#new-name", Input).value.strip()
+        description = self.query_one("#new-description", Input).value.strip()
+        if not name or "/" in name:
+            self.complain("A criterion needs a name (without '/').")
+            return
+        if not description:
+            self.complain(f"Describe {name}: the judges read the description.")
+            return
+        try:
+            criterion = Criterion(name=name, description=description,
+                                  low=float(self.query_one("#new-low", Input).value or "nan"),
+                                  high=float(self.query_one("#new-high", Input).value or "nan"))
+        except (ValueError, ValidationError) as exc:
+            first = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
+            self.complain(f"criterion {name}: {first}")
+            return
+        self.choices = self.read_choices()
+        self._remember_custom(criterion)
+        await self._fill_criteria()
+        for wid in ("#new-name", "#new-description"):
+            self.query_one(wid, Input).value = ""
+        self.complain("")
+        self.notify(f"Added criterion {name} ({criterion.scale})", markup=False)
+
+    @on(Button.Pressed, "#start")
+    def action_start(self) -> None:
+        if self.catalog is None:
+            self.complain("Still loading the protocols; try again in a moment.")
+            return
+        choices = self.read_choices()
+        try:
+            session, demo = build_session(self.catalog, choices, self.read_texts())
+        except InputError as exc:
+            self.complain(str(exc))
+            self.notify(str(exc), title="Cannot start", severity="error", markup=False)
+            return
+        self.complain("")
+        self.choices = choices
+        self.app.remember(choices)
+        self.app.start_run(session, demo=demo)

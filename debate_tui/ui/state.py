@@ -1,0 +1,60 @@
+"""What the TUI remembers between runs: the last setup choices and the theme.
+
+Kept in `ui-state.json` in the config directory, apart from the user's own
+`config.toml`. Reading tolerates a missing or corrupt file (the defaults are
+used); writing is done off the event loop by `save_state`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError
+
+from debate_tui.domain import Criterion
+from debate_tui.store import write_atomic
+from debate_tui.ui.locations import ui_state_path
+
+
+class SetupChoices(BaseModel):
+    """Everything the setup screen asks for except the texts themselves."""
+
+    protocol: str = "debate"
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Protocol options by field name, as typed (validated by the protocol's Options model)."""
+    criteria: list[str] = Field(default_factory=lambda: ["coherence"])
+    """Built-in criterion names, and names of `custom_criteria` entries that are ticked."""
+    custom_criteria: list[Criterion] = Field(default_factory=list)
+    """Criteria loaded from a TOML file or typed in the small editor."""
+    model: str = ""
+    """Default model for every agent; empty means DEBATE_TUI_MODEL or the offline demo."""
+    api_base: str = ""
+    agent_models: dict[str, str] = Field(default_factory=dict)
+    """Per-agent model, overriding `model`."""
+    agent_personas: dict[str, str] = Field(default_factory=dict)
+    """Per-agent persona name, overriding the protocol's default persona."""
+    text_path: str = ""
+    """The last text file loaded, offered again."""
+
+
+class UiState(BaseModel):
+    theme: str = "debate-dark"
+    setup: SetupChoices = Field(default_factory=SetupChoices)
+
+
+def load_state(path: Path | None = None) -> UiState:
+    """The remembered state, or the defaults when there is none or it cannot be read."""
+    path = path or ui_state_path()
+    try:
+        return UiState.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, ValidationError):
+        return UiState()
+
+
+async def save_state(state: UiState, path: Path | None = None) -> None:
+    """Serialise now (a consistent snapshot), write in a thread (never on the loop)."""
+    text = state.model_dump_json(indent=1)
+    await asyncio.to_thread(write_atomic, path or ui_state_path(), text)

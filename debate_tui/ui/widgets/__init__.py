@@ -1,0 +1,1 @@
+"""Display widgets, free of protocol logic: they are told what to show."""

@@ -1,0 +1,38 @@
+"""A small per-agent chart of how its score moved over the rounds: bars on the criterion's scale, then numbers."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+BARS = "▁▂▃▄▅▆▇█"
+SHOWN = 12
+"""Only the latest points are drawn: a pane is narrow and the report has them all."""
+
+
+def bar(value: float, low: float, high: float) -> str:
+    span = high - low
+    position = 0.0 if span <= 0 else (min(max(value, low), high) - low) / span
+    return BARS[round(position * (len(BARS) - 1))]
+
+
+def trail(points: list[tuple[float, float, float]]) -> Content:
+    """`points` are (value, low, high); returns e.g. '▇▅▅  5 → 4 → 4'."""
+    if not points:
+        return Content.styled("no score yet", "dim")
+    recent = points[-SHOWN:]
+    chart = "".join(bar(v, lo, hi) for v, lo, hi in recent)
+    numbers = " → ".join(f"{v:g}" for v, _, _ in recent[-5:])
+    return Content.assemble((chart, "bold"), "  ", (numbers, "dim"))
+
+
+class ScoreTrail(Static):
+    """Redrawn once per scored turn, never per token."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(trail([]), **kwargs)
+        self.points: list[tuple[float, float, float]] = []
+
+    def add(self, value: float, low: float, high: float) -> None:
+        self.points.append((value, low, high))
+        self.update(trail(self.points))

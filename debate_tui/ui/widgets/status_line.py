@@ -1,0 +1,44 @@
+"""The one-line summary under the panes: round, mode, calls, tokens, cost, elapsed time."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from debate_tui.domain import Usage
+
+
+def clock(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
+
+
+MODE_STYLES = {"paused": "bold reverse", "waiting for you": "bold reverse", "step": "bold"}
+
+
+class StatusLine(Static):
+    """Reactive fields, so a key press (pause) shows on the very next frame."""
+
+    round: reactive[int | None] = reactive(None)
+    mode: reactive[str] = reactive("auto")
+    speaking: reactive[str] = reactive("")
+    elapsed: reactive[float] = reactive(0.0)
+    calls: reactive[int] = reactive(0)
+    tokens: reactive[int] = reactive(0)
+    cost: reactive[float] = reactive(0.0)
+
+    def set_usage(self, usage: Usage) -> None:
+        self.calls, self.tokens, self.cost = usage.calls, usage.prompt_tokens + usage.completion_tokens, usage.cost_usd
+
+    def render(self) -> Content:
+        mode_style = MODE_STYLES.get(self.mode, "")
+        parts: list[tuple[str, str] | str] = [
+            ("round " + ("-" if self.round is None else str(self.round)), "bold"), " │ ",
+            (self.mode, mode_style), " │ ",
+            f"{self.calls} calls │ {self.tokens:,} tokens │ ${self.cost:.4f} │ {clock(self.elapsed)}",
+        ]
+        if self.speaking:
+            parts += [" │ ", (f"{self.speaking} speaking", "italic")]
+        return Content.assemble(*parts)

@@ -1,0 +1,256 @@
+"""The TUI's flows, driven with Pilot on the demo model (and the fake server for the real litellm path)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from textual import events
+from textual.widgets import Input, SelectionList, TextArea
+
+from debate_tui.ui.app import DebateTUI
+from debate_tui.ui.launch import Launch
+from debate_tui.ui.screens.debate import DebateScreen
+from debate_tui.ui.screens.dialogs import ExportDialog, OverrideDialog, TextPrompt
+from debate_tui.ui.screens.report import ReportScreen
+from debate_tui.ui.screens.setup import SetupScreen
+from tests.conftest import STORY
+from tests.test_ui_helpers import RecordingDemo, freeze, wait_until
+
+
+async def open_setup(pilot) -> SetupScreen:
+    app = pilot.app
+    await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen) and app.screen.catalog is not None,
+                     what="the catalog")
+    await wait_until(pilot, lambda: app.screen.query("#option-form"), what="the option form")
+    return app.screen
+
+
+async def type_into(pilot, selector: str, text: str) -> None:
+    """Type short values key by key, as a person would; set long ones (paths) at once to keep tests fast."""
+    widget = pilot.app.screen.query_one(selector, Input)
+    widget.focus()
+    widget.value = "" if len(text) <= 12 else text
+    if len(text) <= 12:
+        await pilot.press(*text)
+
+
+async def configure_and_start(pilot, *, rounds: str = "2", extra_criterion: str | None = None) -> DebateScreen:
+    """Paste the story, set the options, start; returns the debate screen."""
+    setup = await open_setup(pilot)
+    text_area = setup.query_one("#text-text", TextArea)
+    text_area.focus()
+    pilot.app.post_message(events.Paste(STORY))  # as a terminal delivers a paste: to the app, then the focus
+    await wait_until(pilot, lambda: text_area.text == STORY, what="the pasted text")
+    await type_into(pilot, "#opt-rounds", rounds)
+    if extra_criterion:
+        setup.query_one("#criteria", SelectionList).select(extra_criterion)
+    await pilot.press("ctrl+r")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, DebateScreen), what="the debate screen")
+    return pilot.app.screen
+
+
+def status(screen: DebateScreen) -> str:
+    return str(screen.status.render())
+
+
+async def test_paste_configure_run_step_inject_override_report_export_clipboard(tmp_path, monkeypatch):
+    client = RecordingDemo()
+    app = DebateTUI(Launch(step=True), client=client, stamp=freeze)
+    copied: list[str] = []
+    monkeypatch.setattr("pyperclip.copy", copied.append)
+    async with app.run_test(size=(120, 36)) as pilot:
+        debate = await configure_and_start(pilot)
+        session = debate.session
+        assert "step" in status(debate)
+        await pilot.pause(0.2)
+        assert client.requests == [], "step mode: nothing runs before space"
+
+        await pilot.press("space")
+        await wait_until(pilot, lambda: len(session.turns) == 1, what="the first turn")
+        await pilot.pause(0.1)
+        assert len(session.turns) == 1, "one turn per space"
+
+        await pilot.press("i")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextPrompt))
+        await pilot.press(*"Mind the repeated sentence.", "enter")
+        await wait_until(pilot, lambda: session.actions, what="the inject action")
+        assert session.actions[0].kind == "inject" and session.actions[0].after_turn == 1
+
+        await pilot.press("space")
+        await wait_until(pilot, lambda: len(session.turns) == 2, what="the second turn")
+        assert "Mind the repeated sentence." in client.requests[-1].messages[-1]["content"]
+
+        await pilot.press("o")
+        await wait_until(pilot, lambda: isinstance(app.screen, OverrideDialog))
+        await type_into(pilot, "#override-value", "9")
+        await type_into(pilot, "#override-why", "too generous")
+        await pilot.press("enter")
+        assert "outside" in str(app.screen.query_one(".dialog-error").render()), "validated against the scale"
+        await type_into(pilot, "#override-value", "2")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(session.actions) == 2)
+        override = session.actions[1]
+        assert (override.kind, override.criterion, override.value, override.text) == \
+            ("override", "coherence", 2.0, "too generous")
+        assert override.who == app.user
+
+        await pilot.press("a")
+        await wait_until(pilot, lambda: debate.finished, what="the end of the debate")
+        assert session.status == "completed"
+        assert session.outcome.scores["coherence"] == 2.0
+        assert "overridden by" in " ".join(session.outcome.notes)
+        assert "Final: coherence 2" in str(debate.query_one("#verdict").render())
+        saved = json.loads(app.store.path_for(session.id).read_text())
+        assert saved["status"] == "completed" and len(saved["actions"]) == 2
+
+        await pilot.press("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen))
+        report = app.screen
+        assert "## Human actions" in report.markdown
+
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, ExportDialog))
+        target = tmp_path / "out" / "report.md"
+        await type_into(pilot, "#export-path", str(target))
+        await pilot.press("enter")
+        await wait_until(pilot, target.exists, what="the Markdown export")
+        assert target.read_text() == report.markdown
+
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, ExportDialog))
+        app.screen.query_one("#fmt-json").value = True
+        await pilot.pause()
+        assert app.screen.query_one("#export-path", Input).value.endswith(".json")
+        json_target = tmp_path / "out" / "session.json"
+        await type_into(pilot, "#export-path", str(json_target))
+        await pilot.press("enter")
+        await wait_until(pilot, json_target.exists, what="the JSON export")
+        assert json.loads(json_target.read_text())["id"] == session.id
+
+        await pilot.press("c")
+        await wait_until(pilot, lambda: copied, what="pyperclip")
+        assert copied == [report.markdown]
+        await wait_until(pilot, lambda: any("pyperclip" in n.message for n in app._notifications))
+
+
+async def test_clipboard_falls_back_to_osc52_and_says_so(monkeypatch):
+    from debate_tui.report.markdown import render
+
+    def no_backend(text: str) -> None:
+        import pyperclip
+
+        raise pyperclip.PyperclipException("no clipboard program")
+
+    monkeypatch.setattr("pyperclip.copy", no_backend)
+    app = DebateTUI(Launch(step=False), client=RecordingDemo(), stamp=freeze)
+    async with app.run_test(size=(120, 36)) as pilot:
+        debate = await configure_and_start(pilot)
+        await wait_until(pilot, lambda: debate.finished)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen))
+        await pilot.press("c")
+        await wait_until(pilot, lambda: any("OSC 52" in n.message for n in app._notifications), what="the notice")
+        assert app.clipboard == render(debate.session)
+
+
+def make_session(protocol_options: dict | None = None, text: str = STORY):
+    from debate_tui.catalog import find_criterion
+    from debate_tui.domain import Session, Task
+    from debate_tui.protocols import debate
+    from debate_tui.protocols.common import ModelChoice
+
+    options = debate.Options.model_validate({"rounds": 2, **(protocol_options or {})})
+    return Session(protocol="debate", options=options.model_dump(), criteria=[find_criterion("coherence")],
+                   agents=debate.build_agents(options, ModelChoice(default="demo/offline")), task=Task(text=text))
+
+
+async def record(session, store, *, stop_after: int | None = None):
+    """Run `session` headless on the demo model into `store`; optionally stop after N turns (interrupted)."""
+    from debate_tui.engine.control import RunControl
+    from debate_tui.engine.events import TurnCompleted
+    from debate_tui.engine.runner import Runner
+    from debate_tui.llm.demo import DemoClient
+
+    control = RunControl()
+
+    def emit(event) -> None:
+        if stop_after is not None and isinstance(event, TurnCompleted) and len(session.turns) >= stop_after:
+            control.stop("interrupted for the test")
+
+    await Runner(session, DemoClient(), emit=emit, control=control, save=store.save).run()
+    return store.path_for(session.id)
+
+
+async def test_sessions_list_replay_resume_delete():
+    from debate_tui.store import SessionStore, read_session
+    from debate_tui.ui.screens.dialogs import ConfirmDialog
+    from debate_tui.ui.screens.sessions import SessionsScreen
+
+    store = SessionStore()
+    done, interrupted = make_session(), make_session()
+    done.id, interrupted.id = "20260101-000000-done", "20260101-000001-cut"
+    await record(done, store)
+    cut_path = await record(interrupted, store, stop_after=1)
+    assert read_session(cut_path).status == "cancelled" and len(read_session(cut_path).turns) == 1
+    (store.root / "broken.json").write_text("{not json")
+
+    app = DebateTUI(Launch(), client=RecordingDemo())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_setup(pilot)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.rows, what="rows")
+        sessions = app.screen
+        rows = {row.summary.id: row for row in sessions.rows.values()}
+        assert {"20260101-000000-done", "20260101-000001-cut", "broken"} <= set(rows)
+        assert rows["broken"].summary.problem
+        table = sessions.query_one("#sessions-table")
+
+        def select(session_id: str) -> None:
+            table.move_cursor(row=table.get_row_index(str(rows[session_id].summary.path)))
+
+        select("20260101-000000-done")
+        await pilot.press("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen), what="the replay")
+        replay = app.screen
+        assert replay.kind == "replay" and replay.control.mode == "step"
+        await pilot.press("space")
+        await wait_until(pilot, lambda: "round 0" in str(replay.panes["Scorer"].header.render())
+                         or replay.panes["Scorer"].trail.points, what="the first replayed turn")
+        await pilot.press("a")
+        await wait_until(pilot, lambda: replay.finished, what="the end of the replay")
+        assert replay.panes["Scorer"].trail.points == [(t.score, 1.0, 5.0) for t in done.turns if t.score is not None]
+        assert "Final: coherence" in str(replay.query_one("#verdict").render())
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is sessions)
+
+        select("20260101-000001-cut")
+        await pilot.press("u")
+        await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen), what="the resumed run")
+        resumed = app.screen
+        await wait_until(pilot, lambda: resumed.finished, what="the resumed run to finish")
+        assert resumed.session.status == "completed"
+        assert read_session(cut_path).status == "completed"
+        assert app.client.requests, "the resumed run called the model for the missing turns"
+        assert len(app.client.requests) == len(resumed.session.turns) - 1, "the completed turn was not re-asked"
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is sessions)
+
+        select("20260101-000000-done")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen), what="the report")
+        assert app.screen.session.id == done.id
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is sessions)
+
+        select("broken")
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("n")
+        assert (store.root / "broken.json").exists()
+        await pilot.press("d")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog))
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not (store.root / "broken.json").exists(), what="the deletion")
+        await wait_until(pilot, lambda: "broken" not in {r.summary.id for r in sessions.rows.values()})
