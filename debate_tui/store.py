@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from debate_tui.config import load_config
 from debate_tui.domain import SCHEMA_VERSION, Session
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
@@ -28,12 +29,8 @@ class SessionFileError(Exception):
 
 
 def default_sessions_dir() -> Path:
-    configured = os.environ.get("DEBATE_TUI_SESSIONS_DIR")
-    if configured:
-        return Path(configured).expanduser()
-    import platformdirs
-
-    return platformdirs.user_data_path("debate-tui") / "sessions"
+    """DEBATE_TUI_SESSIONS_DIR, else `sessions_dir` in config.toml, else the platform's user data directory."""
+    return load_config().sessions_dir
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -12,7 +12,9 @@ import argparse
 import importlib
 import sys
 
-COMMANDS = ["tui", "run", "sessions", "dataset", "meta"]
+from debate_tui.config import ConfigError
+
+COMMANDS = ["tui", "run", "sessions", "dataset", "meta", "config", "models"]
 """Modules of this package, one per sub-command, in the order `--help` lists them."""
 
 
@@ -32,4 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
         argv = ["tui", *argv]
     args = build_parser().parse_args(argv)
-    return args.handler(args)
+    try:
+        return args.handler(args)
+    except ConfigError as exc:
+        print(f"debate-tui: error: {exc}", file=sys.stderr)
+        return 2

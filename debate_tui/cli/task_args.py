@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 from dataclasses import dataclass
@@ -12,7 +11,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from debate_tui.catalog import CatalogError, resolve_criteria, resolve_personas
-from debate_tui.domain import Criterion, Persona, Session, Task
+from debate_tui.config import Config, config_path, effective_config
+from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task
 from debate_tui.inputs import InputError, read_text
 from debate_tui.llm.demo import DEMO_MODEL
 from debate_tui.protocols import PROTOCOLS, get_protocol
@@ -20,8 +20,10 @@ from debate_tui.protocols.common import ModelChoice
 
 DEFAULT_CRITERIA = {"debate": "coherence"}
 DEMO_HINT = (
-    "no model configured: using the offline demo model (its judgments are not real). "
-    "To use a provider, pass --model (e.g. gpt-4o-mini with OPENAI_API_KEY set) or set DEBATE_TUI_MODEL."
+    "no model configured: using the offline demo model (its judgments are not real). To use a provider, "
+    "add these two lines (or pass --model; `debate-tui config init` writes a starter file):\n"
+    '    default_model = "gpt-4o-mini"    # in {config_path}\n'
+    "    export OPENAI_API_KEY=...         # in your shell"
 )
 
 # Generic option name -> protocol option key: each protocol reads the keys it knows.
@@ -35,7 +37,8 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
     task.add_argument("--source", metavar="PATH", help="the article, dialogue or question the text answers")
     task.add_argument("--context", metavar="PATH", help="extra facts the text should use (e.g. a knowledge snippet)")
     how = parser.add_argument_group("how to judge")
-    how.add_argument("--protocol", default="debate", choices=sorted(PROTOCOLS), help="evaluation protocol (default: debate)")
+    how.add_argument("--protocol", choices=sorted(PROTOCOLS),
+                     help="evaluation protocol (default: `protocol` in config.toml, else debate)")
     how.add_argument("--criteria", metavar="NAME[,NAME]|FILE.toml",
                      help="criteria to judge, built-in names or a TOML file (default depends on the protocol)")
     how.add_argument("--rounds", type=int, metavar="N", help="DEBATE: maximum Critic iterations (default 4)")
@@ -61,16 +64,27 @@ def _read_optional(ref: str | None, what: str, warn) -> str | None:
     return None if ref is None else read_text(ref, what, warn)
 
 
-def choose_model(args: argparse.Namespace) -> tuple[str, bool]:
-    """The model to use and whether it is the demo, with the demo as the offline fallback."""
+def demo_hint() -> str:
+    return DEMO_HINT.format(config_path=config_path())
+
+
+def choose_model(args: argparse.Namespace, config: Config) -> tuple[str, bool]:
+    """The default model (--model > DEBATE_TUI_MODEL > config.toml) and whether it is the offline demo fallback."""
     if args.demo:
         return DEMO_MODEL, True
-    model = args.model or os.environ.get("DEBATE_TUI_MODEL")
-    return (model, False) if model else (DEMO_MODEL, True)
+    return (config.default_model, False) if config.default_model else (DEMO_MODEL, True)
 
 
-def protocol_options(args: argparse.Namespace) -> dict:
-    options = {key: getattr(args, key) for key in OPTION_KEYS if getattr(args, key, None) is not None}
+def with_model_params(agents: list[AgentSpec], config: Config) -> None:
+    """Each agent gets its model's api_base and api_key_env from the config, under what the flags set."""
+    for agent in agents:
+        agent.params = {} if agent.model == DEMO_MODEL else {**config.model_params(agent.model), **agent.params}
+
+
+def protocol_options(args: argparse.Namespace, defaults: dict) -> dict:
+    """The config's options for the protocol, overridden by the flags given."""
+    options = dict(defaults)
+    options.update((key, getattr(args, key)) for key in OPTION_KEYS if getattr(args, key, None) is not None)
     if getattr(args, "tie_breaker", False):
         options["tie_breaker"] = "agent"
     options.setdefault("seed", random.SystemRandom().randrange(2**31))
@@ -88,22 +102,26 @@ def build_task(args: argparse.Namespace, warn) -> Task:
 
 def build_session(args: argparse.Namespace, task: Task, warn) -> TaskChoice:
     """Validate the choices and assemble a fresh session; raises InputError with a one-line reason."""
-    protocol = get_protocol(args.protocol)
+    config = effective_config(args)
+    protocol = get_protocol(config.protocol)
     try:
-        criteria: list[Criterion] = resolve_criteria(args.criteria or DEFAULT_CRITERIA.get(args.protocol, "coherence"))
+        criteria: list[Criterion] = resolve_criteria(args.criteria or DEFAULT_CRITERIA.get(config.protocol, "coherence"))
         personas: list[Persona] | None = resolve_personas(args.personas) if getattr(args, "personas", None) else None
-        options = protocol.Options.model_validate(protocol_options(args))
-        model, demo = choose_model(args)
+        defaults = config.protocol_defaults(config.protocol, protocol.Options)
+        options = protocol.Options.model_validate(protocol_options(args, defaults))
+        model, demo = choose_model(args, config)
         params = {"api_base": args.api_base} if args.api_base and not demo else {}
-        agents = protocol.build_agents(options, ModelChoice(default=model, params=params), personas)
+        per_role = {} if args.demo else config.role_models()
+        agents = protocol.build_agents(options, ModelChoice(default=model, per_role=per_role, params=params), personas)
+        with_model_params(agents, config)
     except CatalogError as exc:
         raise InputError(str(exc)) from None
     except ValidationError as exc:
         error = exc.errors()[0]
         raise InputError(f"--{str(error['loc'][0]).replace('_', '-')}: {error['msg']}") from None
-    if demo and not args.demo:
-        warn(DEMO_HINT)
-    session = Session(protocol=args.protocol, options=options.model_dump(), criteria=criteria, agents=agents, task=task)
+    if demo and not args.demo and not per_role:
+        warn(demo_hint())
+    session = Session(protocol=config.protocol, options=options.model_dump(), criteria=criteria, agents=agents, task=task)
     return TaskChoice(session=session, demo=demo)
 
 

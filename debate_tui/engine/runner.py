@@ -10,7 +10,6 @@ it had (rounds, histories, random draws) and carries on from there.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import time
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from debate_tui import parsing
+from debate_tui.config import load_config
 from debate_tui.domain import AgentSpec, Criterion, HumanAction, Outcome, Session, Task, Turn, Usage, utcnow
 from debate_tui.engine.control import RunControl, Stopped
 from debate_tui.engine.events import (
@@ -52,9 +52,10 @@ class RetryPolicy:
 
     @classmethod
     def from_env(cls) -> RetryPolicy:
-        """DEBATE_TUI_RETRIES (attempts per call) and DEBATE_TUI_RETRY_DELAY (first backoff, seconds)."""
-        return cls(attempts=max(1, int(os.environ.get("DEBATE_TUI_RETRIES", 4))),
-                   base_delay_s=float(os.environ.get("DEBATE_TUI_RETRY_DELAY", 1.0)))
+        """The configured `limits.retries` (attempts per call) and `limits.retry_delay` (first backoff, seconds),
+        which DEBATE_TUI_RETRIES and DEBATE_TUI_RETRY_DELAY override."""
+        limits = load_config().limits
+        return cls(attempts=limits.retries, base_delay_s=limits.retry_delay)
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:

@@ -10,11 +10,11 @@ import asyncio
 import os
 from typing import Any
 
+from debate_tui.config import load_config
 from debate_tui.domain import Usage
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMError
 from debate_tui.redact import redact
 
-DEFAULT_TIMEOUT_S = 120.0
 _litellm: Any = None
 
 
@@ -81,15 +81,33 @@ def classify(exc: Exception, partial_text: str = "") -> LLMError:
     return LLMError(kind, message, partial_text=partial_text, retry_after=_retry_after(exc))  # type: ignore[arg-type]
 
 
-class LiteLLMClient:
-    """Calls through litellm; retries are the runner's job, so litellm's own are off."""
+def key_from_env(name: str) -> str:
+    """The key held by the variable a config's `api_key_env` names, read at call time and never kept."""
+    value = os.environ.get(name)
+    if not value:
+        raise LLMError("auth", f"environment variable {name} named in the config is not set")
+    return value
 
-    def __init__(self, timeout_s: float = DEFAULT_TIMEOUT_S):
-        self.timeout_s = timeout_s
+
+class LiteLLMClient:
+    """Calls through litellm; retries are the runner's job, so litellm's own are off.
+
+    Without `timeout_s`, a call may take the configured `limits.timeout`.
+    """
+
+    def __init__(self, timeout_s: float | None = None):
+        self.timeout_s = timeout_s or load_config().limits.timeout
+
+    def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
+        params = dict(request.params)
+        key_env = params.pop("api_key_env", None)
+        if key_env:
+            params["api_key"] = key_from_env(key_env)
+        return {"timeout": self.timeout_s, **params, "num_retries": 0}
 
     async def complete(self, request: ChatRequest, on_delta: DeltaCallback | None = None) -> Completion:
+        kwargs = self._kwargs(request)
         litellm = load_litellm()
-        kwargs = {"timeout": self.timeout_s, **request.params, "num_retries": 0}
         if on_delta is None:
             try:
                 response = await litellm.acompletion(model=request.model, messages=request.messages, **kwargs)

@@ -16,9 +16,9 @@ class ModelRouter:
 
     def _remote(self) -> LLMClient:
         if self._litellm is None:
-            from debate_tui.llm.litellm_client import DEFAULT_TIMEOUT_S, LiteLLMClient
+            from debate_tui.llm.litellm_client import LiteLLMClient
 
-            self._litellm = LiteLLMClient(timeout_s=self.timeout_s or DEFAULT_TIMEOUT_S)
+            self._litellm = LiteLLMClient(timeout_s=self.timeout_s)
         return self._litellm
 
     async def complete(self, request: ChatRequest, on_delta: DeltaCallback | None = None) -> Completion:

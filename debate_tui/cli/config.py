@@ -1,0 +1,178 @@
+"""`debate-tui config path|show|init`: where the configuration lives, what it resolves to, a starter file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from debate_tui.config import (
+    OVERRIDES, Resolved, config_path, flag, flag_values, resolve_current, setting_name, toml_key,
+)
+from debate_tui.protocols import get_protocol
+from debate_tui.store import write_atomic
+
+STARTER = """\
+# debate-tui configuration. `debate-tui config show` prints what is in effect;
+# `debate-tui models --check` tries each model once.
+#
+# Each setting may also come from a DEBATE_TUI_* environment variable or a
+# command-line flag: flag > environment > this file > built-in default.
+# API keys never go in this file: name the environment variable holding each
+# key with api_key_env, in a [models."<model>"] table.
+
+# The litellm model every agent uses unless its role has its own
+# (DEBATE_TUI_MODEL, --model). Unset: the offline demo model.
+# default_model = "gpt-4o-mini"
+
+# The protocol used when none is given (DEBATE_TUI_PROTOCOL, --protocol):
+# debate, chateval, mateval, scaleeval or single.
+# protocol = "debate"
+
+# Where sessions are saved (DEBATE_TUI_SESSIONS_DIR, --sessions-dir).
+# sessions_dir = "~/debates"
+
+# Where the response cache lives (DEBATE_TUI_CACHE_DIR).
+# cache_dir = "~/.cache/debate-tui"
+
+# Directories of your own persona and criteria TOML files
+# (DEBATE_TUI_PERSONAS_DIR, DEBATE_TUI_CRITERIA_DIR).
+# personas_dir = "~/debate-tui/personas"
+# criteria_dir = "~/debate-tui/criteria"
+
+# The TUI theme by name (DEBATE_TUI_THEME).
+# theme = "textual-dark"
+
+[roles]
+# A model per agent role, instead of default_model for that role
+# (DEBATE_TUI_<ROLE>_MODEL, e.g. DEBATE_TUI_CRITIC_MODEL).
+# scorer = "gpt-4o-mini"
+# critic = "anthropic/claude-3-5-haiku-latest"
+# tie_breaker = "gpt-4o"
+# referee = "gpt-4o-mini"
+# summarizer = "gpt-4o-mini"
+# evaluator = "gpt-4o-mini"
+# feedback = "gpt-4o-mini"
+# speaker = "gemini/gemini-1.5-flash"
+# judge = "gpt-4o-mini"
+
+[models]
+# How to reach each model: one table per model string.
+# api_base: an OpenAI-compatible server or proxy (unset: the provider's own).
+# api_key_env: the NAME of the variable holding the key, read at call time
+# (unset: litellm's usual one, e.g. OPENAI_API_KEY, ANTHROPIC_API_KEY).
+#
+# [models."openai/llama3.1"]
+# api_base = "http://127.0.0.1:8000/v1"
+# api_key_env = "LOCAL_LLM_KEY"
+
+[protocols]
+# Default options per protocol; command-line flags override them.
+#
+# [protocols.debate]
+# rounds = 4
+# critic_persona = "strictly-negative"
+
+[limits]
+# Budget of one run in US dollars and in tokens; unset: no limit
+# (DEBATE_TUI_MAX_COST, DEBATE_TUI_MAX_TOKENS).
+# max_cost = 1.0
+# max_tokens = 200000
+# Seconds one model call may take (DEBATE_TUI_TIMEOUT).
+# timeout = 120.0
+# Attempts per call, the first included, and the first backoff in seconds
+# (DEBATE_TUI_RETRIES, DEBATE_TUI_RETRY_DELAY).
+# retries = 4
+# retry_delay = 1.0
+# Model calls in flight at once in batch runs (DEBATE_TUI_CONCURRENCY).
+# concurrency = 4
+
+[keymap]
+# TUI key bindings, one per binding id: keys, comma-separated alternatives.
+# "debate.pause" = "ctrl+space"
+"""
+"""What `config init` writes: every setting, commented out, with its environment variable."""
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("config", help="show or create the configuration file", description=__doc__)
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    actions.add_parser("path", help="print the config file's path").set_defaults(handler=handle_path)
+    show = actions.add_parser("show", help="print the effective configuration, with where each value comes from")
+    for name, setting in OVERRIDES.items():
+        show.add_argument(flag(name), metavar="VALUE", help=f"as given to a command: sets {setting_name(setting)}")
+    show.set_defaults(handler=handle_show)
+    init = actions.add_parser("init", help="write a commented starter config file")
+    init.add_argument("--force", action="store_true", help="overwrite an existing config file")
+    init.set_defaults(handler=handle_init)
+
+
+def handle_path(args: argparse.Namespace) -> int:
+    print(config_path())
+    return 0
+
+
+def handle_init(args: argparse.Namespace) -> int:
+    path = config_path()
+    if path.exists() and not args.force:
+        print(f"debate-tui: error: {path} exists; not overwritten (use --force to replace it)", file=sys.stderr)
+        return 2
+    write_atomic(path, STARTER)
+    print(path)
+    return 0
+
+
+def handle_show(args: argparse.Namespace) -> int:
+    resolved = resolve_current(flag_values(args))
+    for name in resolved.config.protocols:
+        resolved.config.protocol_defaults(name, get_protocol(name).Options)
+    print(render(resolved), end="")
+    return 0
+
+
+def render(resolved: Resolved) -> str:
+    """The configuration as TOML that loads back to the same settings, each value's origin beside it."""
+    config = resolved.config
+    state = "" if resolved.exists else " (not found: defaults apply)"
+    lines = [
+        "# debate-tui: effective configuration (flag > environment > file > default)",
+        f"# file: {resolved.path}{state}",
+        "# Keys are never shown: each model's key is read from an environment variable at call time.",
+    ]
+    users = config.used_models()
+    if not users:
+        lines.append("#   no model configured: the offline demo model is used")
+    for model, roles in users.items():
+        key = config.key_source(model)
+        status = "" if key.variable is None else f"{key.variable} ({'set' if key.is_set else 'NOT SET'}), "
+        lines.append(f"#   {model} [{', '.join(roles) or 'unused'}]: key {status}{key.origin}")
+    lines.append("")
+    lines += _table(config.model_dump(mode="json"), resolved.origins, ())
+    return "\n".join(lines) + "\n"
+
+
+def _table(data: dict[str, Any], origins: dict[tuple[str, ...], str], loc: tuple[str, ...]) -> list[str]:
+    lines: list[str] = []
+    tables: list[tuple[tuple[str, ...], dict[str, Any]]] = []
+    for key, value in data.items():
+        here = (*loc, key)
+        if isinstance(value, dict):
+            tables.append((here, value))
+        elif value is None:
+            lines.append(f"# {toml_key(key)}: not set")
+        else:
+            lines.append(f"{toml_key(key)} = {_value(value)}  # {origins.get(here, 'default')}")
+    for here, value in tables:
+        lines += ["", f"[{setting_name(here)}]", *_table(value, origins, here)]
+    return lines
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_value, value)) + "]"
+    return json.dumps(str(value), ensure_ascii=False).replace("\x7f", "\\u007f")
