@@ -1,0 +1,1 @@
+"""Test doubles that exercise real code paths: a fake OpenAI-compatible server."""

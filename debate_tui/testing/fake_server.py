@@ -1,0 +1,559 @@
+"""A fake OpenAI-compatible chat server on 127.0.0.1, for tests, benchmarks and demos.
+
+It speaks real HTTP/1.1 so that litellm, the openai SDK and httpx run their
+whole code path (connection pooling, retries, SSE parsing) against it. Replies
+come from rules a test sets; faults (429, 500, hang, disconnect, malformed,
+empty) are injected per rule or at random from a seeded stream.
+
+    with FakeLLMServer(latency=0.2) as server:
+        server.add_rule("Score: 4", match="critic", times=1)
+        litellm.completion(model="openai/fake-model", api_base=server.base_url, ...)
+        assert server.calls == 1
+
+As a pytest fixture::
+
+    @pytest.fixture
+    def llm_server():
+        with FakeLLMServer() as server:
+            yield server
+
+From a shell, `python -m debate_tui.testing.fake_server --latency 0.2` prints
+its base URL on the first line of stdout and serves until Ctrl+C.
+
+Retry-After: a 429 carries `Retry-After` (whole seconds, rounded up, as HTTP
+says) and `retry-after-ms` (exact). The openai SDK reads `retry-after-ms`
+first and honours any delay in (0, 120] seconds; a delay of 0 is ignored and
+the SDK falls back to its own backoff of about 0.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import http
+import json
+import math
+import random
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+Request = dict[str, Any]
+"""The JSON body of a chat completion request, as the client sent it."""
+Reply = str | Callable[[Request], str]
+Match = str | re.Pattern[str] | Callable[[Request], bool]
+
+FAULTS = ("429", "500", "hang", "disconnect", "malformed", "empty")
+CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
+MODEL_PATHS = ("/v1/models", "/models")
+MALFORMED = '{"id": "chatcmpl-fake", "choices": [{"delta": {"content": '
+"""Cut-off JSON: what a proxy that truncates a body would deliver."""
+
+
+def approx_tokens(text: str) -> int:
+    """Deterministic stand-in for a tokenizer: about 4 tokens per 3 words."""
+    return math.ceil(len(text.split()) * 4 / 3)
+
+
+def prompt_text(request: Request) -> str:
+    """All message contents joined, including the text parts of multimodal messages."""
+    parts: list[str] = []
+    for message in request.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts.extend(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return "\n".join(parts)
+
+
+def _fault_name(kind: str | int) -> str:
+    """Accept 429 as well as "429", and reject typos before a test silently passes."""
+    if str(kind) not in FAULTS:
+        raise ValueError(f"unknown fault {kind!r}; expected one of {', '.join(FAULTS)}")
+    return str(kind)
+
+
+@dataclass
+class Rule:
+    """One scripted answer: the first rule whose conditions all hold replies."""
+
+    reply: Reply | None = None
+    """None falls back to the server's default reply (useful for fault-only rules)."""
+    match: Match | None = None
+    """Regex searched in the joined message contents, or a predicate on the request."""
+    model: str | None = None
+    """Exact model name as sent on the wire: litellm strips the `openai/` prefix."""
+    times: int | None = None
+    fault: str | None = None
+    latency: float | None = None
+    """Overrides the server's latency for this rule."""
+    hits: int = 0
+
+    def __post_init__(self) -> None:
+        if self.fault is not None:
+            self.fault = _fault_name(self.fault)
+        if isinstance(self.match, str):
+            self.match = re.compile(self.match)
+
+    def applies(self, request: Request) -> bool:
+        if self.times is not None and self.hits >= self.times:
+            return False
+        if self.model is not None and request.get("model") != self.model:
+            return False
+        if isinstance(self.match, re.Pattern):
+            return self.match.search(prompt_text(request)) is not None
+        return self.match is None or bool(self.match(request))
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    """What the server saw. The API key is never kept, only whether one was sent."""
+
+    method: str
+    path: str
+    model: str | None
+    messages: list[dict[str, Any]]
+    stream: bool
+    body: Request
+    has_auth: bool
+    fault: str | None
+    at: float
+    """time.monotonic() on arrival, so tests can measure overlap."""
+
+
+@dataclass
+class _Plan:
+    ident: str
+    request: Request
+    rule: Rule | None
+    fault: str | None
+    latency: float
+
+
+@dataclass
+class _HttpRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    keep_alive: bool
+
+
+class FakeLLMServer:
+    """The server; settings may be changed while it runs and apply to the next request."""
+
+    def __init__(
+        self,
+        *,
+        port: int = 0,
+        default_reply: Reply = "Score: 3",
+        latency: float = 0.0,
+        chunk_delay: float = 0.0,
+        chunk_size: int = 8,
+        fault_rate: float = 0.0,
+        fault_kinds: Iterable[str] = ("429", "500", "disconnect", "malformed", "empty"),
+        seed: int = 0,
+        retry_after: float = 1.0,
+        hang_seconds: float = 30.0,
+        models: Iterable[str] = ("fake-model", "fake-debater", "fake-judge"),
+    ) -> None:
+        self.host = "127.0.0.1"
+        self.port = port
+        self.default_reply = default_reply
+        self.latency = latency
+        """Seconds before the first byte of every response."""
+        self.chunk_delay = chunk_delay
+        """Seconds between streamed chunks."""
+        self.chunk_size = chunk_size
+        """Characters of reply text per streamed chunk."""
+        self.fault_rate = fault_rate
+        self.retry_after = retry_after
+        """Seconds a 429 asks the client to wait."""
+        self.hang_seconds = hang_seconds
+        """How long a hung request stays silent before its connection is dropped."""
+        self.models = tuple(models)
+        self._lock = threading.RLock()  # reentrant: match callables run under it and may read .requests
+        self._rng = random.Random()
+        self.fault_kinds = tuple(fault_kinds)
+        self.seed = seed
+        self._initial: dict[str, Any] = {
+            name: getattr(self, name)
+            for name in ("default_reply", "latency", "chunk_delay", "chunk_size", "fault_rate",
+                         "fault_kinds", "seed", "retry_after", "hang_seconds")
+        }
+        self._rules: list[Rule] = []
+        self._records: list[RequestRecord] = []
+        self._ids = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._server: asyncio.Server | None = None
+
+    @property
+    def seed(self) -> int:
+        """Setting the seed restarts the random fault stream, so a run's faults replay."""
+        return self._seed
+
+    @seed.setter
+    def seed(self, value: int) -> None:
+        self._seed = value
+        self._rng.seed(value)
+
+    @property
+    def fault_kinds(self) -> tuple[str, ...]:
+        """Kinds drawn at random; "hang" is left out by default since each costs a client timeout."""
+        return self._fault_kinds
+
+    @fault_kinds.setter
+    def fault_kinds(self, kinds: Iterable[str | int]) -> None:
+        checked = tuple(_fault_name(kind) for kind in kinds)
+        if not checked:
+            raise ValueError("fault_kinds must name at least one fault")
+        self._fault_kinds = checked
+
+    # -- lifecycle -------------------------------------------------------
+
+    def start(self) -> FakeLLMServer:
+        """Bind and serve from a background thread with its own event loop."""
+        if self._thread is not None:
+            raise RuntimeError("FakeLLMServer is already running")
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="fake-llm-server", daemon=True)
+        self._thread.start()
+        try:
+            asyncio.run_coroutine_threadsafe(self._open(), self._loop).result(timeout=5)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def stop(self) -> None:
+        """Drop every connection, hung ones included, and join the thread."""
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(self._close(), loop).result(timeout=5)
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(timeout=5)
+            loop.close()
+            self._loop = self._thread = self._server = None
+
+    def __enter__(self) -> FakeLLMServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        """Root for OpenAI clients, e.g. http://127.0.0.1:PORT/v1."""
+        if self._server is None:
+            raise RuntimeError("FakeLLMServer is not running")
+        return f"http://{self.host}:{self.port}/v1"
+
+    async def _open(self) -> None:
+        self._server = await asyncio.start_server(self._serve_connection, self.host, self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def _close(self) -> None:
+        """Cancel every task on this loop (all are connections) until none is left.
+
+        Rounds repeat because a connection accepted just before close() only gets
+        its task a loop iteration later.
+        """
+        assert self._server is not None
+        self._server.close()
+        await self._server.wait_closed()
+        while True:
+            await asyncio.sleep(0)
+            tasks = asyncio.all_tasks() - {asyncio.current_task()}
+            if not tasks:
+                break
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.sleep(0)  # transports release their sockets in connection_lost callbacks
+
+    # -- scripting -------------------------------------------------------
+
+    def add_rule(
+        self,
+        reply: Reply | None = None,
+        match: Match | None = None,
+        model: str | None = None,
+        times: int | None = None,
+        fault: str | int | None = None,
+        latency: float | None = None,
+    ) -> Rule:
+        """Append a rule; rules are tried in the order they were added."""
+        rule = Rule(reply=reply, match=match, model=model, times=times,
+                    fault=None if fault is None else _fault_name(fault), latency=latency)
+        with self._lock:
+            self._rules.append(rule)
+        return rule
+
+    def replies_in_order(self, model: str | None, replies: Iterable[Reply]) -> list[Rule]:
+        """Script a conversation: each reply answers exactly one request, in turn."""
+        return [self.add_rule(reply, model=model, times=1) for reply in replies]
+
+    def reset(self) -> None:
+        """Forget rules and records and restore the constructor's settings.
+
+        A server shared by several tests must not leak one test's faults into the next.
+        """
+        with self._lock:
+            self._rules.clear()
+            self._records.clear()
+            for name, value in self._initial.items():
+                setattr(self, name, value)
+
+    @property
+    def requests(self) -> list[RequestRecord]:
+        with self._lock:
+            return list(self._records)
+
+    @property
+    def calls(self) -> int:
+        with self._lock:
+            return len(self._records)
+
+    # -- HTTP ------------------------------------------------------------
+
+    async def _serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while (request := await _read_request(reader)) is not None:
+                if not await self._respond(request, writer):
+                    break
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
+            pass  # a client that goes away or speaks nonsense just loses its connection
+        except asyncio.CancelledError:
+            pass  # stop() ends us; Python 3.11's start_server logs a traceback for a task left cancelled
+        finally:
+            writer.close()
+
+    async def _respond(self, request: _HttpRequest, writer: asyncio.StreamWriter) -> bool:
+        """Answer one request; False means the connection must be closed."""
+        if request.method != "POST" or request.path not in CHAT_PATHS:
+            self._record(request, {}, None)  # recorded too: a doubled /v1 in a base URL shows up here
+            if request.method == "GET" and request.path in MODEL_PATHS:
+                data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in self.models]
+                return await _send_json(writer, 200, {"object": "list", "data": data}, request.keep_alive)
+            return await _send_error(writer, 404, f"no route for {request.method} {request.path}",
+                                     request.keep_alive)
+        try:
+            body = json.loads(request.body)
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            self._record(request, {}, None)
+            return await _send_error(writer, 400, "body must be a JSON object", request.keep_alive)
+        try:
+            plan = self._plan(request, body)
+        except Exception as exc:  # a broken test callable should be visible, not a dropped connection
+            return await _send_error(writer, 500, f"rule match failed: {exc!r}", request.keep_alive)
+        if plan.fault == "hang":
+            await asyncio.sleep(self.hang_seconds)
+            return False
+        if plan.latency > 0:
+            await asyncio.sleep(plan.latency)
+        if plan.fault == "429":
+            headers = {"Retry-After": str(math.ceil(self.retry_after)),
+                       "retry-after-ms": str(round(self.retry_after * 1000))}
+            return await _send_error(writer, 429, "fake rate limit", request.keep_alive, headers)
+        if plan.fault == "500":
+            return await _send_error(writer, 500, "fake server error", request.keep_alive)
+        if plan.fault == "disconnect" and not body.get("stream"):
+            writer.transport.abort()
+            return False
+        try:
+            text = self._reply_text(plan)
+        except Exception as exc:
+            return await _send_error(writer, 500, f"reply callable failed: {exc!r}", request.keep_alive)
+        if body.get("stream"):
+            return await self._stream(writer, plan, text, request.keep_alive)
+        return await self._send_completion(writer, plan, text, request.keep_alive)
+
+    def _plan(self, request: _HttpRequest, body: Request) -> _Plan:
+        """Pick rule and fault and record the request, atomically, so counts stay consistent."""
+        with self._lock:
+            rule = next((r for r in self._rules if r.applies(body)), None)
+            if rule is not None:
+                rule.hits += 1
+            fault = rule.fault if rule is not None else None
+            if fault is None and self.fault_rate > 0 and self._rng.random() < self.fault_rate:
+                fault = self._rng.choice(self.fault_kinds)
+            self._record_locked(request, body, fault)
+            self._ids += 1
+            ident = f"chatcmpl-fake-{self._ids}"
+        latency = rule.latency if rule is not None and rule.latency is not None else self.latency
+        return _Plan(ident, body, rule, fault, latency)
+
+    def _record(self, request: _HttpRequest, body: Request, fault: str | None) -> None:
+        with self._lock:
+            self._record_locked(request, body, fault)
+
+    def _record_locked(self, request: _HttpRequest, body: Request, fault: str | None) -> None:
+        self._records.append(RequestRecord(
+            method=request.method, path=request.path, model=body.get("model"),
+            messages=list(body.get("messages") or []), stream=bool(body.get("stream")), body=body,
+            has_auth="authorization" in request.headers, fault=fault, at=time.monotonic(),
+        ))
+
+    def _reply_text(self, plan: _Plan) -> str:
+        if plan.fault == "empty":
+            return ""
+        reply = plan.rule.reply if plan.rule is not None else None
+        if reply is None:
+            reply = self.default_reply
+        return reply(plan.request) if callable(reply) else reply
+
+    def _envelope(self, plan: _Plan, kind: str) -> dict[str, Any]:
+        return {"id": plan.ident, "object": kind, "created": int(time.time()),
+                "model": plan.request.get("model") or self.models[0], "system_fingerprint": None}
+
+    def _usage(self, plan: _Plan, text: str) -> dict[str, int]:
+        prompt, completion = approx_tokens(prompt_text(plan.request)), approx_tokens(text)
+        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+    async def _send_completion(self, writer: asyncio.StreamWriter, plan: _Plan, text: str,
+                               keep_alive: bool) -> bool:
+        if plan.fault == "malformed":
+            return await _send(writer, 200, MALFORMED.encode(), "application/json", keep_alive)
+        payload = self._envelope(plan, "chat.completion") | {
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                         "logprobs": None, "finish_reason": "stop"}],
+            "usage": self._usage(plan, text),
+        }
+        return await _send_json(writer, 200, payload, keep_alive)
+
+    async def _stream(self, writer: asyncio.StreamWriter, plan: _Plan, text: str, keep_alive: bool) -> bool:
+        """SSE over chunked transfer encoding, so the connection can be kept alive."""
+        head = self._envelope(plan, "chat.completion.chunk")
+
+        def chunk(delta: dict[str, str], finish: str | None = None) -> str:
+            choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+            return json.dumps(head | {"choices": [choice], "usage": None})
+
+        size = max(1, self.chunk_size)
+        pieces = [text[i:i + size] for i in range(0, len(text), size)]
+        cut = (len(pieces) + 1) // 2
+        events = [chunk({"role": "assistant", "content": ""})]
+        events += [chunk({"content": piece}) for piece in pieces[:cut]]
+        if plan.fault == "malformed":
+            events.append(MALFORMED)
+        events += [chunk({"content": piece}) for piece in pieces[cut:]]
+        events.append(chunk({}, "stop"))
+        events.append(json.dumps(head | {"choices": [], "usage": self._usage(plan, text)}))
+        events.append("[DONE]")
+        if plan.fault == "disconnect":
+            events = events[:cut + 1]
+
+        writer.write(_head(200, {"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+                                 "Transfer-Encoding": "chunked"}, keep_alive))
+        for index, event in enumerate(events):
+            if index and self.chunk_delay > 0:
+                await asyncio.sleep(self.chunk_delay)
+            data = f"data: {event}\n\n".encode()
+            writer.write(b"%x\r\n%s\r\n" % (len(data), data))
+            await writer.drain()
+        if plan.fault == "disconnect":
+            writer.transport.abort()
+            return False
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
+        return keep_alive
+
+
+async def _read_request(reader: asyncio.StreamReader) -> _HttpRequest | None:
+    """Parse one HTTP/1.1 request with a Content-Length body; None when the client hung up."""
+    try:
+        raw = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.IncompleteReadError as exc:
+        if exc.partial.strip():
+            raise
+        return None
+    request_line, *header_lines = raw.decode("latin-1").rstrip("\r\n").split("\r\n")
+    method, target, version = request_line.split(" ", 2)
+    headers: dict[str, str] = {}
+    for line in header_lines:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        raise ValueError("chunked request bodies are not supported")
+    body = await reader.readexactly(int(headers.get("content-length", "0")))
+    keep_alive = version == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
+    return _HttpRequest(method.upper(), target.split("?", 1)[0], headers, body, keep_alive)
+
+
+def _head(status: int, headers: dict[str, str], keep_alive: bool) -> bytes:
+    lines = [f"HTTP/1.1 {status} {http.HTTPStatus(status).phrase}"]
+    lines += [f"{name}: {value}" for name, value in headers.items()]
+    lines.append(f"Connection: {'keep-alive' if keep_alive else 'close'}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+async def _send(writer: asyncio.StreamWriter, status: int, body: bytes, content_type: str,
+                keep_alive: bool, headers: dict[str, str] | None = None) -> bool:
+    all_headers = {"Content-Type": content_type, "Content-Length": str(len(body))} | (headers or {})
+    writer.write(_head(status, all_headers, keep_alive) + body)
+    await writer.drain()
+    return keep_alive
+
+
+async def _send_json(writer: asyncio.StreamWriter, status: int, payload: Any, keep_alive: bool,
+                     headers: dict[str, str] | None = None) -> bool:
+    return await _send(writer, status, json.dumps(payload).encode(), "application/json", keep_alive, headers)
+
+
+async def _send_error(writer: asyncio.StreamWriter, status: int, message: str, keep_alive: bool,
+                      headers: dict[str, str] | None = None) -> bool:
+    """An error body shaped like OpenAI's, so SDKs surface the message."""
+    kind = {429: "rate_limit_error", 500: "server_error"}.get(status, "invalid_request_error")
+    payload = {"error": {"message": message, "type": kind, "param": None, "code": str(status)}}
+    return await _send_json(writer, status, payload, keep_alive, headers)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m debate_tui.testing.fake_server",
+        description="Fake OpenAI-compatible chat server on 127.0.0.1. "
+                    "Prints its base URL, then serves until Ctrl+C.",
+    )
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port (default)")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before the first byte")
+    parser.add_argument("--chunk-delay", type=float, default=0.0, help="seconds between streamed chunks")
+    parser.add_argument("--reply", default="Score: 3", help="reply when no rule matches")
+    parser.add_argument("--rules", help="JSON list of rules: {match, model, reply, times, fault, latency}")
+    parser.add_argument("--fault-rate", type=float, default=0.0,
+                        help="share of requests given a random fault")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random fault stream")
+    args = parser.parse_args(argv)
+
+    server = FakeLLMServer(port=args.port, default_reply=args.reply, latency=args.latency,
+                           chunk_delay=args.chunk_delay, fault_rate=args.fault_rate, seed=args.seed)
+    if args.rules:
+        try:
+            with open(args.rules, encoding="utf-8") as handle:
+                for spec in json.load(handle):
+                    server.add_rule(**spec)
+        except (OSError, ValueError, TypeError) as exc:
+            parser.error(f"--rules {args.rules}: {exc}")
+    server.start()
+    print(server.base_url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
