@@ -16,9 +16,9 @@ from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task
 from debate_tui.inputs import InputError, read_text
 from debate_tui.llm.demo import DEMO_MODEL
 from debate_tui.protocols import PROTOCOLS, get_protocol
-from debate_tui.protocols.common import ModelChoice
+from debate_tui.protocols.common import ModelChoice, name_key
 
-DEFAULT_CRITERIA = {"debate": "coherence"}
+DEFAULT_CRITERIA = {"debate": "coherence", "chateval": "coherence", "single": "coherence"}
 DEMO_HINT = (
     "no model configured: using the offline demo model (its judgments are not real). To use a provider, "
     "add these two lines (or pass --model; `debate-tui config init` writes a starter file):\n"
@@ -27,7 +27,7 @@ DEMO_HINT = (
 )
 
 # Generic option name -> protocol option key: each protocol reads the keys it knows.
-OPTION_KEYS = ("rounds", "critic_persona", "seed")
+OPTION_KEYS = ("rounds", "critic_persona", "seed", "strategy", "agents", "turns", "swap", "samples")
 
 
 def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) -> None:
@@ -46,10 +46,25 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
                      help="DEBATE critic: strictly-negative (default), moderately-negative, weakly-negative, plain, sophisticated")
     how.add_argument("--tie-breaker", action="store_true", help="DEBATE: a Tie-Breaker agent decides when no agreement")
     how.add_argument("--seed", type=int, metavar="N", help="seed for every random draw (stored in the session)")
+    how.add_argument("--strategy", metavar="NAME",
+                     help="MATEval discussion strategy: SR+CoT (default), CoT, SR, O_b_O, SA (single agent); "
+                          "ChatEval communication strategy: one-by-one (default), simultaneous-talk, "
+                          "simultaneous-talk-with-summarizer")
+    how.add_argument("--agents", type=int, metavar="N", help="ChatEval: referees, 2 to 5 (default 3)")
+    how.add_argument("--turns", type=int, metavar="T", help="ChatEval: discussion turns (default 2)")
+    how.add_argument("--personas", metavar="NAME[,NAME]|FILE.toml",
+                     help="ChatEval referees' personas, cycled over the agents (default: general-public, critic, "
+                          "news-author, psychologist, scientist); single: the judge's persona")
+    how.add_argument("--swap", action="store_true",
+                     help="ChatEval, single: judge a pair again with the texts exchanged (position bias check)")
+    how.add_argument("--samples", type=int, metavar="N", help="single: replies drawn per criterion and averaged (default 1)")
     models = parser.add_argument_group("models")
     models.add_argument("--model", metavar="MODEL", help="any litellm model string, e.g. gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3.1")
     models.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server or proxy")
     models.add_argument("--demo", action="store_true", help="use the offline demo model (no provider, not a real judgment)")
+    models.add_argument("--agent-model", action="append", metavar="NAME=MODEL", default=[],
+                        help="a model for one agent, e.g. 'Speaker 2=claude-3-5-haiku-latest' (repeatable; "
+                             "the others use --model)")
 
 
 @dataclass
@@ -111,9 +126,12 @@ def build_session(args: argparse.Namespace, task: Task, warn) -> TaskChoice:
         options = protocol.Options.model_validate(protocol_options(args, defaults))
         model, demo = choose_model(args, config)
         params = {"api_base": args.api_base} if args.api_base and not demo else {}
+        per_agent = agent_models(getattr(args, "agent_model", None) or [])
         per_role = {} if args.demo else config.role_models()
-        agents = protocol.build_agents(options, ModelChoice(default=model, per_role=per_role, params=params), personas)
+        agents = protocol.build_agents(
+            options, ModelChoice(default=model, per_agent=per_agent, per_role=per_role, params=params), personas)
         with_model_params(agents, config)
+        check_agent_names(per_agent, agents)
     except CatalogError as exc:
         raise InputError(str(exc)) from None
     except ValidationError as exc:
@@ -123,6 +141,26 @@ def build_session(args: argparse.Namespace, task: Task, warn) -> TaskChoice:
         warn(demo_hint())
     session = Session(protocol=config.protocol, options=options.model_dump(), criteria=criteria, agents=agents, task=task)
     return TaskChoice(session=session, demo=demo)
+
+
+def agent_models(pairs: list[str]) -> dict[str, str]:
+    """`--agent-model NAME=MODEL` values as a name -> model map."""
+    chosen = {}
+    for pair in pairs:
+        name, sep, model = pair.partition("=")
+        if not sep or not name.strip() or not model.strip():
+            raise InputError(f"--agent-model: expected NAME=MODEL, got {pair!r}")
+        chosen[name.strip()] = model.strip()
+    return chosen
+
+
+def check_agent_names(per_agent: dict[str, str], agents: list[AgentSpec]) -> None:
+    """A model given for an agent the protocol does not have is a typo, not something to ignore."""
+    known = {name_key(a.name) for a in agents}
+    unknown = [name for name in per_agent if name_key(name) not in known]
+    if unknown:
+        raise InputError(f"--agent-model: no agent named {', '.join(map(repr, unknown))}; "
+                         f"agents: {', '.join(a.name for a in agents)}")
 
 
 def warn_stderr(message: str) -> None:

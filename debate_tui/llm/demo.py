@@ -11,6 +11,7 @@ disagree before converging. Replies begin with a "(demo)" label.
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -117,9 +118,99 @@ def _critic(request: ChatRequest, facts: TextFacts) -> str:
 
 def _judge(request: ChatRequest, facts: TextFacts) -> str:
     low, high = _scale(request)
+    if request.hint.get("text_b") is not None:
+        return _pair_judge(request, facts)
     defects = facts.defects()
     why = "; ".join(defects) if defects else "no defect stands out"
     return f"Assessment: {why}.\n\nScore: {_fmt(facts.fair_score(low, high))}"
+
+
+_SCORES = re.compile(r"Scores:\s*(-?\d+(?:\.\d+)?)\s+(-?\d+(?:\.\d+)?)", re.IGNORECASE)
+_HEARD = re.compile(r"\[Discussion history\](.*?)\[End of discussion history\]", re.DOTALL)
+_TURN_TALK = re.compile(r"\[Discussion in turn \d+\](.*?)\[End of discussion in turn", re.DOTALL)
+_SPEAKER = re.compile(r"^\[([^\]\n]+)\]:", re.MULTILINE)
+_LEANINGS: dict[str, tuple[int, str]] = {
+    "general-public": (1, "As an ordinary reader"),
+    "critic": (-1, "Looking hard at the wording"),
+    "news-author": (0, "Checking it against the source"),
+    "psychologist": (0, "Thinking of how a reader will take it"),
+    "scientist": (0, "Weighing the evidence systematically"),
+}
+"""ChatEval personas: how far each leans from the fair score, and how it opens."""
+
+
+def _pair_fair(facts: TextFacts, facts_b: TextFacts, low: float, high: float) -> tuple[float, float]:
+    """Defects decide; between equally clean texts the clearly more detailed one keeps a point more."""
+    a, b = facts.fair_score(low, high), facts_b.fair_score(low, high)
+    if a == b and facts.words > 1.2 * facts_b.words:
+        b = max(low, b - 1)
+    elif a == b and facts_b.words > 1.2 * facts.words:
+        a = max(low, a - 1)
+    return a, b
+
+
+def _pair_judge(request: ChatRequest, facts: TextFacts) -> str:
+    low, high = _scale(request)
+    facts_b = TextFacts.of(request.hint["text_b"])
+    a, b = _pair_fair(facts, facts_b, low, high)
+    return f"Text 1: {_defect_or_none(facts)}. Text 2: {_defect_or_none(facts_b)}.\n\nScores: {_fmt(a)} {_fmt(b)}"
+
+
+def _defect_or_none(facts: TextFacts) -> str:
+    defects = facts.defects()
+    return defects[0] if defects else "no defect stands out"
+
+
+def _toward(own: float, heard: list[float], low: float, high: float) -> float:
+    """One's own view averaged with every score heard, rounded towards the panel: a panel that talks converges."""
+    if heard:
+        panel = sum(heard) / len(heard)
+        blended = (own + sum(heard)) / (len(heard) + 1)
+        own = math.floor(blended + 0.5) if panel >= blended else math.ceil(blended - 0.5)
+    return max(low, min(high, own))
+
+
+def _referee(request: ChatRequest, facts: TextFacts) -> str:
+    """A ChatEval referee: its persona's leaning on the fair score, drawn towards the scores it has heard."""
+    low, high = _scale(request)
+    lean, opening = _LEANINGS.get(request.hint.get("persona") or "", (0, "Reading it closely"))
+    found = _HEARD.search(request.messages[-1]["content"]) if request.messages else None
+    heard = found.group(1) if found else ""
+    if request.hint.get("text_b") is not None:
+        facts_b = TextFacts.of(request.hint["text_b"])
+        pairs = [(float(a), float(b)) for a, b in _SCORES.findall(heard)]
+        fair = _pair_fair(facts, facts_b, low, high)
+        shift = min(lean, high - max(fair)) if lean > 0 else max(lean, low - min(fair))  # never flips the order
+        a, b = (_toward(f + shift, [p[i] for p in pairs], low, high) for i, f in enumerate(fair))
+        echo = " Having heard the other referees, I move towards them." if pairs else ""
+        return (f"{opening}: in text 1 {_defect_or_none(facts)}; in text 2 {_defect_or_none(facts_b)}.{echo}"
+                f"\n\nScores: {_fmt(a)} {_fmt(b)}")
+    scores = [float(v) for v in _LAST_SCORE.findall(heard)]
+    own = _toward(facts.fair_score(low, high) + lean, scores, low, high)
+    echo = " Having heard the other referees, I move towards them." if scores else ""
+    return f"{opening}: {_defect_or_none(facts)}.{echo}\n\nScore: {_fmt(own)}"
+
+
+def _chateval_summarizer(request: ChatRequest, facts: TextFacts) -> str:
+    """Condenses a ChatEval turn to each referee's score, which is all the demo referees read back."""
+    content = request.messages[-1]["content"] if request.messages else ""
+    found = _TURN_TALK.search(content)
+    parts = _SPEAKER.split(found.group(1) if found else content)[1:]
+    positions: list[str] = []
+    views: set[str] = set()
+    for name, said in zip(parts[::2], parts[1::2]):
+        pair, single = _SCORES.findall(said), _LAST_SCORE.findall(said)
+        if pair:
+            a, b = pair[-1]
+            positions.append(f"{name} gave Scores: {a} {b}")
+            views.add("1" if float(a) > float(b) else "2" if float(b) > float(a) else "0")
+        elif single:
+            positions.append(f"{name} gave Score: {single[-1]}")
+            views.add(_fmt(float(single[-1])))
+        else:
+            positions.append(f"{name} gave no score")
+    agreement = ("They agree." if len(views) == 1 else "They do not agree yet.") if views else ""
+    return f"In brief: {'; '.join(positions) or 'nobody spoke'}. {agreement}".strip()
 
 
 Behaviour = Callable[[ChatRequest, TextFacts], str]
@@ -128,8 +219,13 @@ BEHAVIOURS: dict[str, Behaviour] = {
     "critic": _critic,
     "tie_breaker": _judge,
     "judge": _judge,
+    "referee": _referee,
+    "chateval/summarizer": _chateval_summarizer,
 }
-"""Role -> reply. Protocols register the roles they add (see `register_behaviour`)."""
+"""Role -> reply. Protocols register the roles they add (see `register_behaviour`).
+
+A key "protocol/role" (e.g. "mateval/summarizer") answers that role only when the
+request's hint names the protocol, so two protocols can share a role name."""
 
 
 def register_behaviour(role: str, behaviour: Behaviour) -> None:
@@ -144,7 +240,8 @@ class DemoClient:
 
     async def complete(self, request: ChatRequest, on_delta: DeltaCallback | None = None) -> Completion:
         facts = TextFacts.of(request.hint.get("text", ""))
-        behaviour = BEHAVIOURS.get(request.hint.get("role", "judge"), _judge)
+        role = request.hint.get("role", "judge")
+        behaviour = BEHAVIOURS.get(f"{request.hint.get('protocol')}/{role}") or BEHAVIOURS.get(role, _judge)
         text = f"{LABEL} {behaviour(request, facts)}"
         if on_delta is not None:
             for chunk in re.findall(r"\S+\s*", text):

@@ -13,6 +13,8 @@ from types import ModuleType
 
 PROTOCOLS: dict[str, str] = {
     "debate": "DEBATE: a Scorer and a devil's-advocate Critic argue until the Critic says NO ISSUE",
+    "chateval": "ChatEval: 2-5 referees with distinct personas discuss for T turns, then average or vote",
+    "single": "Single judge: one G-Eval-style call per criterion (optionally N samples averaged), the baseline",
 }
 """Name -> one-line description; the module is `debate_tui.protocols.<name>`."""
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from debate_tui.domain import Criterion, Task
 
@@ -18,7 +20,33 @@ class ModelChoice:
     params: dict[str, Any] = field(default_factory=dict)
 
     def model_for(self, agent: str, role: str) -> str:
-        return self.per_agent.get(agent) or self.per_role.get(role) or self.default
+        named = next((model for name, model in self.per_agent.items() if name_key(name) == name_key(agent)), None)
+        return named or self.per_role.get(role) or self.default
+
+
+def name_key(name: str) -> str:
+    """How a person may type an agent's name on a command line: "general-public" for "General Public"."""
+    return "-".join(name.lower().replace("_", " ").replace("-", " ").split())
+
+
+T = TypeVar("T")
+
+
+async def concurrently(calls: Iterable[Awaitable[T]]) -> list[T]:
+    """Run turns at the same time and return their results in call order.
+
+    The runner numbers each turn when it starts, and the calls start in order, so
+    slots stay deterministic. The first failure cancels the other calls and is
+    raised as itself (not an ExceptionGroup), so the runner classifies it as usual.
+    """
+    tasks = [asyncio.ensure_future(call) for call in calls]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
 
 
 def criterion_block(criterion: Criterion) -> str:

@@ -10,6 +10,7 @@ import hashlib
 
 from debate_tui.domain import ErrorSpan, Session, Turn
 from debate_tui.protocols import PROTOCOLS
+from debate_tui.protocols.pairs import pair_keys
 
 UNSCORED = "unscored"
 
@@ -65,6 +66,7 @@ def _scores(session: Session) -> list[str]:
     if outcome.scores:
         lines += ["| Criterion | Scale | Score |", "|---|---|---|"]
         scales = {c.name: c.scale for c in session.criteria}
+        scales.update({key: c.scale for c in session.criteria for key in pair_keys(c.name)})  # a pair's two scores
         for name, value in outcome.scores.items():
             lines.append(f"| {cell(name)} | {scales.get(name, '')} | {fmt_score(value)} |")
         lines.append("")

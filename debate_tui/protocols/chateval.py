@@ -1,0 +1,207 @@
+"""ChatEval (Chan et al. 2023): a panel of referees with distinct personas discusses, then votes.
+
+Appendix B, per criterion, with referees D_1..D_N, T discussion turns and the
+chat history H that every prompt quotes (Table 6's "discussion history" slot):
+
+    for t in 1..T:
+        one-by-one:         for n in 1..N: h_n <- D_n(H); H <- H + h_n      # later speakers hear earlier ones
+        simultaneous-talk:  h_1..h_N <- D_1(H)..D_N(H) at once; H <- H + [h_1..h_N]
+        ...-with-summarizer: as above, but H <- H + SUM(h_1..h_N)           # the summary, not the raw talk
+    ANS <- EXT(each referee's final-turn answer)
+
+EXT is the mean of the referees' scores for one text, or a majority vote of
+their preferences for a pair (see `pairs`). The paper does not ask the panel to
+reach a consensus, and neither do we. One history serves all referees: Algorithm
+1's index ranges would hide a later speaker's words from earlier ones in the
+next turn, which contradicts the text ("concatenate what previous other agents
+have said"), so we follow the text. The summarizer runs after every turn, the
+last included, as Algorithm 3 does: N*T + T calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from debate_tui.catalog import find_persona
+from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn
+from debate_tui.engine.runner import Context
+from debate_tui.llm.base import Message
+from debate_tui.protocols.common import ModelChoice, concurrently, criterion_block, task_block
+from debate_tui.protocols.pairs import answer_form, in_both_orders, mean, pair_keys, tally, unscored_note
+
+Strategy = Literal["one-by-one", "simultaneous-talk", "simultaneous-talk-with-summarizer"]
+REFEREE_PERSONAS = ("general-public", "critic", "news-author", "psychologist", "scientist")
+"""The paper's five role prompts (Appendix A), in the order a panel is filled."""
+SUMMARIZER = "Summarizer"
+HISTORY_START, HISTORY_END = "[Discussion history]", "[End of discussion history]"
+
+
+class Options(BaseModel):
+    agents: int = Field(3, ge=2, le=5, description="number of referees N")
+    turns: int = Field(2, ge=1, le=10, description="discussion turns T")
+    strategy: Strategy = "one-by-one"
+    swap: bool = Field(False, description="pairwise only: judge again with the texts exchanged")
+
+
+def build_agents(options: Options, models: ModelChoice, personas: list[Persona] | None = None) -> list[AgentSpec]:
+    """N referees, personas cycled from `personas` (default: the paper's five), plus the summarizer if used."""
+    pool = personas or [find_persona(name) for name in REFEREE_PERSONAS]
+    cast = [pool[i % len(pool)] for i in range(options.agents)]
+    specs = [
+        AgentSpec(name=name, role="referee", persona=persona,
+                  model=models.model_for(name, "referee"), params=models.params)
+        for name, persona in zip(referee_names(cast), cast)
+    ]
+    if options.strategy == "simultaneous-talk-with-summarizer":
+        specs.append(AgentSpec(name=SUMMARIZER, role="summarizer",
+                               model=models.model_for(SUMMARIZER, "summarizer"), params=models.params))
+    return specs
+
+
+def referee_names(cast: list[Persona]) -> list[str]:
+    """Display names from the personas ("General Public"), numbered where a persona repeats."""
+    titles = [" ".join(p.name.replace("_", " ").replace("-", " ").split()).title() for p in cast]
+    numbered = {t for t in titles if titles.count(t) > 1 or t == SUMMARIZER}
+    seen: dict[str, int] = {}
+    names = []
+    for title in titles:
+        seen[title] = seen.get(title, 0) + 1
+        names.append(f"{title} {seen[title]}" if title in numbered else title)
+    return names
+
+
+class Panel:
+    """One criterion's discussion: the brief every referee reads and the history they share."""
+
+    def __init__(self, ctx: Context, task: Task, criterion: Criterion):
+        self.ctx = ctx
+        self.criterion = criterion
+        self.pairwise = task.pairwise
+        self.brief = f"{task_block(task)}\n\n[System]\n{_request(task, criterion)}"
+        self.hint = {"protocol": "chateval", "text": task.text, "text_b": task.text_b}
+        self.history: list[str] = []
+
+    def prompt(self, referee: AgentSpec) -> list[Message]:
+        """Table 6: task, request, discussion history, role description, the call to speak."""
+        heard = "\n\n".join(self.history) or "(Nobody has spoken yet.)"
+        role = referee.persona.role_prompt if referee.persona else ""
+        return [{"role": "user", "content": (
+            f"{self.brief}\n\nThere are a few other referees assigned the same task; it is your responsibility "
+            "to discuss with them and think critically before you make your final judgment.\n"
+            f"Here is your discussion history:\n{HISTORY_START}\n{heard}\n{HISTORY_END}\n\n{role}\n\n"
+            f"Now it's your time to talk, please make your talk short and clear, {referee.name}! {answer_form(self.criterion, self.pairwise)}"
+        )}]
+
+    async def speak(self, referee: AgentSpec, turn_number: int) -> Turn:
+        persona = referee.persona.name if referee.persona else None
+        return await self.ctx.turn(referee.name, self.prompt(referee), round=turn_number, criterion=self.criterion,
+                                   expect="pair" if self.pairwise else "score", hint={**self.hint, "persona": persona})
+
+    def hear(self, referee: AgentSpec, turn: Turn) -> None:
+        self.history.append(f"[{referee.name}]: {turn.content.strip()}")
+
+    async def summarize(self, turns: list[tuple[AgentSpec, Turn]], turn_number: int) -> None:
+        """Algorithm 3's SUM(BUF): the referees will carry this summary forward, not their own words."""
+        earlier = "\n\n".join(self.history) or "(This was the first turn.)"
+        said = "\n\n".join(f"[{referee.name}]: {turn.content.strip()}" for referee, turn in turns)
+        summary = await self.ctx.turn(SUMMARIZER, [{"role": "user", "content": (
+            f"Several referees are discussing the {self.criterion.name} of "
+            f"{'two texts' if self.pairwise else 'a text'}.\n\nSummaries of the earlier turns:\n{earlier}\n\n"
+            f"[Discussion in turn {turn_number}]\n{said}\n[End of discussion in turn {turn_number}]\n\n"
+            "Summarize this turn for the referees in a few sentences: each referee's position with the "
+            "score they gave, and where they agree or disagree. Do not add a judgment of your own."
+        )}], round=turn_number, criterion=self.criterion, expect="text", hint=self.hint)
+        self.history.append(f"[Summary of turn {turn_number}]: {summary.content.strip()}")
+
+
+def _request(task: Task, criterion: Criterion) -> str:
+    if task.pairwise:
+        return (f"We would like to request your feedback on the two texts displayed above.\n{criterion_block(criterion)}\n"
+                f"Each text receives a score on a scale of {criterion.scale}, where a higher score indicates "
+                "better performance.")
+    return f"We would like to request your feedback on the text displayed above.\n{criterion_block(criterion)}"
+
+
+TurnOf = Callable[[Panel, list[AgentSpec], int], Awaitable[list[Turn]]]
+
+
+async def one_by_one(panel: Panel, referees: list[AgentSpec], turn_number: int) -> list[Turn]:
+    turns = []
+    for referee in referees:
+        turn = await panel.speak(referee, turn_number)
+        panel.hear(referee, turn)
+        turns.append(turn)
+    return turns
+
+
+async def simultaneous_talk(panel: Panel, referees: list[AgentSpec], turn_number: int) -> list[Turn]:
+    turns = await concurrently(panel.speak(referee, turn_number) for referee in referees)
+    for referee, turn in zip(referees, turns):
+        panel.hear(referee, turn)
+    return turns
+
+
+async def simultaneous_talk_with_summarizer(panel: Panel, referees: list[AgentSpec], turn_number: int) -> list[Turn]:
+    turns = await concurrently(panel.speak(referee, turn_number) for referee in referees)
+    await panel.summarize(list(zip(referees, turns)), turn_number)
+    return turns
+
+
+STRATEGIES: dict[str, TurnOf] = {
+    "one-by-one": one_by_one,
+    "simultaneous-talk": simultaneous_talk,
+    "simultaneous-talk-with-summarizer": simultaneous_talk_with_summarizer,
+}
+
+
+async def discuss(ctx: Context, task: Task, criterion: Criterion, options: Options, first_turn: int) -> list[Turn]:
+    """T turns of discussion on one criterion; returns each referee's final-turn answer."""
+    panel = Panel(ctx, task, criterion)
+    referees = ctx.agents("referee")
+    final: list[Turn] = []
+    for turn_number in range(first_turn, first_turn + options.turns):
+        final = await STRATEGIES[options.strategy](panel, referees, turn_number)
+        ctx.round_completed(turn_number, criterion)
+    return final
+
+
+async def judge(ctx: Context, task: Task, options: Options, first_turn: int = 1) -> Outcome:
+    """Every criterion discussed on `task`, then EXT: mean score, or majority vote for a pair."""
+    outcome = Outcome()
+    for criterion in ctx.criteria:
+        final = await discuss(ctx, task, criterion, options, first_turn)
+        for turn in final:
+            scores = outcome.per_agent.setdefault(turn.agent, {})
+            if task.pairwise:
+                scores.update(zip(pair_keys(criterion.name), (turn.score, turn.score_b)))
+            else:
+                scores[criterion.name] = turn.score
+        if not task.pairwise:
+            outcome.scores[criterion.name] = mean(turn.score for turn in final)
+            outcome.notes.append(f"{criterion.name}: mean of the referees' final-turn scores{unscored_note(final)}")
+    if task.pairwise:
+        tally(outcome, ctx.criteria)
+    return outcome
+
+
+def warn_if_one_persona(ctx: Context) -> None:
+    """The paper's ablation: one role prompt for every referee lowers agreement with humans."""
+    personas = {a.persona.name if a.persona else None for a in ctx.agents("referee")}
+    if len(personas) == 1:
+        ctx.notice(f"all referees share one persona ({personas.pop() or 'none'}); ChatEval found that diverse "
+                   "role prompts matter, and identical ones lower agreement with human judgments")
+
+
+async def run(ctx: Context) -> Outcome:
+    options = Options.model_validate(ctx.options)
+    warn_if_one_persona(ctx)
+    outcome = await in_both_orders(ctx, lambda task, first: judge(ctx, task, options, first),
+                                   swap=options.swap, rounds=options.turns)
+    extract = "majority vote of the referees' preferences" if ctx.task.pairwise else "mean of final-turn scores"
+    outcome.method = f"{options.strategy}, {len(ctx.agents('referee'))} referees, {options.turns} turns: {extract}"
+    if options.swap and ctx.task.pairwise:
+        outcome.method += ", each referee's scores averaged over both text orders"
+    return outcome
