@@ -92,7 +92,8 @@ class Panel:
             f"{self.brief}\n\nThere are a few other referees assigned the same task; it is your responsibility "
             "to discuss with them and think critically before you make your final judgment.\n"
             f"Here is your discussion history:\n{HISTORY_START}\n{heard}\n{HISTORY_END}\n\n{role}\n\n"
-            f"Now it's your time to talk, please make your talk short and clear, {referee.name}! {answer_form(self.criterion, self.pairwise)}"
+            f"Now it's your time to talk, please make your talk short and clear, {referee.name}! "
+            + answer_form(self.criterion, self.pairwise)
         )}]
 
     async def speak(self, referee: AgentSpec, turn_number: int) -> Turn:
@@ -119,9 +120,9 @@ class Panel:
 
 def _request(task: Task, criterion: Criterion) -> str:
     if task.pairwise:
-        return (f"We would like to request your feedback on the two texts displayed above.\n{criterion_block(criterion)}\n"
-                f"Each text receives a score on a scale of {criterion.scale}, where a higher score indicates "
-                "better performance.")
+        return (f"We would like to request your feedback on the two texts displayed above.\n"
+                f"{criterion_block(criterion)}\nEach text receives a score on a scale of {criterion.scale}, "
+                "where a higher score indicates better performance.")
     return f"We would like to request your feedback on the text displayed above.\n{criterion_block(criterion)}"
 
 
