@@ -1,9 +1,11 @@
 """Built-in and user criteria and personas, stored as TOML data files.
 
 A criteria file holds `[[criterion]]` tables, a persona file `[[persona]]`
-tables. Built-in sets live beside this module; users add their own files or
-directories. A bare name that several sets define resolves to the first set in
-`CRITERIA_SETS` order; `set/name` picks one explicitly.
+tables. Built-in sets live beside this module; users add their own files, or
+whole directories named by `criteria_dir` and `personas_dir` in the config.
+A bare name that several sets define resolves to the first set: the user's
+directory ("user") first, then `CRITERIA_SETS` order; `set/name` picks one
+explicitly.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pydantic import ValidationError
 from debate_tui.domain import Criterion, Persona
 
 HERE = Path(__file__).resolve().parent
-CRITERIA_SETS = ["summeval", "topical-chat", "scaleeval", "mateval"]
+CRITERIA_SETS = ["summeval", "topical-chat", "scaleeval", "faireval", "mateval"]
 PERSONA_SETS = ["debate_critics", "chateval"]
 
 
@@ -60,13 +62,12 @@ def load_personas_file(path: Path) -> list[Persona]:
 
 
 @cache
-def builtin_criteria() -> dict[str, list[Criterion]]:
-    """Criteria per built-in set, in `CRITERIA_SETS` order."""
+def _builtin_criteria() -> dict[str, list[Criterion]]:
     return {name: load_criteria_file(HERE / "criteria" / f"{name.replace('-', '_')}.toml") for name in CRITERIA_SETS}
 
 
 @cache
-def builtin_personas() -> dict[str, Persona]:
+def _builtin_personas() -> dict[str, Persona]:
     personas: dict[str, Persona] = {}
     for name in PERSONA_SETS:
         for persona in load_personas_file(HERE / "personas" / f"{name}.toml"):
@@ -74,11 +75,36 @@ def builtin_personas() -> dict[str, Persona]:
     return personas
 
 
+def _user_dirs() -> tuple[Path | None, Path | None]:
+    from debate_tui.config import load_config
+
+    config = load_config()
+    return config.criteria_dir, config.personas_dir
+
+
+def _load_dir(directory: Path | None, loader) -> list:
+    if directory is None:
+        return []
+    return [item for path in sorted(directory.glob("*.toml")) for item in loader(path)]
+
+
+def criteria_sets() -> dict[str, list[Criterion]]:
+    """Criteria per set: the user's directory first (if configured), then the built-in sets."""
+    user = _load_dir(_user_dirs()[0], load_criteria_file)
+    return {"user": user, **_builtin_criteria()} if user else _builtin_criteria()
+
+
+def all_personas() -> dict[str, Persona]:
+    """Personas by name; the user's directory (if configured) overrides built-ins of the same name."""
+    user = {p.name: p for p in _load_dir(_user_dirs()[1], load_personas_file)}
+    return {**_builtin_personas(), **user}
+
+
 def criterion_names() -> list[str]:
     """Every name a user can type: bare names first, then qualified ones."""
     bare: list[str] = []
     qualified: list[str] = []
-    for set_name, criteria in builtin_criteria().items():
+    for set_name, criteria in criteria_sets().items():
         for criterion in criteria:
             if criterion.name not in bare:
                 bare.append(criterion.name)
@@ -87,7 +113,7 @@ def criterion_names() -> list[str]:
 
 
 def find_criterion(name: str) -> Criterion:
-    sets = builtin_criteria()
+    sets = criteria_sets()
     if "/" in name:
         set_name, _, bare = name.partition("/")
         candidates = sets.get(set_name, [])
@@ -112,7 +138,7 @@ def resolve_criteria(spec: str) -> list[Criterion]:
 
 
 def find_persona(name: str, extra: dict[str, Persona] | None = None) -> Persona:
-    personas = {**builtin_personas(), **(extra or {})}
+    personas = {**all_personas(), **(extra or {})}
     key = name.strip().lower().replace(" ", "-").replace("_", "-")
     if key in personas:
         return personas[key]

@@ -70,7 +70,7 @@ class Catalog:
 
 def load_catalog() -> Catalog:
     """Import every protocol module and read the built-in data files; meant for a thread worker."""
-    from debate_tui.catalog import builtin_criteria, builtin_personas
+    from debate_tui.catalog import all_personas, criteria_sets
     from debate_tui.protocols import PROTOCOLS
 
     protocols: dict[str, ModuleType] = {}
@@ -80,9 +80,9 @@ def load_catalog() -> Catalog:
             protocols[name] = importlib.import_module(f"debate_tui.protocols.{name}")
         except Exception as exc:  # one broken protocol must not hide the others
             problems.append(f"protocol {name} unavailable: {type(exc).__name__}: {exc}")
-    criteria = {f"{set_name}/{c.name}": c for set_name, items in builtin_criteria().items() for c in items}
+    criteria = {f"{set_name}/{c.name}": c for set_name, items in criteria_sets().items() for c in items}
     descriptions = {name: PROTOCOLS[name] for name in protocols}
-    return Catalog(protocols, descriptions, criteria, dict(builtin_personas()), problems)
+    return Catalog(protocols, descriptions, criteria, dict(all_personas()), problems)
 
 
 def default_model(choices: SetupChoices) -> str:

@@ -1,0 +1,50 @@
+"""Criteria and personas: built-in sets, qualified names, user directories and TOML errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from debate_tui.catalog import CatalogError, find_criterion, find_persona, resolve_criteria, resolve_personas
+
+
+def test_bare_names_resolve_to_the_first_set_and_qualified_names_pick_one():
+    assert find_criterion("coherence").scale == "1-5"
+    assert find_criterion("topical-chat/coherence").scale == "1-3"
+    assert find_criterion("groundedness").scale == "0-1"
+    assert find_criterion("overall").scale == "1-10"
+    assert [c.name for c in resolve_criteria("REP, LINC")] == ["REP", "LINC"]
+
+
+def test_unknown_names_list_the_valid_ones():
+    with pytest.raises(CatalogError, match="valid: coherence, consistency"):
+        find_criterion("cohesion")
+    with pytest.raises(CatalogError, match="general-public"):
+        find_persona("pirate")
+
+
+def test_user_directories_from_the_config_come_first(tmp_path, monkeypatch):
+    criteria, personas = tmp_path / "criteria", tmp_path / "personas"
+    criteria.mkdir(), personas.mkdir()
+    (criteria / "mine.toml").write_text(
+        '[[criterion]]\nname = "coherence"\nlow = 0\nhigh = 10\ndescription = "My own coherence."\n')
+    (personas / "mine.toml").write_text('[[persona]]\nname = "pirate"\nrole_prompt = "Arr."\n')
+    monkeypatch.setenv("DEBATE_TUI_CRITERIA_DIR", str(criteria))
+    monkeypatch.setenv("DEBATE_TUI_PERSONAS_DIR", str(personas))
+    assert find_criterion("coherence").description == "My own coherence."
+    assert find_criterion("summeval/coherence").scale == "1-5"
+    assert find_persona("pirate").role_prompt == "Arr."
+
+
+def test_malformed_toml_names_file_line_and_problem(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[criterion]]\nname = "x"\nlow = 1\nhigh = = 5\n')
+    with pytest.raises(CatalogError, match=r"bad\.toml: .*line 4"):
+        resolve_criteria(str(bad))
+    inverted = tmp_path / "inverted.toml"
+    inverted.write_text('[[criterion]]\nname = "x"\ndescription = "d"\nlow = 5\nhigh = 1\n')
+    with pytest.raises(CatalogError, match=r"inverted\.toml: \[\[criterion\]\] number 1: .*low \(5.0\) must be below high"):
+        resolve_criteria(str(inverted))
+    missing = tmp_path / "missing.toml"
+    missing.write_text('[[persona]]\nname = "only a name"\n')
+    with pytest.raises(CatalogError, match=r"missing\.toml: \[\[persona\]\] number 1: role_prompt: Field required"):
+        resolve_personas(str(missing))
