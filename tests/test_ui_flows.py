@@ -23,7 +23,11 @@ async def open_setup(pilot) -> SetupScreen:
     app = pilot.app
     await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen) and app.screen.catalog is not None,
                      what="the catalog")
-    await wait_until(pilot, lambda: app.screen.query("#option-form"), what="the option form")
+    def ready() -> bool:
+        form = app.screen.query("#option-form *")
+        return bool(app.screen.query("AgentRow")) and all(widget.is_mounted for widget in form)
+
+    await wait_until(pilot, ready, what="the option form and the agents")
     return app.screen
 
 
@@ -36,39 +40,79 @@ async def type_into(pilot, selector: str, text: str) -> None:
         await pilot.press(*text)
 
 
-async def configure_and_start(pilot, *, rounds: str = "2", extra_criterion: str | None = None) -> DebateScreen:
-    """Paste the story, set the options, start; returns the debate screen."""
+async def configure_and_start(pilot, *, rounds: str = "2", model: str = "", api_base: str = "") -> DebateScreen:
+    """Paste the story, set the options (and a model), start; returns the debate screen."""
     setup = await open_setup(pilot)
     text_area = setup.query_one("#text-text", TextArea)
     text_area.focus()
     pilot.app.post_message(events.Paste(STORY))  # as a terminal delivers a paste: to the app, then the focus
     await wait_until(pilot, lambda: text_area.text == STORY, what="the pasted text")
     await type_into(pilot, "#opt-rounds", rounds)
-    if extra_criterion:
-        setup.query_one("#criteria", SelectionList).select(extra_criterion)
+    if model:
+        await type_into(pilot, "#model", model)
+        await type_into(pilot, "#api-base", api_base)
+        await wait_until(pilot, lambda: "Model: " in str(setup.query_one("#demo-notice").render()))
     await pilot.press("ctrl+r")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, DebateScreen), what="the debate screen")
     return pilot.app.screen
+
+
+class Backend:
+    """Where the agents' words come from, and what the model was asked."""
+
+    def __init__(self, kind: str, server=None):
+        self.kind = kind
+        self.server = server
+        self.demo = RecordingDemo() if kind == "demo" else None
+        if server is not None:
+            server.add_rule("The score ignores the repeated sentence; it is too high.",
+                            match="Criticise the score", times=1)
+            server.add_rule("NO ISSUE", match="Criticise the score")
+            server.add_rule("Reasoning about coherence: one sentence is repeated.\n\nScore: 4")
+
+    @property
+    def client(self):
+        return self.demo  # None: the app's own ModelRouter, so litellm talks to the fake server
+
+    @property
+    def model(self) -> str:
+        return "" if self.server is None else "openai/fake-judge"
+
+    @property
+    def api_base(self) -> str:
+        return "" if self.server is None else self.server.base_url
+
+    def prompts(self) -> list[str]:
+        if self.demo is not None:
+            return [r.messages[-1]["content"] for r in self.demo.requests]
+        return [r.messages[-1]["content"] for r in self.server.requests]
+
+
+@pytest.fixture(params=["demo", "fake-server"])
+def backend(request) -> Backend:
+    if request.param == "demo":
+        return Backend("demo")
+    return Backend("fake-server", request.getfixturevalue("llm_server"))
 
 
 def status(screen: DebateScreen) -> str:
     return str(screen.status.render())
 
 
-async def test_paste_configure_run_step_inject_override_report_export_clipboard(tmp_path, monkeypatch):
-    client = RecordingDemo()
-    app = DebateTUI(Launch(step=True), client=client, stamp=freeze)
+async def test_paste_configure_run_step_inject_override_report_export_clipboard(backend, tmp_path, monkeypatch):
+    app = DebateTUI(Launch(step=True), client=backend.client, stamp=freeze)
     copied: list[str] = []
     monkeypatch.setattr("pyperclip.copy", copied.append)
     async with app.run_test(size=(120, 36)) as pilot:
-        debate = await configure_and_start(pilot)
+        debate = await configure_and_start(pilot, model=backend.model, api_base=backend.api_base)
         session = debate.session
+        assert {a.model for a in session.agents} == {backend.model or "demo/offline"}
         assert "step" in status(debate)
         await pilot.pause(0.2)
-        assert client.requests == [], "step mode: nothing runs before space"
+        assert backend.prompts() == [], "step mode: nothing runs before space"
 
         await pilot.press("space")
-        await wait_until(pilot, lambda: len(session.turns) == 1, what="the first turn")
+        await wait_until(pilot, lambda: len(session.turns) == 1, timeout=30, what="the first turn")
         await pilot.pause(0.1)
         assert len(session.turns) == 1, "one turn per space"
 
@@ -80,7 +124,7 @@ async def test_paste_configure_run_step_inject_override_report_export_clipboard(
 
         await pilot.press("space")
         await wait_until(pilot, lambda: len(session.turns) == 2, what="the second turn")
-        assert "Mind the repeated sentence." in client.requests[-1].messages[-1]["content"]
+        assert "Mind the repeated sentence." in backend.prompts()[-1]
 
         await pilot.press("o")
         await wait_until(pilot, lambda: isinstance(app.screen, OverrideDialog))
@@ -98,7 +142,7 @@ async def test_paste_configure_run_step_inject_override_report_export_clipboard(
 
         await pilot.press("a")
         await wait_until(pilot, lambda: debate.finished, what="the end of the debate")
-        assert session.status == "completed"
+        assert session.status == "completed", session.error
         assert session.outcome.scores["coherence"] == 2.0
         assert "overridden by" in " ".join(session.outcome.notes)
         assert "Final: coherence 2" in str(debate.query_one("#verdict").render())

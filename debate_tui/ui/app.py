@@ -93,12 +93,17 @@ class DebateTUI(App[int]):
 
     def on_mount(self) -> None:
         launch = self.launch
-        self.push_screen(SetupScreen(launch.choices, launch.texts, launch.criteria_spec))
         for note in launch.notes:
             self.notify(note, severity="warning", markup=False)
         if launch.session is not None:
-            self.start_run(launch.session, demo=launch.demo)
+            self.start_run(launch.session, demo=launch.demo)  # setup is built only when someone goes back to it
+        else:
+            self._open_setup()
         self.call_after_refresh(self._warm_up)
+
+    def _open_setup(self) -> None:
+        launch = self.launch
+        self.push_screen(SetupScreen(launch.choices, launch.texts, launch.criteria_spec))
 
     def _warm_up(self) -> None:
         """Import litellm in a thread after the first frame, when a real model is going to need it."""
@@ -165,6 +170,12 @@ class DebateTUI(App[int]):
 
     # ----- actions ----------------------------------------------------------------------
 
+    def go_back(self) -> None:
+        """Leave the current screen; with nothing under it (an --autostart run), the setup screen."""
+        self.pop_screen()
+        if len(self.screen_stack) == 1:
+            self._open_setup()
+
     def action_sessions(self) -> None:
         if not isinstance(self.screen, SessionsScreen):
             self.push_screen(SessionsScreen(self.store, examples_dir()))
@@ -173,8 +184,8 @@ class DebateTUI(App[int]):
         if any(isinstance(s, DebateScreen) and not s.finished for s in self.screen_stack):
             self.notify("A debate is running: stop it first (escape on its screen).", severity="warning")
             return
-        while len(self.screen_stack) > 2 and not isinstance(self.screen, SetupScreen):
-            self.pop_screen()
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, SetupScreen):
+            self.go_back()
 
     async def action_quit(self) -> None:
         """Stop live runs first so their last state is saved, then leave."""
@@ -197,10 +208,9 @@ def run_app(args: argparse.Namespace) -> int:
     if getattr(args, "protocol", None) is None:
         args.protocol = state.setup.protocol
     try:
-        launch = launch_from_args(args, state)
-    except InputError as exc:
+        app = DebateTUI(launch_from_args(args, state))
+    except InputError as exc:  # includes a config file that cannot be used
         print(f"debate-tui: error: {exc}", file=sys.stderr)
         return 2
-    app = DebateTUI(launch)
     app.run()
     return app.return_code or 0

@@ -17,7 +17,6 @@ from typing import Protocol
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState
 
@@ -30,6 +29,7 @@ from debate_tui.engine.events import (
 from debate_tui.llm.demo import DEMO_MODEL
 from debate_tui.store import summarize
 from debate_tui.ui.export import start_export
+from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.literal import literal
 from debate_tui.ui.messages import RunEvent
 from debate_tui.ui.screens.dialogs import DecisionDialog, OverrideAnswer, OverrideDialog, TextPrompt
@@ -54,7 +54,7 @@ def grid_columns(panes: int) -> int:
     return panes if panes <= PANES_IN_A_ROW else math.ceil(panes / 2)
 
 
-class DebateScreen(Screen[None]):
+class DebateScreen(BaseScreen[None]):
     BINDINGS = [
         Binding("space", "next", "Step", id="debate.next",
                 tooltip="Let the next turn run; from auto mode, switch to step mode (one turn per press)"),
@@ -175,9 +175,9 @@ class DebateScreen(Screen[None]):
         self.status.mode = self._mode()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        super().on_worker_state_changed(event)
         if event.worker.group == "debate" and event.state == WorkerState.ERROR and not self.finished:
             self.finished = True
-            self.notify(f"The run crashed: {event.worker.error}", severity="error", markup=False)
             self.status.mode = self._mode()
 
     def _show_outcome(self) -> None:
@@ -274,4 +274,4 @@ class DebateScreen(Screen[None]):
             self.control.stop()
             self.status.mode = self._mode()
             return
-        self.dismiss()
+        self.app.go_back()

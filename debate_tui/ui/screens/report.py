@@ -10,19 +10,19 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
 from debate_tui.domain import Session
 from debate_tui.report.markdown import line_col, render
 from debate_tui.ui.clipboard import copy_text, describe
 from debate_tui.ui.export import start_export
+from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.literal import literal, one_line
 from debate_tui.ui.widgets.highlighted_text import HighlightedText, legend, type_colours
 from debate_tui.ui.widgets.safe_markdown import SafeMarkdown
 
 
-class ReportScreen(Screen[None]):
+class ReportScreen(BaseScreen[None]):
     BINDINGS = [
         Binding("1", "tab('report')", "Report", id="report.tab_report", tooltip="Show the Markdown report"),
         Binding("2", "tab('errors')", "Errors", id="report.tab_errors",
@@ -98,4 +98,4 @@ class ReportScreen(Screen[None]):
         self.notify(describe(method))
 
     def action_back(self) -> None:
-        self.dismiss()
+        self.app.go_back()

@@ -13,11 +13,11 @@ from pathlib import Path
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from debate_tui.domain import Session
 from debate_tui.store import SessionFileError, SessionStore, SessionSummary, read_session
+from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.literal import literal, one_line
 from debate_tui.ui.screens.dialogs import ConfirmDialog
 
@@ -38,7 +38,7 @@ def list_rows(store: SessionStore, examples: Path | None) -> list[Row]:
     return rows
 
 
-class SessionsScreen(Screen[None]):
+class SessionsScreen(BaseScreen[None]):
     BINDINGS = [
         Binding("enter", "open", "Read", id="sessions.open", tooltip="Open the session's report"),
         Binding("r", "replay", "Replay", id="sessions.replay", tooltip="Replay the debate turn by turn"),
@@ -164,4 +164,4 @@ class SessionsScreen(Screen[None]):
         self.action_refresh()
 
     def action_back(self) -> None:
-        self.dismiss()
+        self.app.go_back()

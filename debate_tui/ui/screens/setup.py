@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 
 from pydantic import ValidationError
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import (
     Button, Collapsible, Footer, Input, Label, Select, SelectionList, Static, TextArea,
@@ -28,6 +28,7 @@ from debate_tui.domain import Criterion
 from debate_tui.inputs import InputError, read_text
 from debate_tui.llm.demo import DEMO_MODEL
 from debate_tui.protocols import PROTOCOLS
+from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.literal import literal, one_line
 from debate_tui.ui.session_builder import (
     INPUT_LABELS, Catalog, build_agents, build_session, default_model, load_catalog,
@@ -69,7 +70,7 @@ class AgentRow(Horizontal):
         return (None if persona is Select.NULL else str(persona)), self.query_one(Input).value.strip()
 
 
-class SetupScreen(Screen[None]):
+class SetupScreen(BaseScreen[None]):
     BINDINGS = [
         Binding("ctrl+r", "start", "Start", id="setup.start", tooltip="Validate the choices and start the debate"),
         Binding("ctrl+l", "load_text", "Load text", id="setup.load_text",
@@ -83,6 +84,8 @@ class SetupScreen(Screen[None]):
         self.criteria_spec = criteria_spec
         self.catalog: Catalog | None = None
         self._agents_timer: Timer | None = None
+        self._form_protocol: str | None = None
+        """The protocol the option form was built for: a Select echoing its value must not rebuild it."""
 
     # ----- layout -------------------------------------------------------------------
 
@@ -118,6 +121,7 @@ class SetupScreen(Screen[None]):
                 yield Input(choices.api_base, placeholder="optional, e.g. http://localhost:11434", id="api-base",
                             compact=True)
             yield Label("Agents", classes="section")
+            yield Static("", id="agents-note")
             yield Vertical(id="agents")
             yield Label("Criteria", classes="section")
             yield SelectionList[str](id="criteria")
@@ -149,7 +153,7 @@ class SetupScreen(Screen[None]):
         extra: list[Criterion] = []
         if self.criteria_spec and self.criteria_spec.strip().endswith(".toml"):
             try:
-                extra = await asyncio.to_thread(load_criteria_file, os.path.expanduser(self.criteria_spec))
+                extra = await asyncio.to_thread(load_criteria_file, Path(self.criteria_spec).expanduser())
             except CatalogError as exc:
                 self.complain(str(exc))
         elif self.criteria_spec:
@@ -187,8 +191,9 @@ class SetupScreen(Screen[None]):
                                         qualified, qualified in wanted))
 
     async def _build_options(self, protocol: str) -> None:
-        if self.catalog is None or protocol not in self.catalog.protocols:
+        if self.catalog is None or protocol not in self.catalog.protocols or protocol == self._form_protocol:
             return
+        self._form_protocol = protocol
         holder = self.query_one("#options", Vertical)
         await holder.remove_children()
         values = self.choices.options if protocol == self.choices.protocol else {}
@@ -212,9 +217,9 @@ class SetupScreen(Screen[None]):
         try:
             agents = build_agents(self.catalog, choices.model_copy(update={"agent_personas": {}}))
         except InputError as exc:
-            self.complain(str(exc))
+            self.query_one("#agents-note", Static).update(literal(f"Agents not updated: {exc}", "$warning"))
             return
-        self.complain("")
+        self.query_one("#agents-note", Static).update("")
         holder = self.query_one("#agents", Vertical)
         await holder.remove_children()
         personas = sorted(self.catalog.personas)
@@ -319,7 +324,7 @@ class SetupScreen(Screen[None]):
     @work(group="setup-file", exclusive=True, exit_on_error=False, description="read a criteria file")
     async def load_criteria(self, path: str) -> None:
         try:
-            criteria = await asyncio.to_thread(load_criteria_file, os.path.expanduser(path))
+            criteria = await asyncio.to_thread(load_criteria_file, Path(path).expanduser())
         except CatalogError as exc:
             self.complain(str(exc))
             return
@@ -345,8 +350,9 @@ class SetupScreen(Screen[None]):
                                   low=float(self.query_one("#new-low", Input).value or "nan"),
                                   high=float(self.query_one("#new-high", Input).value or "nan"))
         except (ValueError, ValidationError) as exc:
-            first = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
-            self.complain(f"criterion {name}: {first}")
+            reason = exc.errors()[0]["msg"].removeprefix("Value error, ") if isinstance(exc, ValidationError) else (
+                f"criterion {name!r}: low and high must be numbers")
+            self.complain(reason)
             return
         self.choices = self.read_choices()
         self._remember_custom(criterion)

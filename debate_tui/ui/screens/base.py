@@ -1,0 +1,23 @@
+"""What every screen shares: a failed background job is said out loud, never swallowed.
+
+Workers run with `exit_on_error=False` so that one failed file read cannot
+close the app (and lose a live debate); this base turns their failure into a
+visible error notification instead.
+"""
+
+from __future__ import annotations
+
+from typing import Generic, TypeVar
+
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+ResultType = TypeVar("ResultType")
+
+
+class BaseScreen(Screen[ResultType], Generic[ResultType]):
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.state == WorkerState.ERROR:
+            worker = event.worker
+            self.notify(f"{worker.description or worker.name} failed: {type(worker.error).__name__}: {worker.error}",
+                        severity="error", markup=False, timeout=10)

@@ -1,0 +1,71 @@
+"""Model output and pasted text are shown as written: no markup, no actions, no terminal control."""
+
+from __future__ import annotations
+
+from textual.widgets import Markdown
+
+from debate_tui.domain import Persona
+from debate_tui.llm.demo import DEMO_MODEL
+from debate_tui.ui.app import DebateTUI
+from debate_tui.ui.launch import Launch
+from debate_tui.ui.screens.debate import DebateScreen
+from debate_tui.ui.screens.report import ReportScreen
+from tests.test_ui_flows import make_session
+from tests.test_ui_helpers import ScriptedClient, wait_until
+
+HOSTILE = "Look: [bold red]x[/] and [@click=app.quit]y[/] and \x1b[31mred\x1b[0m\x07 [site](https://example.com)\n\nScore: 3"
+
+
+def screen_text(app) -> str:
+    return app.export_screenshot()
+
+
+async def test_model_output_with_markup_actions_and_escapes_is_shown_literally():
+    session = make_session({"rounds": 1})
+    session.agents[1].persona = Persona(name="[b]grumpy[/b]", role_prompt="Object to everything.")
+    client = ScriptedClient([HOSTILE, "NO ISSUE"])
+    app = DebateTUI(Launch(session=session, demo=False), client=client)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen) and app.screen.finished, what="the end")
+        debate = app.screen
+        pane = debate.panes["Scorer"]
+        body = pane.query(Markdown).first()
+        assert "[bold red]x[/]" in body.source and "[@click=app.quit]y[/]" in body.source
+        assert "\x1b" not in body.source and "\\x1b[31m" in body.source and "\\x07" in body.source
+        assert "[b]grumpy[/b]" in str(debate.panes["Critic"].header.render())
+        svg = screen_text(app)
+        assert "[bold&#160;red]x[/]" in svg or "[bold red]x[/]" in svg.replace("&#160;", " ")
+        assert "\x1b" not in svg
+
+        # clicking every cell of the reply triggers nothing: no quit, no browser
+        opened: list[str] = []
+        app.open_url = lambda url, **kw: opened.append(url)  # type: ignore[method-assign]
+        region = body.region
+        for y in range(region.y, min(region.bottom, region.y + 3)):  # the reply's first lines hold the markup
+            for x in range(region.x, region.right, 4):
+                await pilot.click(offset=(x, y))
+        assert app.is_running and opened == []
+
+        await pilot.press("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen))
+        report = app.screen.query_one("#report-markdown", Markdown)
+        assert "\x1b" not in report.source and "[@click=app.quit]y[/]" in report.source
+        await pilot.press("escape")
+        assert app.is_running
+
+
+async def test_pasted_text_and_notices_are_literal():
+    session = make_session({"rounds": 1}, text="A text with [reverse]markup[/] and \x1b]52;c;SGVsbG8=\x07 in it.")
+    session.agents[0].model = DEMO_MODEL
+    app = DebateTUI(Launch(session=session, demo=True))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen) and app.screen.finished, what="the end")
+        app.screen.notify("[@click=app.quit]notice[/]", markup=False)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen))
+        await pilot.press("2")
+        await pilot.pause()
+        line = app.screen.query_one("#line-0")
+        rendered = str(line.render())
+        assert "[reverse]markup[/]" in rendered and "\\x1b]52" in rendered
+        assert app.is_running
