@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -33,19 +32,16 @@ from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClien
 DB_NAME = "responses.sqlite3"
 IGNORED_PARAMS = frozenset({
     "api_key", "extra_headers", "headers", "timeout", "request_timeout", "num_retries", "max_retries",
-    "metadata", "stream", "stream_options", "user", "mock_response",
+    "metadata", "stream", "stream_options", "user", "mock_response", "api_key_env",
 })
 """Parameters that never change a reply, or may carry a credential: kept out of the key."""
 
 
 def default_cache_dir() -> Path:
-    """DEBATE_TUI_CACHE_DIR, else the platform's user cache directory."""
-    configured = os.environ.get("DEBATE_TUI_CACHE_DIR")
-    if configured:
-        return Path(configured).expanduser()
-    import platformdirs
+    """DEBATE_TUI_CACHE_DIR, else `cache_dir` in config.toml, else the platform's user cache directory."""
+    from debate_tui.config import load_config
 
-    return platformdirs.user_cache_path("debate-tui")
+    return load_config().cache_dir
 
 
 def cacheable(request: ChatRequest) -> bool:

@@ -1,0 +1,129 @@
+"""Batch input: one JSON object a line, checked in full before the first call.
+
+    {"id", "text", "text_b"?, "source"?, "context"?, "group"?,
+     "human"?: {criterion: number}, "human_verdict"?: "1"|"2"|"0", "errors"?: [...]}
+
+A batch that dies on line 4,000 after an hour of calls is worse than one that
+refuses at once, so every line is read and validated first, and the first
+problem is reported with its line number.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from debate_tui.domain import Task, Verdict
+from debate_tui.inputs import InputError, check_text
+
+VERDICTS = ("1", "2", "0")
+TEXT_FIELDS = ("text", "text_b", "source", "context")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One thing to judge, with the human judgments it will be compared with."""
+
+    id: str
+    task: Task
+    line: int
+    group: str | int | None = None
+    human: dict[str, float] = field(default_factory=dict)
+    human_verdict: Verdict | None = None
+    human_errors: list[Any] | None = None
+    """MATEval's annotated error locations, passed through for `meta`'s error-location check."""
+
+
+def read_items(ref: str | Path) -> list[Item]:
+    """All items of a JSONL file ('-': standard input); raises InputError naming the first bad line."""
+    try:
+        text = sys.stdin.read() if str(ref) == "-" else Path(ref).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{ref}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{ref}: cannot read ({exc})") from None
+    return parse_items(text, "<stdin>" if str(ref) == "-" else str(ref))
+
+
+def parse_items(text: str, path: str) -> list[Item]:
+    items: list[Item] = []
+    seen: dict[str, int] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            item = parse_item(raw, number)
+        except InputError as exc:
+            raise InputError(f"{path}:{number}: {exc}") from None
+        if item.id in seen:
+            raise InputError(f"{path}:{number}: duplicate id {item.id!r} (first on line {seen[item.id]})")
+        seen[item.id] = number
+        items.append(item)
+    if not items:
+        raise InputError(f"{path}: no items")
+    return items
+
+
+def parse_item(raw: str, line: int) -> Item:
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"expected a JSON object, got {type(data).__name__}")
+    ident = data.get("id")
+    if isinstance(ident, bool) or not isinstance(ident, str | int) or str(ident).strip() == "":
+        raise InputError("missing 'id' (a non-empty string or integer)")
+    texts: dict[str, str | None] = {}
+    for name in TEXT_FIELDS:
+        value = data.get(name)
+        if value is not None and not isinstance(value, str):
+            raise InputError(f"'{name}' must be a string")
+        texts[name] = value
+    if texts["text"] is None:
+        raise InputError("missing 'text'")
+    for name in ("text", "text_b"):
+        if texts[name] is not None:
+            check_text(texts[name], f"'{name}'")
+    group = data.get("group")
+    if group is not None and (isinstance(group, bool) or not isinstance(group, str | int)):
+        raise InputError("'group' must be a string or integer")
+    return Item(
+        id=str(ident), task=Task(**texts), line=line, group=group,
+        human=_human_scores(data.get("human")), human_verdict=_verdict(data.get("human_verdict")),
+        human_errors=_errors(data.get("errors")),
+    )
+
+
+def _human_scores(value: Any) -> dict[str, float]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InputError("'human' must be an object {criterion: number}")
+    scores: dict[str, float] = {}
+    for name, score in value.items():
+        if score is None:
+            continue
+        if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
+            raise InputError(f"'human.{name}' must be a number, got {score!r}")
+        scores[str(name)] = score
+    return scores
+
+
+def _verdict(value: Any) -> Verdict | None:
+    if value is None:
+        return None
+    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    if text not in VERDICTS:
+        raise InputError(f"'human_verdict' must be \"1\", \"2\" or \"0\", got {value!r}")
+    return text
+
+
+def _errors(value: Any) -> list[Any] | None:
+    if value is not None and not isinstance(value, list):
+        raise InputError("'errors' must be a list")
+    return value

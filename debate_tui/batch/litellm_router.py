@@ -1,0 +1,97 @@
+"""Scaling out: a litellm Router behind the LLMClient interface (`debate-tui batch --router FILE`).
+
+A Router spreads one model name over several deployments (keys, regions,
+servers), honours per-deployment `rpm`/`tpm` limits, cools down a deployment
+that fails and falls back to other model groups. The file is the `model_list`
+(+ `router_settings`) part of a litellm proxy `config.yaml`, in YAML, JSON or
+TOML, so one configuration serves both; keys are written `os.environ/NAME`
+and resolved by litellm, never stored. Other proxy sections are ignored.
+
+Requests whose model is one of the Router's model names go through it; any
+other model (the demo, say) goes to the ordinary client. The Router's own
+retries and fallbacks act first; what reaches the batch is a failure of the
+whole group, which then meets the global backoff and the runner's retries.
+Batch calls are not streamed; a streaming caller gets the reply in one delta.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from debate_tui.domain import Usage
+from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient
+from debate_tui.llm.litellm_client import classify, load_litellm
+
+ROUTER_SECTIONS = ("model_list", "router_settings")
+PER_DEPLOYMENT = frozenset({"api_base", "api_key_env"})
+"""Request parameters a deployment sets for itself; a request must not override them."""
+
+
+class RouterConfigError(ValueError):
+    """The router file cannot be used; the message names the file and the problem."""
+
+
+def load_config(path: Path) -> dict[str, Any]:
+    """The Router's keyword arguments from a YAML, JSON or TOML file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RouterConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        if path.suffix in (".yaml", ".yml"):
+            import yaml
+
+            data = yaml.safe_load(text)
+        elif path.suffix == ".toml":
+            data = tomllib.loads(text)
+        else:
+            data = json.loads(text)
+    except Exception as exc:  # each parser has its own error type; all mean the same here
+        raise RouterConfigError(f"{path}: not valid {path.suffix.lstrip('.') or 'JSON'} ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("model_list"), list) or not data["model_list"]:
+        raise RouterConfigError(f"{path}: needs a non-empty 'model_list' (as in a litellm proxy config.yaml)")
+    settings = data.get("router_settings") or {}
+    if not isinstance(settings, dict):
+        raise RouterConfigError(f"{path}: 'router_settings' must be a table of Router options")
+    return {"model_list": data["model_list"], **settings}
+
+
+class RouterClient:
+    def __init__(self, router: Any, fallback: LLMClient):
+        self.router = router
+        self.fallback = fallback
+        self.names = frozenset(router.get_model_names())
+
+    @classmethod
+    def from_file(cls, path: Path, fallback: LLMClient) -> RouterClient:
+        kwargs = load_config(path)
+        try:
+            router = load_litellm().Router(**kwargs)
+        except Exception as exc:
+            raise RouterConfigError(f"{path}: litellm refused the configuration ({exc})") from None
+        return cls(router, fallback)
+
+    async def complete(self, request: ChatRequest, on_delta: DeltaCallback | None = None) -> Completion:
+        if request.model not in self.names:
+            return await self.fallback.complete(request, on_delta)
+        params = {k: v for k, v in request.params.items() if k not in PER_DEPLOYMENT}
+        try:
+            response = await self.router.acompletion(model=request.model, messages=request.messages, **params)
+        except Exception as exc:
+            raise classify(exc) from None
+        text = response.choices[0].message.content or ""
+        if on_delta is not None and text:
+            on_delta(text)
+        return Completion(text=text, usage=_usage(response))
+
+
+def _usage(response: Any) -> Usage:
+    """Tokens as reported; the cost litellm worked out for the deployment that answered."""
+    raw = getattr(response, "usage", None)
+    hidden = getattr(response, "_hidden_params", None) or {}
+    return Usage(calls=1, prompt_tokens=getattr(raw, "prompt_tokens", 0) or 0,
+                 completion_tokens=getattr(raw, "completion_tokens", 0) or 0,
+                 cost_usd=float(hidden.get("response_cost") or 0.0))

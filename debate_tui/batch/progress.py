@@ -1,0 +1,115 @@
+"""Batch progress on stderr: one live line on a terminal, periodic plain lines in a log.
+
+A terminal gets a single line redrawn in place (at most ten times a second):
+done/total, a bar, items per second, ETA, tokens and cost. Anything else (a
+CI log, a file, a pipe) gets a plain line every `interval_s` seconds or at
+each further tenth of the work, whichever comes first, so a log neither
+floods nor goes silent.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from debate_tui.domain import Usage
+
+BAR_WIDTH = 20
+TTY_REDRAW_S = 0.1
+
+
+@dataclass
+class Tally:
+    """What a batch has done so far; the summary line is made from it too."""
+
+    total: int = 0
+    """Items this run has to do (already finished ones are `skipped`, not counted here)."""
+    skipped: int = 0
+    done: int = 0
+    needs_human: int = 0
+    failed: int = 0
+    cancelled: int = 0
+    cache_hits: int = 0
+    spent: Usage = field(default_factory=Usage)
+
+    @property
+    def finished(self) -> int:
+        return self.done + self.needs_human + self.failed
+
+    def count(self, status: str) -> None:
+        if status == "completed":
+            self.done += 1
+        elif status in ("needs_human", "failed", "cancelled"):
+            setattr(self, status, getattr(self, status) + 1)
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+def _tokens(count: int) -> str:
+    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
+
+
+class Progress:
+    def __init__(self, tally: Tally, *, stream: TextIO | None = None, tty: bool | None = None,
+                 interval_s: float = 10.0, clock: Callable[[], float] = time.monotonic):
+        self.tally = tally
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty() if tty is None else tty
+        self.interval_s = interval_s
+        self.clock = clock
+        self.started = clock()
+        self._last_print = self.started
+        self._last_tenth = 0
+        self._printed: int | None = None
+        self._width = 0
+
+    def line(self) -> str:
+        t = self.tally
+        elapsed = max(self.clock() - self.started, 1e-9)
+        rate = t.finished / elapsed
+        left = t.total - t.finished
+        eta = _duration(left / rate) if rate > 0 and left > 0 else ("0:00" if left <= 0 else "?")
+        tokens = t.spent.prompt_tokens + t.spent.completion_tokens
+        parts = [f"{t.finished}/{t.total}"]
+        if self.tty:
+            filled = int(BAR_WIDTH * t.finished / t.total) if t.total else BAR_WIDTH
+            parts.append("[" + "#" * filled + "." * (BAR_WIDTH - filled) + "]")
+        parts += [f"{rate:.2f} items/s", f"ETA {eta}", f"{_tokens(tokens)} tokens", f"${t.spent.cost_usd:.4f}",
+                  f"{t.spent.calls} calls", f"{t.cache_hits} cached"]
+        if t.needs_human or t.failed:
+            parts.append(f"{t.needs_human} need a human, {t.failed} failed")
+        if t.skipped:
+            parts.append(f"{t.skipped} already done")
+        return "  ".join(parts)
+
+    def update(self, force: bool = False) -> None:
+        """Redraw (terminal) or print when a period or a tenth of the work has passed (log)."""
+        now = self.clock()
+        if self.tty:
+            if force or now - self._last_print >= TTY_REDRAW_S:
+                text = self.line()
+                self.stream.write("\r" + text.ljust(self._width))
+                self.stream.flush()
+                self._width = len(text)
+                self._last_print = now
+            return
+        tenth = 10 * self.tally.finished // self.tally.total if self.tally.total else 10
+        if force or tenth > self._last_tenth or now - self._last_print >= self.interval_s:
+            self.stream.write(f"batch: {self.line()}\n")
+            self.stream.flush()
+            self._last_print, self._last_tenth, self._printed = now, tenth, self.tally.finished
+
+    def close(self) -> None:
+        """The final state, unless a log already shows it."""
+        if self.tty or self._printed != self.tally.finished:
+            self.update(force=True)
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()

@@ -1,0 +1,153 @@
+"""The results file: append-only JSONL while a batch runs, rewritten atomically otherwise.
+
+Appending one flushed line per finished item means a killed batch loses at
+most the line being written; that half line is the only damage a crash can
+do, so it is the only one forgiven on reading (a bad line anywhere else is a
+hand edit, and is reported). Whole-file changes (dropping superseded lines
+before a rerun, a reviewer's decision) go through `write_atomic`, so a reader
+sees either the old file or the new one.
+
+A batch and a review must not rewrite the same file at once: an atomic
+replace would orphan the batch's open append handle and lose its lines. Each
+holds an advisory lock on `RESULTS.jsonl.lock` while it works (POSIX flock).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from debate_tui.store import write_atomic
+
+Row = dict[str, Any]
+FINAL = frozenset({"completed", "needs_human"})
+"""Statuses a rerun keeps; a failed or cancelled item is run again (its session resumed)."""
+
+
+class ResultsError(Exception):
+    """The results file cannot be used; the message names the file and line."""
+
+
+class ResultsBusy(ResultsError):
+    """Another batch or review is writing this results file."""
+
+
+@dataclass
+class ReadResult:
+    rows: list[Row]
+    truncated: bool
+    """The last line was cut short by a crash and has been left out."""
+
+
+def dump_row(row: Row) -> str:
+    return json.dumps(row, ensure_ascii=False, separators=(", ", ": "))
+
+
+def row_key(row: Row) -> tuple[str, str]:
+    return str(row.get("id")), str(row.get("criterion"))
+
+
+class ResultsFile:
+    def __init__(self, path: Path):
+        self.path = path
+        self._handle: IO[str] | None = None
+
+    @property
+    def lock_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".lock")
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def read(self) -> ReadResult:
+        """Every row; a cut-off last line is dropped, any other unreadable line raises ResultsError."""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return ReadResult([], False)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ResultsError(f"{self.path}: cannot read ({exc})") from None
+        lines = text.split("\n")
+        last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+        rows: list[Row] = []
+        truncated = False
+        for index, line in enumerate(lines):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                if not isinstance(row, dict):
+                    raise ValueError("not a JSON object")
+            except ValueError as exc:
+                if index == last:
+                    truncated = True
+                    continue
+                raise ResultsError(f"{self.path}:{index + 1}: unreadable results line ({exc})") from None
+            rows.append(row)
+        return ReadResult(rows, truncated)
+
+    def rewrite(self, rows: Iterable[Row]) -> None:
+        write_atomic(self.path, "".join(dump_row(row) + "\n" for row in rows))
+
+    def append(self, rows: Iterable[Row]) -> None:
+        """Add lines and flush them to the OS at once, so a killed process keeps them."""
+        if self._handle is None:
+            self._handle = self.path.open("a", encoding="utf-8")
+        self._handle.write("".join(dump_row(row) + "\n" for row in rows))
+        self._handle.flush()
+
+    def close(self) -> None:
+        if self._handle is not None:
+            self._handle.flush()
+            os.fsync(self._handle.fileno())
+            self._handle.close()
+            self._handle = None
+
+    def replace_session(self, session_id: str, rows: list[Row]) -> None:
+        """Swap the rows of one session for new ones, in place, atomically."""
+        current = self.read().rows
+        out: list[Row] = []
+        inserted = False
+        for row in current:
+            if row.get("session") != session_id:
+                out.append(row)
+            elif not inserted:
+                out.extend(rows)
+                inserted = True
+        if not inserted:
+            out.extend(rows)
+        self.rewrite(out)
+
+    @contextmanager
+    def locked(self, purpose: str) -> Iterator[None]:
+        """Hold the file's advisory lock, or raise ResultsBusy at once if someone else does."""
+        self.lock_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.lock_path.open("a+", encoding="utf-8") as lock:
+            try:
+                fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                lock.seek(0)
+                holder = lock.read().strip() or "another process"
+                raise ResultsBusy(f"{self.path} is in use ({holder}); wait for it to finish") from None
+            lock.seek(0)
+            lock.truncate()
+            lock.write(f"{purpose}, pid {os.getpid()}\n")
+            lock.flush()
+            try:
+                yield
+            finally:
+                fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+
+
+def settled(rows: Iterable[Row]) -> dict[tuple[str, str], Row]:
+    """The last final row of each (id, criterion); superseded and unfinished ones are left out."""
+    latest: dict[tuple[str, str], Row] = {}
+    for row in rows:
+        latest[row_key(row)] = row
+    return {key: row for key, row in latest.items() if row.get("status") in FINAL}

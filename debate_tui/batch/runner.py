@@ -1,0 +1,209 @@
+"""Runs a batch: every item as a normal session, N at a time, each finished item written at once.
+
+Resuming. A rerun of the same command keeps every line already settled in the
+results file (completed or needs_human) and runs the rest. Each item's session
+id is derived from the results file, the item and the whole configuration,
+so a rerun finds the session of an item that was interrupted, failed or
+cancelled and resumes it: the runner replays its recorded turns and only the
+missing ones cost calls. A session that finished but whose line was never
+written (a crash in between) just gets its line. When the results file does
+not exist yet the batch is new and any such session is overwritten.
+
+Client stack, outermost first: response cache (hits cost nothing and skip
+everything below) -> global 429 backoff -> meter and budget -> the model.
+
+Stopping. A budget stop schedules no new item and refuses new calls, so
+in-flight items end cancelled at their next call; an interrupt (`stop()`)
+also cancels the calls in flight. Cancelled items get no line and are resumed
+by the next run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from debate_tui.batch.items import Item
+from debate_tui.batch.network import GlobalBackoff, Limits, Meter
+from debate_tui.batch.progress import Progress, Tally
+from debate_tui.batch.results import FINAL, ResultsFile, settled
+from debate_tui.batch.rows import item_rows
+from debate_tui.domain import Criterion, Session
+from debate_tui.engine.control import RunControl
+from debate_tui.engine.runner import RetryPolicy, Runner
+from debate_tui.llm.base import LLMClient
+from debate_tui.llm.cache import CachingClient, ResponseCache
+from debate_tui.store import SessionFileError, SessionStore, read_session, write_atomic
+
+PROGRESS_TICK_S = 1.0
+
+
+@dataclass
+class BatchSettings:
+    concurrency: int = 8
+    limits: Limits = field(default_factory=Limits)
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    seed: int = 0
+    """Base of every item's seed: each item draws from hash(seed, id), the same on every rerun."""
+    progress_interval_s: float = 10.0
+
+
+def item_seed(seed: int, item_id: str) -> int:
+    return int(hashlib.sha256(f"{seed}:{item_id}".encode()).hexdigest()[:8], 16) % 2**31
+
+
+def item_session(template: Session, item: Item, criteria: list[Criterion], seed: int, out_key: str) -> Session:
+    """The item's session, with an id that is the same whenever the same work is asked again."""
+    session = Session(
+        protocol=template.protocol, options={**template.options, "seed": item_seed(seed, item.id)},
+        criteria=[c.model_copy(deep=True) for c in criteria],
+        agents=[a.model_copy(deep=True) for a in template.agents], task=item.task,
+    )
+    what = session.model_dump(mode="json", include={"protocol", "options", "criteria", "agents", "task"})
+    canonical = json.dumps({"out": out_key, "item": item.id, "work": what}, sort_keys=True, ensure_ascii=False)
+    session.id = "batch-" + hashlib.sha256(canonical.encode()).hexdigest()[:20]
+    return session
+
+
+class BatchRun:
+    def __init__(
+        self,
+        items: list[Item],
+        template: Session,
+        results: ResultsFile,
+        store: SessionStore,
+        model: LLMClient,
+        *,
+        cache: ResponseCache | None = None,
+        settings: BatchSettings | None = None,
+        progress: TextIO | None = None,
+        tty: bool | None = None,
+    ):
+        self.items = items
+        self.template = template
+        self.results = results
+        self.store = store
+        self.settings = settings or BatchSettings()
+        self.tally = Tally()
+        self.meter = Meter(model, self.settings.limits, on_exceeded=self._budget_reached)
+        self.backoff = GlobalBackoff(self.meter, base_delay_s=self.settings.retry.base_delay_s or 1.0)
+        self.cache = CachingClient(self.backoff, cache) if cache is not None else None
+        self.client: LLMClient = self.cache or self.backoff
+        self.progress = Progress(self.tally, stream=progress, tty=tty, interval_s=self.settings.progress_interval_s)
+        self.stop_reason: str | None = None
+        self._controls: set[RunControl] = set()
+        self._fresh = True
+        self._started = time.monotonic()
+
+    # ----- control ------------------------------------------------------------------
+
+    def stop(self, reason: str) -> None:
+        """Start nothing new and cancel the calls in flight (Ctrl+C)."""
+        self.stop_reason = self.stop_reason or reason
+        for control in list(self._controls):
+            control.stop(reason)
+
+    def _budget_reached(self, reason: str) -> None:
+        self.stop_reason = self.stop_reason or reason
+
+    # ----- the run --------------------------------------------------------------------
+
+    async def run(self) -> Tally:
+        with self.results.locked("a batch"):
+            work = self._plan()
+            self.tally.total = len(work)
+            self._started = self.progress.started = time.monotonic()
+            ticker = asyncio.ensure_future(self._tick())
+            try:
+                pending = iter(work)
+                async with asyncio.TaskGroup() as group:
+                    for _ in range(min(self.settings.concurrency, len(work))):
+                        group.create_task(self._worker(pending))
+            finally:
+                ticker.cancel()
+                self.results.close()
+                self._sync_usage()
+                self.progress.close()
+        return self.tally
+
+    def _plan(self) -> list[tuple[Item, list[Criterion]]]:
+        """What is left to do; superseded, unfinished and cut-off lines are dropped from the file first."""
+        self._fresh = not self.results.exists()
+        read = self.results.read()
+        keep = settled(read.rows)
+        if read.truncated or len(keep) != len(read.rows):
+            self.results.rewrite(keep.values())
+        work = []
+        for item in self.items:
+            missing = [c for c in self.template.criteria if (item.id, c.name) not in keep]
+            if missing:
+                work.append((item, missing))
+            else:
+                self.tally.skipped += 1
+        return work
+
+    async def _worker(self, pending) -> None:
+        for item, criteria in pending:
+            if self.stop_reason is not None:
+                return
+            await self._one(item, criteria)
+            self._sync_usage()
+            self.progress.update()
+
+    async def _one(self, item: Item, criteria: list[Criterion]) -> None:
+        session = self._session_for(item, criteria)
+        if session.status not in FINAL:
+            control = RunControl()
+            self._controls.add(control)
+            path = self.store.path_for(session.id)
+            runner = Runner(session, self.client, save=lambda s: _save(path, s), control=control,
+                            retry=self.settings.retry, stream=False)
+            try:
+                await runner.run()
+            finally:
+                self._controls.discard(control)
+        self.tally.count(session.status)
+        if session.status in FINAL or session.status == "failed":
+            self.results.append(item_rows(item, session))
+
+    def _session_for(self, item: Item, criteria: list[Criterion]) -> Session:
+        fresh = item_session(self.template, item, criteria, self.settings.seed, str(self.results.path.resolve()))
+        path = self.store.path_for(fresh.id)
+        if self._fresh or not path.exists():
+            return fresh
+        try:
+            return read_session(path)
+        except SessionFileError:
+            return fresh  # unreadable: start the item again rather than stop the batch
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(PROGRESS_TICK_S)
+            self._sync_usage()
+            self.progress.update()
+
+    def _sync_usage(self) -> None:
+        self.tally.spent = self.meter.spent
+        self.tally.cache_hits = self.cache.stats.hits if self.cache else 0
+
+    def summary(self) -> dict[str, Any]:
+        t, spent = self.tally, self.meter.spent
+        return {
+            "done": t.done, "skipped": t.skipped, "failed": t.failed, "needs_human": t.needs_human,
+            "cancelled": t.cancelled, "remaining": t.total - t.finished,
+            "calls": spent.calls, "cache_hits": t.cache_hits, "rate_limited": self.backoff.rate_limited,
+            "prompt_tokens": spent.prompt_tokens, "completion_tokens": spent.completion_tokens,
+            "cost_usd": round(spent.cost_usd, 6), "elapsed_s": round(time.monotonic() - self._started, 3),
+            "out": str(self.results.path), "stopped": self.stop_reason,
+        }
+
+
+async def _save(path: Path, session: Session) -> None:
+    """Serialise on the loop (a consistent snapshot), write and fsync in a thread (off the loop)."""
+    text = session.model_dump_json(indent=1)
+    await asyncio.to_thread(write_atomic, path, text)

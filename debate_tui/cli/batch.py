@@ -1,0 +1,240 @@
+"""`debate-tui batch INPUT.jsonl --out RESULTS.jsonl`: evaluate many items, concurrently and resumably.
+
+Progress goes to stderr; one JSON summary line goes to stdout. Rerunning the
+same command skips the items already in RESULTS.jsonl; with the response
+cache (temperature 0, the batch default) an identical rerun into a new file
+costs no calls either. Exit codes: 0 done (items needing a person included:
+see `debate-tui review`), 2 bad input, 3 some items failed, 4 stopped
+(budget or interrupt; rerun to resume).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from debate_tui.cli.task_args import add_task_arguments, build_session, sessions_dir, warn_stderr
+from debate_tui.domain import Session
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_STOPPED = 0, 2, 3, 4
+DEFAULT_CONCURRENCY = 8
+SHARED_GROUPS = ("how to judge", "models")
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("batch", help="evaluate a JSONL file of items, concurrently and resumably",
+                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("input", metavar="INPUT.jsonl",
+                        help='one {"id", "text", "text_b"?, "source"?, "context"?, "group"?, "human"?, '
+                             '"human_verdict"?} a line ("-": stdin)')
+    parser.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="results, one line per item and criterion")
+    add_judging_arguments(parser)
+    run = parser.add_argument_group("batch")
+    run.add_argument("--concurrency", type=int, metavar="N",
+                     help=f"items in flight at once (default: limits.concurrency in config.toml, else {DEFAULT_CONCURRENCY})")
+    run.add_argument("--limit", type=int, metavar="K", help="only the first K items of the input")
+    run.add_argument("--max-cost", type=float, metavar="USD",
+                     help="budget of the whole batch: no call starts once this much is spent (default: limits.max_cost)")
+    run.add_argument("--max-tokens", type=int, metavar="N",
+                     help="token budget of the whole batch (default: limits.max_tokens)")
+    run.add_argument("--temperature", type=float, default=0.0, metavar="T",
+                     help="for every agent that sets none (default 0: reproducible and cacheable)")
+    run.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                     help="a protocol option without a flag of its own, e.g. tie_breaker=human (repeatable)")
+    run.add_argument("--retries", type=int, metavar="N", help="attempts per call (default: limits.retries, else 4)")
+    run.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
+    run.add_argument("--cache-dir", metavar="DIR", help="response cache (default: cache_dir in config.toml, else the user cache dir)")
+    run.add_argument("--router", metavar="FILE", help="litellm Router config (model_list + router_settings; YAML, JSON or TOML)")
+    run.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir, or DEBATE_TUI_SESSIONS_DIR)")
+    run.add_argument("--progress-interval", type=float, default=10.0, metavar="S",
+                     help="seconds between progress lines when stderr is not a terminal (default 10)")
+    parser.set_defaults(handler=handle)
+
+
+def add_judging_arguments(parser: argparse.ArgumentParser) -> None:
+    """The protocol and model options of `run`, taken from its own definition so the two never drift.
+
+    `add_task_arguments` also defines what to judge (--text and friends), which
+    here comes from the input file, so only its judging groups are moved over.
+    """
+    donor = argparse.ArgumentParser(add_help=False)
+    add_task_arguments(donor, text_required=False)
+    for group in donor._action_groups:
+        if group.title in SHARED_GROUPS:
+            target = parser.add_argument_group(group.title)
+            for action in group._group_actions:
+                target._add_action(action)
+
+
+class BadInput(Exception):
+    """One line for the user; the command exits with code 2."""
+
+
+def _check_flags(args: argparse.Namespace) -> None:
+    """What the configuration does not check itself (it validates --concurrency, --max-cost and the like)."""
+    if args.limit is not None and args.limit < 0:
+        raise BadInput("--limit must be 0 or more")
+    if args.router and args.api_base:
+        raise BadInput("--router and --api-base exclude each other: the router's deployments say where to call")
+
+
+def concurrency(config) -> int:
+    """--concurrency, DEBATE_TUI_CONCURRENCY or config.toml when set; else the batch default."""
+    limits = config.limits
+    return limits.concurrency if "concurrency" in limits.model_fields_set else DEFAULT_CONCURRENCY
+
+
+def parse_options(pairs: list[str]) -> dict[str, Any]:
+    """`KEY=VALUE` strings; a value is read as JSON when it can be (numbers, true), else kept as text."""
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise BadInput(f"--option: expected KEY=VALUE, got {pair!r}")
+        try:
+            options[key.strip()] = json.loads(value)
+        except ValueError:
+            options[key.strip()] = value
+    return options
+
+
+def build_template(args: argparse.Namespace, first_task) -> Session:
+    """The session every item copies: protocol, options, criteria, agents; validated once, up front."""
+    from debate_tui.inputs import InputError
+    from debate_tui.protocols import get_protocol
+
+    if args.seed is None:
+        args.seed = 0  # reproducible by default; each item derives its own seed from this and its id
+    try:
+        template = build_session(args, first_task, warn_stderr).session
+    except InputError as exc:
+        raise BadInput(str(exc)) from None
+    extra = parse_options(args.option)
+    if extra:
+        protocol = get_protocol(template.protocol)
+        try:
+            options = protocol.Options.model_validate({**template.options, **extra})
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            raise BadInput(f"--option {'.'.join(map(str, error['loc']))}: {error['msg']}") from None
+        unknown = set(extra) - set(options.model_dump())
+        if unknown:
+            raise BadInput(f"--option: {template.protocol} has no option {', '.join(sorted(unknown))}")
+        template.options = options.model_dump()
+    for agent in template.agents:
+        agent.params.setdefault("temperature", args.temperature)
+    return template
+
+
+def _check_tasks(template: Session, items) -> None:
+    """The protocol's own refusals (a pair where one text is needed, ...) for every item, before any call."""
+    from debate_tui.inputs import InputError
+    from debate_tui.protocols import get_protocol
+
+    check = getattr(get_protocol(template.protocol), "check_task", None)
+    if check is None:
+        return
+    for item in items:
+        try:
+            check(item.task, template.criteria)
+        except InputError as exc:
+            raise BadInput(f"line {item.line} (id {item.id!r}): {exc}") from None
+
+
+def _model_client(args: argparse.Namespace):
+    from debate_tui.llm.router import ModelRouter
+
+    base = ModelRouter()
+    if not args.router:
+        return base
+    from debate_tui.batch.litellm_router import RouterClient, RouterConfigError
+
+    try:
+        client = RouterClient.from_file(Path(args.router).expanduser(), fallback=base)
+    except RouterConfigError as exc:
+        raise BadInput(str(exc)) from None
+    model = args.model
+    if model and model not in client.names:
+        raise BadInput(f"--model {model!r} is not a model_name of the router; it has: {', '.join(sorted(client.names))}")
+    return client
+
+
+def prepare(args: argparse.Namespace):
+    """Everything a batch needs, or BadInput; nothing is called or written yet."""
+    from debate_tui.batch.items import read_items
+    from debate_tui.batch.network import Limits
+    from debate_tui.batch.results import ResultsFile
+    from debate_tui.batch.runner import BatchRun, BatchSettings
+    from debate_tui.config import effective_config
+    from debate_tui.engine.runner import RetryPolicy
+    from debate_tui.inputs import InputError
+    from debate_tui.llm.cache import ResponseCache
+    from debate_tui.store import SessionStore
+
+    _check_flags(args)
+    try:
+        config = effective_config(args)
+    except InputError as exc:  # ConfigError: names the flag, variable or file line at fault
+        raise BadInput(str(exc)) from None
+    try:
+        items = read_items(args.input)
+    except InputError as exc:
+        raise BadInput(str(exc)) from None
+    template = build_template(args, items[0].task)
+    items = items if args.limit is None else items[:args.limit]
+    _check_tasks(template, items)
+    limits = config.limits
+    settings = BatchSettings(
+        concurrency=concurrency(config), limits=Limits(limits.max_cost, limits.max_tokens),
+        retry=RetryPolicy(attempts=limits.retries, base_delay_s=limits.retry_delay),
+        seed=args.seed, progress_interval_s=args.progress_interval,
+    )
+    cache = None if args.no_cache else ResponseCache(config.cache_dir)
+    return BatchRun(items, template, ResultsFile(Path(args.out).expanduser()), SessionStore(sessions_dir(args)),
+                    _model_client(args), cache=cache, settings=settings)
+
+
+def run_until_done(batch) -> None:
+    """Run on a fresh loop; Ctrl+C or SIGTERM stops the batch cleanly instead of killing it mid-write.
+
+    `asyncio.Runner` also cancels what litellm leaves running (its logging worker) before the loop closes.
+    """
+    with asyncio.Runner() as runner:
+        loop = runner.get_loop()
+        try:
+            for sig, why in ((signal.SIGINT, "interrupted (Ctrl+C)"), (signal.SIGTERM, "terminated")):
+                loop.add_signal_handler(sig, batch.stop, why)
+        except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
+            pass
+        try:
+            runner.run(batch.run())
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                try:
+                    loop.remove_signal_handler(sig)
+                except (NotImplementedError, RuntimeError):
+                    pass
+
+
+def handle(args: argparse.Namespace) -> int:
+    from debate_tui.batch.results import ResultsError
+
+    try:
+        batch = prepare(args)
+        run_until_done(batch)
+    except (BadInput, ResultsError) as exc:
+        print(f"debate-tui: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    summary = batch.summary()
+    print(json.dumps(summary), flush=True)
+    if summary["stopped"]:
+        print(f"debate-tui: batch stopped: {summary['stopped']}; rerun the same command to resume", file=sys.stderr)
+        return EXIT_STOPPED
+    return EXIT_FAILED if summary["failed"] else EXIT_OK
