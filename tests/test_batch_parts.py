@@ -1,0 +1,159 @@
+"""The batch's parts on their own: global backoff, meter, progress lines, results file, rows."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from debate_tui.batch.network import GlobalBackoff, Limits, Meter
+from debate_tui.batch.progress import Progress, Tally
+from debate_tui.batch.results import ResultsBusy, ResultsError, ResultsFile, settled
+from debate_tui.domain import Usage
+from debate_tui.engine.control import Stopped
+from debate_tui.llm.base import ChatRequest, Completion, LLMError
+
+REQUEST = ChatRequest(model="m", messages=[{"role": "user", "content": "hi"}])
+
+
+class Clock:
+    """A fake monotonic clock whose sleep just moves time on, recording each wait."""
+
+    def __init__(self):
+        self.now = 100.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.slept.append(round(seconds, 6))
+        self.now += seconds
+
+
+class Scripted:
+    """Raises or answers in order."""
+
+    def __init__(self, *outcomes):
+        self.outcomes = list(outcomes)
+        self.calls = 0
+
+    async def complete(self, request, on_delta=None):
+        self.calls += 1
+        outcome = self.outcomes.pop(0) if self.outcomes else "ok"
+        if isinstance(outcome, Exception):
+            raise outcome
+        return Completion(text=outcome, usage=Usage(calls=1, prompt_tokens=100, completion_tokens=10, cost_usd=0.5))
+
+
+async def test_a_429_holds_every_later_call_until_retry_after():
+    clock = Clock()
+    backoff = GlobalBackoff(Scripted(LLMError("rate_limit", "slow down", retry_after=3.0)), clock=clock, sleep=clock.sleep)
+    with pytest.raises(LLMError):
+        await backoff.complete(REQUEST)  # re-raised: the runner's retry policy still applies
+    assert backoff.resume_at == 103.0
+    await backoff.complete(REQUEST)
+    await backoff.complete(REQUEST)
+    assert clock.slept == [3.0] and backoff.waits == 1 and backoff.rate_limited == 1
+
+
+async def test_without_retry_after_the_pause_doubles_with_each_consecutive_429_and_resets():
+    clock = Clock()
+    limited = [LLMError("rate_limit", "429") for _ in range(3)]
+    backoff = GlobalBackoff(Scripted(*limited, "ok", LLMError("rate_limit", "429")), base_delay_s=0.5,
+                            clock=clock, sleep=clock.sleep)
+    for _ in range(3):
+        with pytest.raises(LLMError):
+            await backoff.complete(REQUEST)
+    await backoff.complete(REQUEST)
+    with pytest.raises(LLMError):
+        await backoff.complete(REQUEST)
+    assert clock.slept == [0.5, 1.0, 2.0] and backoff.resume_at == clock.now + 0.5
+
+
+async def test_other_errors_do_not_pause():
+    clock = Clock()
+    backoff = GlobalBackoff(Scripted(LLMError("server", "500")), clock=clock, sleep=clock.sleep)
+    with pytest.raises(LLMError):
+        await backoff.complete(REQUEST)
+    assert backoff.resume_at == 0.0
+
+
+async def test_the_meter_counts_real_usage_and_refuses_calls_after_the_budget():
+    reasons: list[str] = []
+    inner = Scripted()
+    meter = Meter(inner, Limits(max_cost_usd=1.0), on_exceeded=reasons.append)
+    await meter.complete(REQUEST)
+    await meter.complete(REQUEST)  # $1.00 spent: the limit is reached
+    with pytest.raises(Stopped, match="budget reached"):
+        await meter.complete(REQUEST)
+    assert inner.calls == 2 and meter.spent.cost_usd == 1.0 and len(reasons) == 1
+    assert Limits(max_tokens=220).exceeded(meter.spent).startswith("budget reached: 220 tokens")
+
+
+def test_progress_on_a_terminal_redraws_one_line():
+    clock, stream = Clock(), io.StringIO()
+    tally = Tally(total=10, skipped=2)
+    progress = Progress(tally, stream=stream, tty=True, clock=clock)
+    clock.now += 2
+    tally.done, tally.spent = 4, Usage(calls=8, prompt_tokens=1500, completion_tokens=100, cost_usd=0.0123)
+    progress.update(force=True)
+    progress.close()
+    text = stream.getvalue()
+    assert text.startswith("\r4/10  [########............]  2.00 items/s  ETA 0:03  1.6k tokens  $0.0123")
+    assert "8 calls" in text and "2 already done" in text and text.endswith("\n") and text.count("\n") == 1
+
+
+def test_progress_in_a_log_prints_at_each_tenth_or_period_not_more():
+    clock, stream = Clock(), io.StringIO()
+    tally = Tally(total=100)
+    progress = Progress(tally, stream=stream, tty=False, interval_s=30, clock=clock)
+    for _ in range(25):
+        tally.done += 1
+        clock.now += 0.1
+        progress.update()
+    assert stream.getvalue().count("\n") == 2  # at 10 and 20 done
+    clock.now += 31
+    progress.update()
+    assert stream.getvalue().count("\n") == 3  # the period passed
+    progress.close()
+    assert stream.getvalue().count("\n") == 3  # the last line already shows the final state
+    assert all(line.startswith("batch: ") and "\r" not in line for line in stream.getvalue().splitlines())
+
+
+def test_results_file_forgives_only_a_cut_off_last_line(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"id": "a", "criterion": "c", "status": "completed"}\n{"id": "b", "crit')
+    read = ResultsFile(path).read()
+    assert read.truncated and [r["id"] for r in read.rows] == ["a"]
+    path.write_text('{"id": "a"}\nnot json\n{"id": "b"}\n')
+    with pytest.raises(ResultsError, match="r.jsonl:2"):
+        ResultsFile(path).read()
+
+
+def test_settled_keeps_the_last_final_row_of_each_item_and_criterion():
+    rows = [{"id": "a", "criterion": "c", "status": "failed"}, {"id": "a", "criterion": "c", "status": "completed"},
+            {"id": "b", "criterion": "c", "status": "completed"}, {"id": "b", "criterion": "c", "status": "failed"},
+            {"id": "c", "criterion": "c", "status": "needs_human"}]
+    assert {k: r["status"] for k, r in settled(rows).items()} == {("a", "c"): "completed", ("c", "c"): "needs_human"}
+
+
+def test_replacing_a_sessions_rows_keeps_their_place_and_the_rest(tmp_path):
+    results = ResultsFile(tmp_path / "r.jsonl")
+    results.rewrite([{"id": "a", "session": "s1"}, {"id": "b", "session": "s2", "criterion": "x"},
+                     {"id": "b", "session": "s2", "criterion": "y"}, {"id": "c", "session": "s3"}])
+    results.replace_session("s2", [{"id": "b", "session": "s2", "criterion": "x", "status": "completed"},
+                                   {"id": "b", "session": "s2", "criterion": "y", "status": "completed"}])
+    rows = [json.loads(line) for line in results.path.read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["a", "b", "b", "c"] and rows[1]["status"] == "completed"
+
+
+def test_the_lock_is_exclusive_and_names_its_holder(tmp_path):
+    results = ResultsFile(tmp_path / "r.jsonl")
+    with results.locked("a batch"):
+        with pytest.raises(ResultsBusy, match=r"in use \(a batch, pid \d+\)"):
+            with ResultsFile(tmp_path / "r.jsonl").locked("a review"):
+                pass
+    with results.locked("a review"):
+        pass
