@@ -374,7 +374,7 @@ def _split_quotes(location: str) -> list[str]:
     """One location may hold several sentences: "A./ B." or "1. A.2. B." (MATEval's annotators did both)."""
     pieces = []
     for part in _ALTERNATIVES.split(location):
-        if re.match(r"\s*\(?1[.)]\s", part):
+        if re.match(r"\s*[\"“']?\(?1[.)]\s", part):  # also a quoted list: "1. A. 2. B."
             pieces += _ENUMERATED_QUOTES.split(part)
         else:
             pieces.append(part)

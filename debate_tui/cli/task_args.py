@@ -17,8 +17,10 @@ from debate_tui.inputs import InputError, read_text
 from debate_tui.llm.demo import DEMO_MODEL
 from debate_tui.protocols import PROTOCOLS, get_protocol
 from debate_tui.protocols.common import ModelChoice, name_key
+from debate_tui.protocols.criteria_variants import VARIANTS
 
-DEFAULT_CRITERIA = {"debate": "coherence", "chateval": "coherence", "single": "coherence"}
+DEFAULT_CRITERIA = {"debate": "coherence", "mateval": "REP,LINC,DCONT,ILC,FER", "scaleeval": "helpfulness",
+                    "chateval": "coherence", "single": "coherence"}
 DEMO_HINT = (
     "no model configured: using the offline demo model (its judgments are not real). To use a provider, "
     "add these two lines (or pass --model; `debate-tui config init` writes a starter file):\n"
@@ -27,7 +29,8 @@ DEMO_HINT = (
 )
 
 # Generic option name -> protocol option key: each protocol reads the keys it knows.
-OPTION_KEYS = ("rounds", "critic_persona", "seed", "strategy", "agents", "turns", "swap", "samples")
+OPTION_KEYS = ("rounds", "critic_persona", "seed", "strategy", "evaluators", "on_no_consensus", "criteria_variant",
+               "agents", "turns", "swap", "samples")
 
 
 def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) -> None:
@@ -41,7 +44,9 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
                      help="evaluation protocol (default: `protocol` in config.toml, else debate)")
     how.add_argument("--criteria", metavar="NAME[,NAME]|FILE.toml",
                      help="criteria to judge, built-in names or a TOML file (default depends on the protocol)")
-    how.add_argument("--rounds", type=int, metavar="N", help="DEBATE: maximum Critic iterations (default 4)")
+    how.add_argument("--rounds", type=int, metavar="N",
+                     help="DEBATE: maximum Critic iterations (default 4); ScaleEval: discussion rounds after the "
+                          "initial verdicts (default 2); MATEval O_b_O/SR: rounds (default one per error type)")
     how.add_argument("--critic-persona", metavar="NAME",
                      help="DEBATE critic: strictly-negative (default), moderately-negative, weakly-negative, plain, sophisticated")
     how.add_argument("--tie-breaker", action="store_true", help="DEBATE: a Tie-Breaker agent decides when no agreement")
@@ -50,7 +55,8 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
                      help="MATEval discussion strategy: SR+CoT (default), CoT, SR, O_b_O, SA (single agent); "
                           "ChatEval communication strategy: one-by-one (default), simultaneous-talk, "
                           "simultaneous-talk-with-summarizer")
-    how.add_argument("--agents", type=int, metavar="N", help="ChatEval: referees, 2 to 5 (default 3)")
+    how.add_argument("--agents", type=int, metavar="N",
+                     help="ChatEval: referees, 2 to 5 (default 3); ScaleEval: speakers, 2 to 5 (default 3)")
     how.add_argument("--turns", type=int, metavar="T", help="ChatEval: discussion turns (default 2)")
     how.add_argument("--personas", metavar="NAME[,NAME]|FILE.toml",
                      help="ChatEval referees' personas, cycled over the agents (default: general-public, critic, "
@@ -58,6 +64,15 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
     how.add_argument("--swap", action="store_true",
                      help="ChatEval, single: judge a pair again with the texts exchanged (position bias check)")
     how.add_argument("--samples", type=int, metavar="N", help="single: replies drawn per criterion and averaged (default 1)")
+    how.add_argument("--evaluators", type=int, metavar="N", help="MATEval: evaluator agents (default 2)")
+    how.add_argument("--no-feedback", action="store_true",
+                     help="MATEval: no feedback agent after each round (the paper's MATEval-FB ablation)")
+    how.add_argument("--on-no-consensus", choices=("human", "majority", "tie", "undecided"),
+                     help="ScaleEval, when the speakers still disagree after the last round: ask a person "
+                          "(default; headless: exit code 5, resume with --decide), the majority, a tie, or no verdict")
+    how.add_argument("--criteria-variant", choices=VARIANTS,
+                     help="ScaleEval robustness runs: the rubric as written (general, default) or perturbed "
+                          "from the seed (the paper's Table 7)")
     models = parser.add_argument_group("models")
     models.add_argument("--model", metavar="MODEL", help="any litellm model string, e.g. gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3.1")
     models.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server or proxy")
@@ -102,6 +117,8 @@ def protocol_options(args: argparse.Namespace, defaults: dict) -> dict:
     options.update((key, getattr(args, key)) for key in OPTION_KEYS if getattr(args, key, None) is not None)
     if getattr(args, "tie_breaker", False):
         options["tie_breaker"] = "agent"
+    if getattr(args, "no_feedback", False):
+        options["feedback"] = False
     options.setdefault("seed", random.SystemRandom().randrange(2**31))
     return options
 
@@ -132,6 +149,8 @@ def build_session(args: argparse.Namespace, task: Task, warn) -> TaskChoice:
             options, ModelChoice(default=model, per_agent=per_agent, per_role=per_role, params=params), personas)
         with_model_params(agents, config)
         check_agent_names(per_agent, agents)
+        if hasattr(protocol, "check_task"):
+            protocol.check_task(task, criteria)
     except CatalogError as exc:
         raise InputError(str(exc)) from None
     except ValidationError as exc:

@@ -15,6 +15,8 @@ PROTOCOLS: dict[str, str] = {
     "debate": "DEBATE: a Scorer and a devil's-advocate Critic argue until the Critic says NO ISSUE",
     "chateval": "ChatEval: 2-5 referees with distinct personas discuss for T turns, then average or vote",
     "single": "Single judge: one G-Eval-style call per criterion (optionally N samples averaged), the baseline",
+    "mateval": "MATEval: evaluators discuss one error type per round with feedback; a summarizer locates the errors",
+    "scaleeval": "ScaleEval: three speakers judge a pair, discuss until unanimous, else a person decides",
 }
 """Name -> one-line description; the module is `debate_tui.protocols.<name>`."""
 

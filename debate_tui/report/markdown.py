@@ -151,7 +151,9 @@ def render(session: Session) -> str:
     lines = _header(session) + [""] + _scores(session)
     errors = session.outcome.errors if session.outcome else []
     if errors:
-        lines += _errors(session, errors)
+        from debate_tui.report.errors_text import section  # imported here: it uses this module's helpers
+
+        lines += _errors(session, errors) + section(session)
     lines += _how(session) + _actions(session) + _usage(session)
     lines += ["## Transcript", ""]
     for turn in session.turns:

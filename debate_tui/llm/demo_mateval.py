@@ -1,0 +1,70 @@
+"""The demo model's MATEval roles: evaluators that find and quote repeated sentences,
+a feedback agent that remarks on their agreement, and a summarizer that writes the
+Q&A report, so that an offline run shows located errors end to end.
+
+The demo only detects repetition (TextFacts.repeated); for every other error type
+its evaluators honestly find nothing. Requests carry `hint["types"]`, the error
+types the round discusses, and `hint["step"]`.
+"""
+
+from __future__ import annotations
+
+from debate_tui.llm.base import ChatRequest
+from debate_tui.llm.demo import TextFacts, register_behaviour
+from debate_tui.parsing import ERROR_TYPES
+
+
+def _types(request: ChatRequest) -> list[str]:
+    return list(request.hint.get("types") or [request.hint.get("criterion") or "REP"])
+
+
+def _findings(types: list[str], facts: TextFacts) -> list[str]:
+    lines = []
+    for kind in types:
+        if kind == "REP" and facts.repeated:
+            lines += [f'{ERROR_TYPES[kind]} ({kind}): yes. "{sentence}" says again what the text already said.'
+                      for sentence in facts.repeated]
+        else:
+            lines.append(f"{ERROR_TYPES.get(kind, kind)} ({kind}): I find no such error.")
+    return lines
+
+
+def evaluator(request: ChatRequest, facts: TextFacts) -> str:
+    opening = ("Having read the other evaluators, I keep my view; we agree." if request.hint.get("step") == "reflection"
+               else "My view on this round's question:")
+    return "\n".join([opening, *_findings(_types(request), facts)])
+
+
+def feedback(request: ChatRequest, facts: TextFacts) -> str:
+    types = _types(request)
+    if "REP" in types and facts.repeated:
+        agreed = f'the evaluators agree that "{facts.repeated[0]}" is a repetition'
+    else:
+        agreed = f"the evaluators agree that there is no {', '.join(types)} error"
+    return (f"Feedback: {agreed}; there is no disagreement to settle. They repeat each other a little: "
+            "next round, state only what is new, and keep quoting sentences exactly.")
+
+
+def summarizer(request: ChatRequest, facts: TextFacts) -> str:
+    asked = set(_types(request))
+    lines = ["Final evaluation report."]
+    scores = []
+    for kind, name in ERROR_TYPES.items():
+        if kind not in asked:
+            continue
+        lines.append(f"Q: Does the text contain {name} ({kind}) errors?")
+        found = facts.repeated if kind == "REP" else ()
+        lines.append("A: Yes" if found else "A: No")
+        for sentence in found:
+            lines += [f'Location: "{sentence}"',
+                      "Explanation: The sentence repeats one said just before and adds nothing.", "Deduction: -1"]
+        scores.append(f"{kind} {-len(found)}")
+    lines.append(f"Scores: {', '.join(scores)}. Total: {-len(facts.repeated) if 'REP' in asked else 0}")
+    return "\n".join(lines)
+
+
+def register() -> None:
+    """Make the demo model play MATEval's roles (the summarizer only for MATEval requests)."""
+    register_behaviour("evaluator", evaluator)
+    register_behaviour("feedback", feedback)
+    register_behaviour("mateval/summarizer", summarizer)

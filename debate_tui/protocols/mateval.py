@@ -1,0 +1,372 @@
+"""MATEval (Li et al. 2024): evaluators discuss one error type per round, a feedback
+agent steers each round, and a summarizer writes the located-error report.
+
+Algorithm 1 of the paper (SR+CoT with feedback), the sub-questions Q being the
+error types asked for (default: REP, LINC, DCONT, ILC, FER, one per round):
+
+    H <- {}
+    for each sub-question Q_r:                         # CoT: one sub-question per round
+        for each evaluator A_i:  P_i <- Formulate_Idea(Q_r, H)     # its statement
+        for each evaluator A_i:  R_i <- Self_Reflection(P_i, H)    # against the others' statements
+                                 H <- H + {R_i}
+        F_r <- Feedback(H)                             # repetition, disagreement, omissions; goes to
+                                                       # every evaluator in the next round
+    R_final <- Summary(H)                              # Q&A report: per type yes/no, quoted
+                                                       # sentences, explanation, deduction
+
+Every statement sees the history H and the statements made before it in the
+same round (one by one); all statements of a round come before the first
+reflection, so that each evaluator reflects against all the others' views (the
+paper's "integrating the viewpoints of other agents"). H keeps each round's
+final statements and its feedback, and the summarizer reads all of it.
+
+Strategies (the paper's Section 4.3), each with feedback closing every round
+and a final summary, as in the paper:
+
+    SA      one evaluator, one round on the whole question (all error types)
+    O_b_O   evaluators speak one by one on the whole question, several rounds
+    SR      as O_b_O, and each statement is followed by a self-reflection
+    CoT     one sub-question (error type) per round, statements only
+    SR+CoT  one sub-question per round, statement then self-reflection (default)
+
+Calls, with E evaluators (--evaluators, default 2), K sub-questions (default 5),
+f = 1 with the feedback agent and 0 with --no-feedback (the paper's MATEval-FB
+ablation), and R rounds for the strategies on the whole question (--rounds,
+default K, so that every strategy discusses for as many rounds):
+
+    SR+CoT  K*(2E+f) + 1     default: 5*(2E+1)+1, i.e. 26 calls with 2 evaluators
+    CoT     K*(E+f) + 1
+    SR      R*(2E+f) + 1
+    O_b_O   R*(E+f) + 1
+    SA      1 + f + 1
+
+The last 1 is the summarizer. When its report answers none of the questions it
+is asked once more with the format (one more call); if it still cannot be read,
+the scores are unscored (None), never 0.
+
+Scoring, the paper's rule: each type starts at 0 and every error deducts its
+deduction (one point); the same sentence reported twice for a type counts once.
+`outcome.scores` holds one score per type and "total".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, Field, ValidationInfo, field_validator
+
+from debate_tui import parsing
+from debate_tui.domain import AgentSpec, Criterion, ErrorSpan, Outcome, Persona, Task, Turn
+from debate_tui.engine.runner import Context
+from debate_tui.inputs import InputError
+from debate_tui.llm import demo_mateval
+from debate_tui.protocols.common import ModelChoice, task_block
+
+Strategy = Literal["SA", "O_b_O", "SR", "CoT", "SR+CoT"]
+DECOMPOSED: frozenset[str] = frozenset({"CoT", "SR+CoT"})
+"""Strategies with one sub-question per round; the others discuss the whole question each round."""
+REFLECTING: frozenset[str] = frozenset({"SR", "SR+CoT"})
+
+EVALUATOR_SYSTEM = (
+    "You are {name}, one of {count} evaluators who discuss the quality of a text together. "
+    "You look for errors of given types. Whenever you claim an error, quote the erroneous sentence "
+    "exactly as it appears in the text, and say why it is an error."
+)
+FEEDBACK_SYSTEM = (
+    "You are the Feedback agent of a panel of evaluators. You do not evaluate the text yourself: "
+    "you judge how well the evaluators discussed it, so that the next round is more efficient "
+    "and the panel reaches a consensus."
+)
+SUMMARIZER_SYSTEM = (
+    "You are the Summarizer. After the evaluators' discussion, you compile its findings into the "
+    "final evaluation report. Report the errors the discussion established; quote sentences exactly."
+)
+SCORING_RULE = (
+    "Scoring: each error type starts at 0 and every error deducts one point; a sentence counts once "
+    "per type, however often it was mentioned. After the answers, give the score of each type and "
+    "the total, e.g. 'Scores: REP -1, LINC 0, DCONT 0, ILC 0, FER 0. Total: -1'."
+)
+
+
+class Options(BaseModel):
+    strategy: Strategy = "SR+CoT"
+    evaluators: int = Field(2, ge=2, le=8, description="evaluator agents (SA always uses one)")
+    feedback: bool = True
+    """The feedback agent closing each round; off is the paper's MATEval-FB ablation."""
+    rounds: int | None = Field(None, ge=1, le=20)
+    """Rounds on the whole question (O_b_O, SR); default: one per error type asked."""
+    seed: int = 0
+
+    @field_validator("rounds")
+    @classmethod
+    def _rounds_only_without_decomposition(cls, rounds: int | None, info: ValidationInfo) -> int | None:
+        strategy = info.data.get("strategy")
+        if rounds is not None and (strategy in DECOMPOSED or strategy == "SA"):
+            raise ValueError(f"{strategy} has a fixed number of rounds (one per error type, or one for SA); "
+                             "rounds apply to O_b_O and SR")
+        return rounds
+
+
+def build_agents(options: Options, models: ModelChoice, personas: list[Persona] | None = None) -> list[AgentSpec]:
+    count = 1 if options.strategy == "SA" else options.evaluators
+    specs = []
+    for number in range(1, count + 1):
+        name = f"Evaluator {number}"
+        persona = personas[(number - 1) % len(personas)] if personas else None
+        specs.append(AgentSpec(name=name, role="evaluator", persona=persona,
+                               model=models.model_for(name, "evaluator"), params=models.params))
+    helpers = [("Feedback", "feedback")] if options.feedback else []
+    for name, role in [*helpers, ("Summarizer", "summarizer")]:
+        specs.append(AgentSpec(name=name, role=role, model=models.model_for(name, role), params=models.params))
+    return specs
+
+
+def error_type(criterion: Criterion) -> str:
+    """The MATEval error type a criterion stands for; only those five have a report form to answer."""
+    abbreviation = parsing.normalize_error_type(criterion.abbreviation or criterion.name)
+    if abbreviation is None or criterion.kind != "error_type":
+        raise InputError(f"MATEval judges error types ({', '.join(parsing.ERROR_TYPES)}); "
+                         f"criterion {criterion.name!r} is not one of them")
+    return abbreviation
+
+
+def check_task(task: Task, criteria: list[Criterion]) -> None:
+    """Refuse, before any call, what this protocol cannot judge."""
+    types = [error_type(c) for c in criteria]
+    if len(set(types)) != len(types):
+        raise InputError("MATEval: each error type may be asked once")
+    if task.pairwise:
+        raise InputError("MATEval judges one text; --text-b is not used")
+
+
+@dataclass(frozen=True)
+class Question:
+    """What one round discusses: one error type (CoT), or all of them."""
+
+    criteria: tuple[Criterion, ...]
+
+    @property
+    def criterion(self) -> Criterion | None:
+        return self.criteria[0] if len(self.criteria) == 1 else None
+
+    @property
+    def types(self) -> list[str]:
+        return [error_type(c) for c in self.criteria]
+
+    def text(self) -> str:
+        lines = [f"- {error_type(c)}: {c.description}" for c in self.criteria]
+        ask = "Does the text contain errors of this type?" if len(lines) == 1 else \
+            "Which errors of these types does the text contain?"
+        return "\n".join([ask, *lines])
+
+
+def plan(criteria: list[Criterion], options: Options) -> list[Question]:
+    """The rounds of the discussion, one Question each (the paper's decomposition D(Q))."""
+    if options.strategy in DECOMPOSED:
+        return [Question((c,)) for c in criteria]
+    rounds = 1 if options.strategy == "SA" else options.rounds or len(criteria)
+    return [Question(tuple(criteria))] * rounds
+
+
+class Discussion:
+    """The history H and the prompts built from it: what every agent is shown, round by round."""
+
+    def __init__(self, ctx: Context, options: Options, rounds: int):
+        self.ctx = ctx
+        self.options = options
+        self.rounds = rounds
+        self.brief = task_block(ctx.task)
+        self.evaluators = [a.name for a in ctx.agents("evaluator")]
+        self.history: list[str] = []
+        self.feedback: str | None = None
+
+    def _hint(self, question: Question, step: str) -> dict[str, object]:
+        return {"protocol": "mateval", "types": question.types, "step": step}
+
+    def _system(self, name: str) -> str:
+        spec = self.ctx.session.agent(name)
+        persona = f"\n\n{spec.persona.role_prompt}" if spec.persona else ""
+        return EVALUATOR_SYSTEM.format(name=name, count=len(self.evaluators)) + persona
+
+    def _statement_prompt(self, name: str, number: int, question: Question, said: dict[str, Turn]) -> list[dict[str, str]]:
+        parts = [self.brief, f"Round {number} of {self.rounds}. {question.text()}"]
+        if self.history:
+            parts.append("The discussion so far:\n" + "\n\n".join(self.history))
+        if self.feedback:
+            parts.append(f"Feedback on the previous round, for every evaluator:\n{self.feedback}")
+        if said:
+            parts.append("Statements already made in this round:\n" + _quoted(said))
+        parts.append("State your view on this round's question only: say whether such errors occur, "
+                     "quote each erroneous sentence exactly, and explain why it is an error.")
+        return [{"role": "system", "content": self._system(name)}, {"role": "user", "content": "\n\n".join(parts)}]
+
+    def _reflection_prompt(self, name: str, statement: list[dict[str, str]], said: dict[str, Turn]) -> list[dict[str, str]]:
+        others = {other: turn for other, turn in said.items() if other != name}
+        return [*statement, {"role": "assistant", "content": said[name].content}, {"role": "user", "content": (
+            f"The other evaluators said:\n{_quoted(others)}\n\nReflect on your statement in the light of "
+            "theirs: keep what you can defend, correct what they showed to be wrong, add what you missed. "
+            "Then give your final statement on this round's question, quoting erroneous sentences exactly."
+        )}]
+
+    async def round(self, number: int, question: Question) -> None:
+        """One round: statements one by one, then (SR) a self-reflection each, then the feedback."""
+        said: dict[str, Turn] = {}
+        prompts: dict[str, list[dict[str, str]]] = {}
+        for name in self.evaluators:
+            prompts[name] = self._statement_prompt(name, number, question, said)
+            said[name] = await self.ctx.turn(name, prompts[name], round=number, criterion=question.criterion,
+                                             hint=self._hint(question, "statement"))
+        final = said
+        if self.options.strategy in REFLECTING:
+            final = {}
+            for name in self.evaluators:
+                final[name] = await self.ctx.turn(name, self._reflection_prompt(name, prompts[name], said),
+                                                  round=number, criterion=question.criterion,
+                                                  hint=self._hint(question, "reflection"))
+        self.history += [f"[Round {number}, {name}]: {turn.content}" for name, turn in final.items()]
+        if self.options.feedback:
+            feedback = await self.ctx.turn("Feedback", self._feedback_prompt(number, question, final),
+                                           round=number, criterion=question.criterion,
+                                           hint=self._hint(question, "feedback"))
+            self.feedback = feedback.content
+            self.history.append(f"[Round {number}, Feedback]: {feedback.content}")
+        self.ctx.round_completed(number, question.criterion)
+
+    def _feedback_prompt(self, number: int, question: Question, final: dict[str, Turn]) -> list[dict[str, str]]:
+        return [{"role": "system", "content": FEEDBACK_SYSTEM}, {"role": "user", "content": (
+            f"{self.brief}\n\nRound {number} of {self.rounds}. {question.text()}\n\n"
+            f"The evaluators' statements in this round:\n{_quoted(final)}\n\n"
+            "Judge this round: point out repetition, disagreements between the evaluators, errors they may "
+            "have overlooked, and claims not backed by an exact quote. Say briefly how the next round "
+            "should proceed to be efficient and reach a consensus."
+        )}]
+
+    def summary_prompt(self, types: list[str]) -> list[dict[str, str]]:
+        asked = "" if set(types) == set(parsing.ERROR_TYPES) else \
+            f"\nAnswer only the questions about these types: {', '.join(types)}."
+        return [{"role": "system", "content": SUMMARIZER_SYSTEM}, {"role": "user", "content": (
+            f"{self.brief}\n\nThe evaluators' discussion:\n" + "\n\n".join(self.history) +
+            f"\n\nWrite the final evaluation report.{asked}\n\n{parsing.ERROR_REPORT_FORMAT}\n\n{SCORING_RULE}"
+        )}]
+
+
+def _quoted(said: dict[str, Turn]) -> str:
+    return "\n\n".join(f"[{name}]: {turn.content}" for name, turn in said.items())
+
+
+_QA_LINE = re.compile(r"^[\s>*#-]*(q\d*|question|a\d*|answer)\s*[:：]\s*(.*)$", re.I)
+
+
+def answered_types(report: str) -> set[str]:
+    """The error types whose question the report answers with a yes or a no."""
+    answered: set[str] = set()
+    asked: str | None = None
+    for line in report.replace("**", "").splitlines():
+        m = _QA_LINE.match(line)
+        if m is None:
+            continue
+        if m.group(1)[0].lower() == "q":
+            asked = parsing.normalize_error_type(m.group(2))
+        elif asked and re.match(r"(yes|no)\b", m.group(2), re.I):
+            answered.add(asked)
+    return answered
+
+
+def point_at_repeats(errors: list[ErrorSpan], text: str) -> None:
+    """A repetition is where the sentence comes again: move a REP span to the quote's last occurrence."""
+    for error in errors:
+        if error.type != "REP" or error.end is None:
+            continue
+        later = parsing.locate(error.quote, text, error.end)
+        while later is not None:
+            error.start, error.end = later
+            later = parsing.locate(error.quote, text, later[1])
+
+
+def distinct(errors: list[ErrorSpan]) -> list[ErrorSpan]:
+    """One error per type and sentence: the same sentence reported twice counts once."""
+    seen: set[tuple[str, object]] = set()
+    kept = []
+    for error in errors:
+        where = (error.start, error.end) if error.located else " ".join(error.quote.lower().split())
+        if (error.type, where) not in seen:
+            seen.add((error.type, where))
+            kept.append(error)
+    return kept
+
+
+def score(errors: list[ErrorSpan], types: list[str], answered: set[str]) -> dict[str, float | None]:
+    """Per type: 0 minus the deductions of its errors, None when the report left it unanswered; and the total."""
+    scores: dict[str, float | None] = {
+        t: -sum(e.deduction for e in errors if e.type == t) if t in answered else None for t in types
+    }
+    values = list(scores.values())
+    scores["total"] = None if None in values else sum(v for v in values if v is not None)
+    return scores
+
+
+async def summarize(ctx: Context, discussion: Discussion, types: list[str], round: int) -> tuple[Turn, set[str]]:
+    """The summarizer's report and the types it answered; re-asked once when it answers none."""
+    prompt = discussion.summary_prompt(types)
+    hint = {"protocol": "mateval", "types": types, "step": "summary"}
+    report = await ctx.turn("Summarizer", prompt, round=round, hint=hint)
+    answered = _readable(report.content, ctx.task.text, types)
+    if answered:
+        return report, answered
+    ctx.notice("Summarizer: the report answers none of the questions; asking once more with the format")
+    again = [*prompt, {"role": "assistant", "content": report.content}, {"role": "user", "content": (
+        f"Your report does not follow the required form. Write it again, exactly in this form:\n\n"
+        f"{parsing.ERROR_REPORT_FORMAT}"
+    )}]
+    report = await ctx.turn("Summarizer", again, round=round, hint=hint)
+    answered = _readable(report.content, ctx.task.text, types)
+    report.unscored = not answered
+    return report, answered
+
+
+def _readable(report: str, text: str, types: list[str]) -> set[str]:
+    """Types the report answers. A report in MATEval's own error-list form, without questions,
+    answers every type when it lists at least one error (absent types have none)."""
+    answered = answered_types(report) & set(types)
+    if not answered and not answered_types(report) and parsing.parse_error_report(report, text):
+        return set(types)
+    return answered
+
+
+async def run(ctx: Context) -> Outcome:
+    options = Options.model_validate(ctx.options)
+    check_task(ctx.task, ctx.criteria)
+    types = [error_type(c) for c in ctx.criteria]
+    questions = plan(ctx.criteria, options)
+    discussion = Discussion(ctx, options, len(questions))
+    for number, question in enumerate(questions, start=1):
+        await discussion.round(number, question)
+    report, answered = await summarize(ctx, discussion, types, len(questions) + 1)
+    errors = parsing.parse_error_report(report.content, ctx.task.text)
+    point_at_repeats(errors, ctx.task.text)
+    errors = distinct(errors)
+    outcome = Outcome(scores=score([e for e in errors if e.type in types], types, answered), errors=errors)
+    outcome.method = (f"MATEval {options.strategy}, {len(discussion.evaluators)} evaluator(s), feedback "
+                      f"{'on' if options.feedback else 'off'}, {len(questions)} round(s); report by the Summarizer")
+    outcome.notes += [outcome.method, *_notes(errors, types, answered)]
+    return outcome
+
+
+def _notes(errors: list[ErrorSpan], types: list[str], answered: set[str]) -> list[str]:
+    notes = []
+    for t in types:
+        if t not in answered:
+            notes.append(f"{t}: the summarizer's report does not answer this question: unscored")
+            continue
+        found = [e for e in errors if e.type == t]
+        unlocated = sum(1 for e in found if not e.located)
+        notes.append(f"{t}: {len(found)} error(s)" + (f", {unlocated} not found in the text" if unlocated else ""))
+    other = sorted({e.type for e in errors if e.type not in types})
+    if other:
+        notes.append(f"errors of types not asked for are listed but not counted: {', '.join(other)}")
+    return notes
+
+
+demo_mateval.register()

@@ -1,0 +1,245 @@
+"""ScaleEval (Chern et al. 2024, Section 4.1 and Appendix A): speakers judge a pair, then
+discuss until they agree; when they never do, a person decides.
+
+    draw the submission order and the speaking order (seeded; kept in session.state)
+    d = 0: every speaker A_j judges independently: reasoning, then "1", "2" or "0"
+    while the speakers disagree and d < D:             # D = --rounds (default 2)
+        d += 1
+        each speaker, in the drawn order, reads every evaluation and discussion so far
+        and keeps or changes its answer
+    unanimous -> that verdict; otherwise a person decides (--on-no-consensus)
+
+Calls: 3 speakers agreeing at once cost 3 calls, and every discussion round 3
+more (a speaker whose answer cannot be read is asked once more).
+
+Numbering. The speakers see the two texts in the drawn order, so a turn's verdict
+(in the transcript) is in the *presented* numbering: when `state["order"]["swapped"]`,
+Submission 1 is text 2. Every verdict in the outcome (`verdict`,
+`agent_verdicts`) and a person's decision are in the *original* numbering:
+1 = the text given first (--text), 2 = the second (--text-b), 0 = a tie.
+
+`--rounds` means discussion rounds here (0: the initial verdicts only); DEBATE
+reads the same flag as its Critic iterations. `--criteria-variant` perturbs the
+rubric (the paper's Table 7) for robustness runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from random import Random
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn, Verdict
+from debate_tui.engine.runner import Context
+from debate_tui.inputs import InputError
+from debate_tui.llm import demo_scaleeval
+from debate_tui.protocols.common import ModelChoice
+from debate_tui.protocols.criteria_variants import Variant, rubric, vary
+from debate_tui.protocols.pairs import FLIP, describe_votes, majority
+
+VERDICTS: tuple[Verdict, ...] = ("1", "2", "0")
+SYSTEM = "You are evaluating two submissions for a particular question, using a specific set of criteria."
+DISCUSSION_SYSTEM = (
+    "Always remember you are {name}. Review again your own previous evaluations and discussions first, "
+    "then answer the user's request from {name}'s perspective."
+)
+OPTIONS_TEXT = (
+    'Afterwards, choose one of the following options:\nSubmission 1 is better: "1"\n'
+    'Submission 2 is better: "2"\nNeither is better: "0"\n\n'
+    'Type "1", "2" or "0" (without quotes or punctuation) to match your reasoning. At the end, repeat just '
+    "the number again by itself on a new line."
+)
+INITIAL_REQUEST = (
+    "Compare the two submissions based on the criteria above. Which one is better? First, give a "
+    "step-by-step explanation of your evaluation according to the criteria. Avoid any bias, and do not let "
+    "the order in which the submissions are presented affect your judgement. Keep your explanation under "
+    "150 words. " + OPTIONS_TEXT
+)
+DISCUSSION_REQUEST = (
+    "Read the question, submissions, criteria and evaluations above. First, explain step by step your "
+    "thoughts about the other speakers' evaluations. Second, explain step by step whether or not you change "
+    "your original answer about which submission is better, after considering their perspectives. Keep your "
+    "reasoning under 150 words. " + OPTIONS_TEXT
+)
+
+NoConsensus = Literal["human", "majority", "tie", "undecided"]
+
+
+class Options(BaseModel):
+    agents: int = Field(3, ge=2, le=5, description="speakers (the paper: 3)")
+    rounds: int = Field(2, ge=0, le=10, description="discussion rounds after the initial verdicts")
+    on_no_consensus: NoConsensus = "human"
+    criteria_variant: Variant = "general"
+    seed: int = 0
+
+
+def build_agents(options: Options, models: ModelChoice, personas: list[Persona] | None = None) -> list[AgentSpec]:
+    names = [f"Speaker {number}" for number in range(1, options.agents + 1)]
+    return [AgentSpec(name=name, role="speaker", model=models.model_for(name, "speaker"), params=models.params)
+            for name in names]
+
+
+def check_task(task: Task, criteria: list[Criterion]) -> None:
+    """Refuse, before any call, what this protocol cannot judge."""
+    if not task.pairwise:
+        raise InputError("ScaleEval compares two texts: give the second with --text-b")
+    if len(criteria) != 1:
+        raise InputError("ScaleEval judges one criterion per run; give exactly one with --criteria")
+
+
+@dataclass(frozen=True)
+class Order:
+    """What was drawn: whether the submissions are shown swapped, and who speaks when."""
+
+    swapped: bool
+    speakers: tuple[str, ...]
+
+    @classmethod
+    def draw(cls, rng: Random, names: Sequence[str]) -> Order:
+        swapped = rng.random() < 0.5
+        return cls(swapped, tuple(rng.sample(list(names), k=len(names))))
+
+    def presented(self, task: Task) -> tuple[str, str]:
+        """(Submission 1, Submission 2) as the speakers see them."""
+        assert task.text_b is not None
+        return (task.text_b, task.text) if self.swapped else (task.text, task.text_b)
+
+    def original(self, verdict: Verdict | None) -> Verdict | None:
+        """A verdict in the presented numbering, told in the original one."""
+        return FLIP[verdict] if self.swapped and verdict is not None else verdict
+
+    def state(self) -> dict[str, object]:
+        return {
+            "swapped": self.swapped,
+            "speakers": list(self.speakers),
+            "numbering": ("the speakers saw text 2 as Submission 1: turn verdicts are in that presented numbering, "
+                          "outcome verdicts in the original one" if self.swapped else
+                          "the speakers saw the texts in the original order"),
+        }
+
+
+class Panel:
+    """The speakers' shared record: the data they judge, and everything said so far."""
+
+    def __init__(self, ctx: Context, criterion: Criterion, order: Order):
+        self.ctx = ctx
+        self.criterion = criterion
+        self.order = order
+        self.first, self.second = order.presented(ctx.task)
+        self.record: list[str] = []
+
+    def data(self) -> str:
+        task = self.ctx.task
+        parts = [f"[Question]: {task.source or '(no question given)'}"]
+        if task.context:
+            parts.append(f"[Context]: {task.context}")
+        parts += [f"[Submission 1]: {self.first}", f"[Submission 2]: {self.second}",
+                  f"[Criteria]: {self.criterion.name}\n{rubric(self.criterion)}"]
+        return "\n\n".join(parts)
+
+    async def _ask(self, name: str, messages: list[dict[str, str]], round: int) -> Turn:
+        hint = {"protocol": "scaleeval", "text": self.first, "text_b": self.second,
+                "position": self.order.speakers.index(name), "speakers": len(self.order.speakers)}
+        return await self.ctx.turn(name, messages, round=round, criterion=self.criterion, expect="verdict", hint=hint)
+
+    async def initial(self) -> dict[str, Turn]:
+        """Round 0: every speaker judges on its own (none sees another's evaluation).
+
+        Asked one after the other, not at once: a speaker re-asked for an unreadable
+        verdict would otherwise take its next slot in whatever order the replies
+        arrived, and a resumed run could not replay the turns slot by slot."""
+        prompt = f"{self.data()}\n\n{INITIAL_REQUEST}"
+        said: dict[str, Turn] = {}
+        for name in self.order.speakers:
+            said[name] = await self._ask(
+                name, [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}], 0)
+        self.record += [f"[{name}'s Initial Evaluation]: {turn.content}" for name, turn in said.items()]
+        return said
+
+    async def discuss(self, round: int) -> dict[str, Turn]:
+        """One discussion round: each speaker in turn reads all that was said and answers again."""
+        said: dict[str, Turn] = {}
+        for name in self.order.speakers:
+            prompt = f"{self.data()}\n\n" + "\n\n".join(self.record) + f"\n\n{DISCUSSION_REQUEST}"
+            said[name] = turn = await self._ask(name, [
+                {"role": "system", "content": DISCUSSION_SYSTEM.format(name=name)},
+                {"role": "user", "content": prompt},
+            ], round)
+            self.record.append(f"[{name}'s Discussion -- Round {round}]: {turn.content}")
+        return said
+
+
+def unanimous(said: dict[str, Turn]) -> Verdict | None:
+    """The verdict every speaker gave; None when they differ or one could not be read."""
+    verdicts = {turn.verdict for turn in said.values()}
+    return verdicts.pop() if len(verdicts) == 1 else None
+
+
+async def settle(ctx: Context, options: Options, finals: dict[str, Verdict | None], rounds: int) -> tuple[Verdict | None, str]:
+    """The verdict when the speakers never agreed, as --on-no-consensus says."""
+    if options.on_no_consensus == "human":
+        views = ", ".join(f"{name}: {verdict or 'unreadable'}" for name, verdict in finals.items())
+        question = (f"The speakers did not agree after {rounds} discussion round(s) on {ctx.criteria[0].name} "
+                    f"({views}; in the original numbering). Which text is better? 1 = the first text, "
+                    "2 = the second, 0 = a tie.")
+        decision = await ctx.ask_human(question, VERDICTS)
+        while decision not in VERDICTS:  # a mistyped decision is asked again, not taken for a verdict
+            ctx.notice(f"the decision {decision!r} is not 1, 2 or 0; asking again")
+            decision = await ctx.ask_human(question, VERDICTS)
+        return decision, f"decided by a person after no consensus in {rounds} discussion round(s)"  # type: ignore[return-value]
+    if options.on_no_consensus == "majority":
+        return majority(finals.values()), f"majority of the final verdicts ({describe_votes(finals.values())})"
+    if options.on_no_consensus == "tie":
+        return "0", "declared a tie after no consensus"
+    return None, f"undecided: no consensus in {rounds} discussion round(s)"
+
+
+async def run(ctx: Context) -> Outcome:
+    options = Options.model_validate(ctx.options)
+    check_task(ctx.task, ctx.criteria)
+    criterion = vary(ctx.criteria[0], options.criteria_variant, options.seed)
+    order = Order.draw(ctx.rng, [a.name for a in ctx.agents("speaker")])
+    ctx.session.state["order"] = order.state()
+    if options.criteria_variant != "general":
+        ctx.session.state["criteria_variant"] = {"variant": options.criteria_variant, "rubric": rubric(criterion)}
+    panel = Panel(ctx, criterion, order)
+    outcome = Outcome(notes=[_order_note(order)])
+    said, round = await panel.initial(), 0
+    _tally(outcome, order, said, round)
+    ctx.round_completed(round, criterion)
+    while unanimous(said) is None and round < options.rounds:
+        round += 1
+        said = await panel.discuss(round)
+        _tally(outcome, order, said, round)
+        ctx.round_completed(round, criterion)
+    finals = {name: order.original(said[name].verdict) for name in sorted(said)}
+    outcome.agent_verdicts = finals
+    agreed = unanimous(said)
+    if agreed is not None:
+        outcome.verdict = order.original(agreed)
+        outcome.method = "consensus in the initial round" if round == 0 else f"consensus in discussion round {round}"
+    else:
+        outcome.verdict, outcome.method = await settle(ctx, options, finals, round)
+    outcome.notes.append(outcome.method)
+    return outcome
+
+
+def _order_note(order: Order) -> str:
+    speaking = f"speaking order {', '.join(order.speakers)}"
+    if not order.swapped:
+        return f"submission order drawn from the seed: as given, so all numbering is the original one; {speaking}"
+    return (f"submission order drawn from the seed: swapped, the speakers saw the second text as Submission 1; "
+            f"{speaking}. Verdicts in the transcript are in that presented numbering; every verdict here is in "
+            "the original numbering (1 = the first text, 2 = the second, 0 = a tie)")
+
+
+def _tally(outcome: Outcome, order: Order, said: dict[str, Turn], round: int) -> None:
+    stage = "initial round" if round == 0 else f"discussion round {round}"
+    views = ", ".join(f"{name}: {order.original(turn.verdict) or 'unreadable'}" for name, turn in said.items())
+    outcome.notes.append(f"{stage}: {views}")
+
+
+demo_scaleeval.register()

@@ -1,0 +1,67 @@
+"""The error report in prose: MATEval's second report format, for the people who fix models.
+
+The Q&A report and the Markdown table serve measurement; this one is read by
+someone improving a generator, so each error becomes a short paragraph that
+says what is wrong, where (line, column and sentence number), why, and what it
+costs, followed by a one-line tally per type.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from debate_tui.domain import ErrorSpan, Session
+from debate_tui.parsing import ERROR_TYPES
+from debate_tui.report.markdown import line_col
+
+_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)]*\s+")
+
+
+def _type_name(kind: str) -> str:
+    return f"{ERROR_TYPES[kind]} ({kind})" if kind in ERROR_TYPES else kind
+
+
+def _points(value: float) -> str:
+    return f"{value:g} point{'' if value == 1 else 's'}"
+
+
+def where(error: ErrorSpan, text: str) -> str:
+    """"line 1, column 65, sentence 3", or why there is no position."""
+    if error.start is None:
+        return "not found in the text (the quote may be paraphrased)" if error.quote else "no sentence quoted"
+    line, column = line_col(text, error.start)
+    sentence = len(_SENTENCE_END.findall(text, 0, error.start)) + 1
+    return f"line {line}, column {column}, sentence {sentence}"
+
+
+def paragraph(number: int, error: ErrorSpan, text: str) -> str:
+    side = " of text 2" if error.which == "b" else ""
+    head = f"{number}. {_type_name(error.type)}, {where(error, text)}{side}"
+    head += f': "{error.quote}"' if error.quote else ""
+    head += "" if error.quote.rstrip().endswith((".", "!", "?")) else "."
+    explanation = error.explanation.strip().rstrip(".")
+    why = f" {explanation}." if explanation else ""
+    return f"{head}{why} Deduction: {_points(error.deduction)}."
+
+
+def render_errors_text(errors: list[ErrorSpan], text: str, text_b: str | None = None) -> str:
+    """The errors as numbered paragraphs, then the points lost per type and in total."""
+    if not errors:
+        return "No errors were found."
+    paragraphs = [paragraph(n, e, text_b if e.which == "b" and text_b else text) for n, e in enumerate(errors, 1)]
+    lost: Counter[str] = Counter()
+    for error in errors:
+        lost[error.type] += error.deduction
+    tally = "; ".join(f"{_type_name(kind)} -{value:g}" for kind, value in lost.items())
+    paragraphs.append(f"In all, {len(errors)} error{'s' if len(errors) != 1 else ''} cost "
+                      f"{_points(sum(lost.values()))}: {tally}.")
+    return "\n\n".join(paragraphs)
+
+
+def section(session: Session) -> list[str]:
+    """The Markdown report's "Error report" section."""
+    errors = session.outcome.errors if session.outcome else []
+    if not errors:
+        return []
+    return ["## Error report", "", render_errors_text(errors, session.task.text, session.task.text_b), ""]

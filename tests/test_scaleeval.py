@@ -1,0 +1,285 @@
+"""ScaleEval against the fake server through litellm: call counts, stopping on consensus,
+the human at the end, the drawn order mapped back to the original numbering, criteria
+variants, and the demo model through the CLI."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from debate_tui.catalog import find_criterion
+from debate_tui.cli import main
+from debate_tui.domain import HumanAction, Session, Task
+from debate_tui.engine.runner import Runner
+from debate_tui.llm.router import ModelRouter
+from debate_tui.protocols import scaleeval
+from debate_tui.protocols.common import ModelChoice
+from debate_tui.protocols.criteria_variants import VARIANTS, levels, rubric, vary
+
+MARKER = "(with a worked example)"
+PLAIN = "Use the quadratic formula."
+MARKED = f"Use the quadratic formula {MARKER}: x = (-b ± sqrt(b^2 - 4ac)) / 2a."
+QUESTION = "How do I solve a quadratic equation?"
+NAMES = ["Speaker 1", "Speaker 2", "Speaker 3"]
+INITIAL = "Compare the two submissions"
+CONTRARIAN = "fake-contrarian"
+
+
+def presented_first(request: dict) -> str:
+    prompt = request["messages"][-1]["content"]
+    return prompt.split("[Submission 1]:", 1)[1].split("[Submission 2]:", 1)[0]
+
+
+def prefer_marker(request: dict) -> str:
+    """A speaker that prefers the submission carrying the marker, in the numbering it was shown."""
+    return f"The submission with the worked example helps more.\n{'1' if MARKER in presented_first(request) else '2'}"
+
+
+def prefer_plain(request: dict) -> str:
+    return f"Short is better here.\n{'2' if MARKER in presented_first(request) else '1'}"
+
+
+def seed_where(swapped: bool) -> int:
+    return next(s for s in range(100) if scaleeval.Order.draw(random.Random(s), NAMES).swapped is swapped)
+
+
+def make_session(server, seed: int = 0, contrarian: bool = False, **options) -> Session:
+    opts = scaleeval.Options.model_validate({"seed": seed, **options})
+    per_agent = {"Speaker 3": f"openai/{CONTRARIAN}"} if contrarian else {}
+    models = ModelChoice(default="openai/fake-speaker", per_agent=per_agent, params={"api_base": server.base_url})
+    return Session(protocol="scaleeval", options=opts.model_dump(), criteria=[find_criterion("helpfulness")],
+                   agents=scaleeval.build_agents(opts, models), task=Task(text=PLAIN, text_b=MARKED, source=QUESTION))
+
+
+def script(server, stubborn_rounds: int | None = None) -> None:
+    """Everyone prefers the marked answer; Speaker 3 (if contrarian) disagrees for the initial round
+    and `stubborn_rounds` discussion rounds (None: forever)."""
+    if stubborn_rounds is not None:
+        server.add_rule(prefer_plain, model=CONTRARIAN, times=1 + stubborn_rounds)
+    else:
+        server.add_rule(prefer_plain, model=CONTRARIAN)
+    server.add_rule(prefer_marker)
+
+
+async def run(session: Session) -> Session:
+    return await Runner(session, ModelRouter()).run()
+
+
+async def test_unanimous_initial_verdicts_cost_three_calls(llm_server):
+    script(llm_server)
+    session = await run(make_session(llm_server, seed=seed_where(False)))
+    assert session.status == "completed"
+    assert llm_server.calls == 3 == session.usage.calls
+    assert session.outcome.verdict == "2"
+    assert session.outcome.method == "consensus in the initial round"
+    assert sorted(t.slot for t in session.turns) == [0, 1, 2]
+    assert all(INITIAL in r.messages[-1]["content"] for r in llm_server.requests)
+
+
+@pytest.mark.parametrize("stubborn,calls,consensus_round", [(0, 6, 1), (1, 9, 2)])
+async def test_each_discussion_round_costs_three_more(llm_server, stubborn, calls, consensus_round):
+    script(llm_server, stubborn_rounds=stubborn)
+    session = await run(make_session(llm_server, contrarian=True))
+    assert llm_server.calls == calls == session.usage.calls
+    assert session.outcome.method == f"consensus in discussion round {consensus_round}"
+    assert session.outcome.verdict == "2"
+    assert max(t.round for t in session.turns) == consensus_round
+
+
+async def test_discussion_shows_every_evaluation_and_reminds_who_speaks(llm_server):
+    script(llm_server, stubborn_rounds=0)
+    session = await run(make_session(llm_server, contrarian=True))
+    speakers = session.state["order"]["speakers"]
+    discussion = llm_server.requests[3:]
+    assert [r.messages[0]["content"].split("remember you are ")[1].split(".")[0] for r in discussion] == speakers
+    first = discussion[0].messages[-1]["content"]
+    assert all(f"[{name}'s Initial Evaluation]" in first for name in speakers)
+    last = discussion[-1].messages[-1]["content"]
+    assert f"[{speakers[0]}'s Discussion -- Round 1]" in last and f"[{speakers[1]}'s Discussion -- Round 1]" in last
+
+
+@pytest.mark.parametrize("swapped", [True, False])
+async def test_verdicts_are_reported_in_the_original_numbering(llm_server, swapped):
+    script(llm_server)
+    session = await run(make_session(llm_server, seed=seed_where(swapped)))
+    assert session.state["order"]["swapped"] is swapped
+    shown = "1" if swapped else "2"
+    assert [t.verdict for t in session.turns] == [shown] * 3, "turns keep the numbering the speakers saw"
+    assert session.outcome.verdict == "2", "the marked answer is the second text given"
+    assert session.outcome.agent_verdicts == {name: "2" for name in NAMES}
+    assert ("swapped, the speakers saw the second text as Submission 1" in session.outcome.notes[0]) is swapped
+    assert sorted(session.state["order"]["speakers"]) == NAMES
+
+
+async def test_order_is_drawn_from_the_seed_and_kept(llm_server):
+    script(llm_server)
+    first = await run(make_session(llm_server, seed=7))
+    llm_server.reset()
+    script(llm_server)
+    again = await run(make_session(llm_server, seed=7))
+    assert first.state["order"] == again.state["order"]
+    assert [t.agent for t in first.turns] == first.state["order"]["speakers"]
+
+
+async def test_no_consensus_waits_for_a_person_then_resumes_without_new_calls(llm_server):
+    script(llm_server)
+    session = await run(make_session(llm_server, contrarian=True, rounds=2))
+    assert session.status == "needs_human"
+    assert llm_server.calls == 3 + 3 * 2
+    assert "did not agree after 2 discussion round(s)" in session.pending_question
+    session.actions.append(HumanAction(kind="decide", value="1", after_turn=len(session.turns)))
+    resumed = await run(session)
+    assert resumed.status == "completed"
+    assert llm_server.calls == 9, "the recorded turns are replayed, not asked again"
+    assert resumed.outcome.verdict == "1"
+    assert resumed.outcome.method == "decided by a person after no consensus in 2 discussion round(s)"
+    assert resumed.outcome.agent_verdicts == {"Speaker 1": "2", "Speaker 2": "2", "Speaker 3": "1"}
+
+
+async def test_a_mistyped_decision_is_asked_again(llm_server):
+    script(llm_server)
+    session = await run(make_session(llm_server, contrarian=True, rounds=0))
+    session.actions.append(HumanAction(kind="decide", value="3", after_turn=3))
+    again = await run(session)
+    assert again.status == "needs_human"
+    session.actions.append(HumanAction(kind="decide", value="0", after_turn=3))
+    assert (await run(session)).outcome.verdict == "0"
+
+
+@pytest.mark.parametrize("policy,verdict", [("majority", "2"), ("tie", "0"), ("undecided", None)])
+async def test_other_ways_to_settle_without_consensus(llm_server, policy, verdict):
+    script(llm_server)
+    session = await run(make_session(llm_server, contrarian=True, rounds=1, on_no_consensus=policy))
+    assert session.status == "completed"
+    assert llm_server.calls == 6
+    assert session.outcome.verdict == verdict
+
+
+async def test_an_unreadable_verdict_is_reasked_once_and_never_counts(llm_server):
+    llm_server.add_rule("Both have merits; hard to say.", model=CONTRARIAN)
+    llm_server.add_rule(prefer_marker)
+    session = await run(make_session(llm_server, contrarian=True, rounds=0, on_no_consensus="majority"))
+    assert llm_server.calls == 4
+    assert [t.unscored for t in session.turns if t.agent == "Speaker 3"] == [False, True]
+    assert session.outcome.agent_verdicts["Speaker 3"] is None
+    assert session.outcome.verdict == "2", "the two readable verdicts are a majority"
+
+
+@pytest.mark.parametrize("seed", range(4))
+async def test_a_reasked_speaker_replays_slot_by_slot_on_resume(llm_server, seed):
+    llm_server.add_rule("Both have merits; hard to say.", model=CONTRARIAN)
+    llm_server.add_rule(prefer_marker)
+    session = await run(make_session(llm_server, seed=seed, contrarian=True, rounds=0))
+    assert session.status == "needs_human"
+    recorded = [(t.slot, t.agent, t.content) for t in session.turns]
+    session.actions.append(HumanAction(kind="decide", value="2", after_turn=len(session.turns)))
+    resumed = await run(session)
+    assert resumed.status == "completed" and llm_server.calls == 4
+    assert [(t.slot, t.agent, t.content) for t in resumed.turns] == recorded
+    assert resumed.outcome.agent_verdicts == {"Speaker 1": "2", "Speaker 2": "2", "Speaker 3": None}
+
+
+async def test_criteria_variant_is_what_the_speakers_read(llm_server):
+    script(llm_server)
+    session = await run(make_session(llm_server, criteria_variant="flipped"))
+    prompt = llm_server.requests[0].messages[-1]["content"]
+    assert "toN lufpleH - ehT esnopser si yletelpmoc detalernu," in prompt
+    assert session.state["criteria_variant"]["variant"] == "flipped"
+    assert session.state["criteria_variant"]["rubric"] in prompt
+
+
+def test_variants_keep_the_levels_and_are_deterministic():
+    helpfulness = find_criterion("helpfulness")
+    for variant in VARIANTS:
+        varied = vary(helpfulness, variant, seed=3)
+        assert [level for level, _ in levels(varied)] == ["1", "2", "3", "4", "5"]
+        assert vary(helpfulness, variant, seed=3) == varied
+    assert vary(helpfulness, "general", 3) is helpfulness
+    assert vary(helpfulness, "gibberish", 3) != vary(helpfulness, "gibberish", 4)
+    assert vary(helpfulness, "masked", 3) != vary(helpfulness, "masked", 4)
+    assert Counter(rubric(vary(helpfulness, "shuffled", 3)).replace('"', "").split()) == \
+        Counter(rubric(helpfulness).replace('"', "").split())
+    shortened = dict(levels(vary(helpfulness, "shortened", 3)))
+    assert shortened["1"].startswith("The response is completely unrelated")
+    assert shortened["5"].startswith("The response is exceptionally thorough")
+    masked = dict(levels(vary(helpfulness, "masked", 3)))["1"]
+    assert "_" in masked and len(masked) == len(dict(levels(helpfulness))["1"])
+
+
+def test_a_rubric_without_numbers_is_numbered_from_the_scale():
+    criterion = find_criterion("helpfulness").model_copy(update={"steps": ["bad", "good"], "low": 0, "high": 1})
+    assert levels(criterion) == [("0", "bad"), ("1", "good")]
+
+
+def _cli(capsys, *args: str) -> tuple[int, dict]:
+    code = main(list(args))
+    out = capsys.readouterr().out.strip().splitlines()
+    return code, json.loads(out[-1]) if out else {}
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> list[str]:
+    a, b, q = tmp_path / "a.txt", tmp_path / "b.txt", tmp_path / "q.txt"
+    a.write_text("You solve it. You solve it. Use the formula.")
+    b.write_text("Use the quadratic formula, or factor the polynomial when the roots are whole numbers.")
+    q.write_text(QUESTION)
+    return ["--text", str(a), "--text-b", str(b), "--source", str(q)]
+
+
+def test_cli_demo_converges_after_one_discussion_round(capsys, pair, tmp_path):
+    report = tmp_path / "r.md"
+    code, result = _cli(capsys, "run", "--demo", "--protocol", "scaleeval", *pair, "--seed", "5", "--report", str(report))
+    assert code == 0 and result["status"] == "completed"
+    assert result["calls"] == 6 and result["verdict"] == "2"
+    markdown = report.read_text()
+    assert "consensus in discussion round 1" in markdown and "submission order drawn from the seed" in markdown
+
+
+def test_cli_needs_a_person_exit_5_then_resume_with_a_decision(capsys, pair):
+    code, result = _cli(capsys, "run", "--demo", "--protocol", "scaleeval", *pair, "--rounds", "0")
+    assert code == 5 and result["status"] == "needs_human" and result["calls"] == 3
+    code, result = _cli(capsys, "resume", result["session"], "--decide", "2")
+    assert code == 0 and result["status"] == "completed" and result["verdict"] == "2"
+    assert result["calls"] == 3
+
+
+@pytest.mark.parametrize("policy,verdict", [("majority", "2"), ("tie", "0"), ("undecided", None)])
+def test_cli_on_no_consensus(capsys, pair, policy, verdict):
+    code, result = _cli(capsys, "run", "--demo", "--protocol", "scaleeval", *pair, "--rounds", "0",
+                        "--on-no-consensus", policy)
+    assert code == 0 and result["verdict"] == verdict
+
+
+def test_cli_agent_model_and_variant_are_stored(capsys, pair):
+    code, result = _cli(capsys, "run", "--demo", "--protocol", "scaleeval", *pair, "--criteria-variant", "masked",
+                        "--agent-model", "speaker-2=demo/offline", "--seed", "1")
+    assert code == 0
+    session = json.loads(Path(result["session_path"]).read_text())
+    assert session["options"]["criteria_variant"] == "masked"
+    assert "_" in session["state"]["criteria_variant"]["rubric"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--text-b", None], "give the second with --text-b"),
+    (["--criteria", "helpfulness,reasoning"], "one criterion per run"),
+    (["--agent-model", "Speaker 9=openai/x"], "no agent named 'Speaker 9'"),
+    (["--agent-model", "Speaker 1"], "expected NAME=MODEL"),
+    (["--criteria-variant", "upside-down"], "invalid choice"),
+])
+def test_cli_refuses_bad_choices(capsys, pair, args, message):
+    argv = ["run", "--demo", "--protocol", "scaleeval", *pair]
+    if args[1] is None:  # drop an argument instead of adding one
+        at = argv.index(args[0])
+        del argv[at:at + 2]
+    else:
+        argv += args
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse refuses an invalid choice itself
+        code = exc.code
+    assert code == 2
+    assert message in capsys.readouterr().err
