@@ -15,14 +15,15 @@ from debate_tui.domain import ErrorSpan, Session, Task
 from debate_tui.engine.runner import Runner
 from debate_tui.llm import demo
 from debate_tui.llm.router import ModelRouter
+from debate_tui.meta.datasets import data_dir
 from debate_tui.parsing import parse_error_report
 from debate_tui.protocols import mateval
 from debate_tui.protocols.common import ModelChoice
 from tests.conftest import STORY
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mateval_roc_reports"
-ROC = Path(__file__).resolve().parents[2] / "shared" / "data" / "mateval" / "ROC" / "ROC_test_change_final.json"
-needs_roc = pytest.mark.skipif(not ROC.is_file(), reason=f"MATEval ROC data not found at {ROC}")
+ROC = data_dir() / "mateval" / "ROC" / "ROC_test_change_final.json"
+needs_roc = pytest.mark.skipif(not ROC.is_file(), reason=f"MATEval ROC data not found at {ROC}; set DEBATE_TUI_DATA_DIR")
 
 SUMMARIZER = "You are the Summarizer"
 FEEDBACK = "You are the Feedback agent"
