@@ -8,6 +8,7 @@ its styles may name theme variables such as `$accent`. Markdown panes use `widge
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.content import Content
 
 from debate_tui.textsafe import inert
@@ -16,6 +17,11 @@ from debate_tui.textsafe import inert
 def literal(text: str, style: str = "") -> Content:
     """`text` exactly as written: `[bold]` stays brackets, ESC shows as `\\x1b`."""
     return Content.styled(inert(text), style)
+
+
+def cell(text: str, style: str = "") -> Text:
+    """For DataTable cells: a plain `str` there is parsed as markup, and a `Content` is not measured."""
+    return Text(inert(text), style=style)
 
 
 def one_line(text: str, limit: int = 80) -> str:

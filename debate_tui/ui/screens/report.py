@@ -17,7 +17,7 @@ from debate_tui.report.markdown import line_col, render
 from debate_tui.ui.clipboard import copy_text, describe
 from debate_tui.ui.export import start_export
 from debate_tui.ui.screens.base import BaseScreen
-from debate_tui.ui.literal import literal, one_line
+from debate_tui.ui.literal import cell, literal, one_line
 from debate_tui.ui.widgets.highlighted_text import HighlightedText, legend, type_colours
 from debate_tui.ui.widgets.safe_markdown import SafeMarkdown
 
@@ -59,7 +59,7 @@ class ReportScreen(BaseScreen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#error-table", DataTable)
-        table.add_columns("#", "Type", "Where", "Quote", "Explanation", "Deduction")
+        table.add_columns("#", "Type", "Where", "Deduction", "Quote", "Explanation")
         for number, error in enumerate(self.errors):
             text = self.session.task.text_b if error.which == "b" else self.session.task.text
             where = "unlocated"
@@ -67,9 +67,9 @@ class ReportScreen(BaseScreen[None]):
                 line, col = line_col(text, error.start)
                 where = f"{line}:{col}" + (" (2)" if error.which == "b" else "")
             table.add_row(
-                str(number + 1), literal(error.type, f"bold {self.colours[error.type]}"), where,
-                literal(one_line(error.quote, 40)), literal(one_line(error.explanation, 60)),
-                f"-{error.deduction:g}", key=str(number),
+                str(number + 1), cell(error.type, f"bold {self.colours[error.type]}"), where,
+                f"-{error.deduction:g}", cell(one_line(error.quote, 40)), cell(one_line(error.explanation, 60)),
+                key=str(number),
             )
         table.display = bool(self.errors)
 

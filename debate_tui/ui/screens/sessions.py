@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Footer, Static
 from debate_tui.domain import Session
 from debate_tui.store import SessionFileError, SessionStore, SessionSummary, read_session
 from debate_tui.ui.screens.base import BaseScreen
-from debate_tui.ui.literal import literal, one_line
+from debate_tui.ui.literal import cell, literal, one_line
 from debate_tui.ui.screens.dialogs import ConfirmDialog
 
 RESUMABLE = {"running", "needs_human", "failed", "cancelled", "pending"}
@@ -40,7 +40,7 @@ def list_rows(store: SessionStore, examples: Path | None) -> list[Row]:
 
 class SessionsScreen(BaseScreen[None]):
     BINDINGS = [
-        Binding("enter", "open", "Read", id="sessions.open", tooltip="Open the session's report"),
+        Binding("o", "open", "Read", id="sessions.open", tooltip="Open the session's report (enter works too)"),
         Binding("r", "replay", "Replay", id="sessions.replay", tooltip="Replay the debate turn by turn"),
         Binding("u", "resume", "Resume", id="sessions.resume",
                 tooltip="Carry on an interrupted run from its last completed turn"),
@@ -62,7 +62,7 @@ class SessionsScreen(BaseScreen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("Date", "Protocol", "Criteria", "Text", "Result", "Status")
+        self.query_one(DataTable).add_columns("Date", "Protocol", "Status", "Result", "Criteria", "Text")
         self.action_refresh()
 
     def action_refresh(self) -> None:
@@ -81,10 +81,11 @@ class SessionsScreen(BaseScreen[None]):
             s = row.summary
             date = f"{s.created_at:%Y-%m-%d %H:%M}" if s.created_at else "?"
             status = "unreadable" if s.problem else s.status
+            text = s.problem.replace(str(s.path), s.path.name) if s.problem else s.snippet
             table.add_row(
-                date, s.protocol, literal(one_line(", ".join(s.criteria), 24)),
-                literal(one_line(s.problem or s.snippet, 40)), literal(one_line(s.result, 28)),
-                f"example · {status}" if row.example else status, key=key,
+                date, cell(s.protocol), cell(f"example · {status}" if row.example else status),
+                cell(one_line(s.result, 28)), cell(one_line(", ".join(s.criteria), 24)), cell(one_line(text, 48)),
+                key=key,
             )
         empty = self.query_one("#sessions-empty", Static)
         empty.update("No sessions yet: start one from the setup screen (Escape).")

@@ -1,0 +1,1 @@
+"""The human review queue's screen (`debate-tui review`), self-contained: its own small App."""

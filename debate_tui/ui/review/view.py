@@ -1,0 +1,77 @@
+"""What the review screen shows about one item, as plain strings: testable without a screen.
+
+Verdicts are shown in the original numbering (1 = the first text, 2 = the
+second), the numbering a decision is given in. ScaleEval shows its speakers
+the pair in a drawn order and records it in `state["order"]`; their turn
+verdicts are turned back here, so "Speaker 2: 1" always means the first text.
+"""
+
+from __future__ import annotations
+
+from debate_tui.batch.review import ReviewItem
+from debate_tui.domain import HumanAction, Session, Turn, Verdict
+from debate_tui.protocols.pairs import FLIP
+
+REASON_CHARS = 600
+VERDICT_WORDS = {"1": "Submission 1 is better", "2": "Submission 2 is better", "0": "a tie"}
+
+
+def original(session: Session, verdict: Verdict | None) -> Verdict | None:
+    swapped = bool((session.state.get("order") or {}).get("swapped"))
+    return FLIP[verdict] if swapped and verdict is not None else verdict
+
+
+def answer(session: Session, turn: Turn) -> str:
+    """A turn's position in a few words."""
+    if turn.verdict is not None:
+        return f"verdict {original(session, turn.verdict)}"
+    if turn.score is not None:
+        return f"score {turn.score:g}" + (f" / {turn.score_b:g}" if turn.score_b is not None else "")
+    if turn.no_issue is not None:
+        return "NO ISSUE" if turn.no_issue else "objects"
+    return "unscored" if turn.unscored else "no answer read"
+
+
+def final_positions(session: Session) -> str:
+    """Each agent's last word: its position, then the start of its reasoning."""
+    last: dict[str, Turn] = {}
+    for turn in session.turns:
+        if turn.error is None:
+            last[turn.agent] = turn
+    lines = []
+    for name, turn in last.items():
+        reason = " ".join(turn.content.split())
+        if len(reason) > REASON_CHARS:
+            reason = reason[: REASON_CHARS - 1] + "…"
+        lines.append(f"{name} ({turn.role.replace('_', ' ')}, round {turn.round}): {answer(session, turn)}\n  {reason}")
+    return "\n\n".join(lines) or "(no turns recorded)"
+
+
+def transcript(session: Session) -> str:
+    """Every turn in order, failed attempts included, as the debate happened."""
+    parts = []
+    for turn in session.turns:
+        about = f", {turn.criterion}" if turn.criterion else ""
+        head = f"--- {turn.agent} ({turn.role.replace('_', ' ')}), round {turn.round}{about}: {answer(session, turn)} ---"
+        body = f"[failed: {turn.error}] {turn.content}" if turn.error else turn.content
+        parts.append(f"{head}\n{body}")
+    for action in session.actions:
+        parts.append(f"--- {action.who}, {action.kind} {action.value if action.value is not None else ''} "
+                     f"after turn {action.after_turn}, {action.at:%Y-%m-%d %H:%M} ---\n{action.text}")
+    return "\n\n".join(parts) or "(no turns recorded)"
+
+
+def option_label(value: str, pairwise: bool) -> str:
+    return f"{value}: {VERDICT_WORDS[value]}" if pairwise and value in VERDICT_WORDS else value
+
+
+def heading(item: ReviewItem, left: int, total: int) -> str:
+    row = item.rows[0] if item.rows else {}
+    group = f" · group {row['group']}" if row.get("group") is not None else ""
+    criteria = ", ".join(str(r.get("criterion")) for r in item.rows)
+    return f"Review queue · {left} of {total} left · item {item.id}{group} · {criteria} · {item.status.replace('_', ' ')}"
+
+
+def decided(action: HumanAction) -> str:
+    return (f"Decided {action.value} by {action.who} at {action.at:%Y-%m-%d %H:%M:%S} "
+            f"(after turn {action.after_turn}). Press an answer key to change it.")

@@ -1,0 +1,140 @@
+"""SVG snapshots of every screen at 120x36 and 80x24, with ids, dates and clocks frozen.
+
+Update with `pytest tests/test_ui_snapshots.py --snapshot-update` and read the
+SVGs (tests/__snapshots__/test_ui_snapshots/) before committing them.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from debate_tui.domain import ErrorSpan, Outcome, Session, Task, Turn, Usage
+from debate_tui.store import SessionStore
+from debate_tui.ui.app import DebateTUI
+from debate_tui.ui.launch import Launch
+from debate_tui.ui.screens.debate import DebateScreen
+from debate_tui.ui.screens.report import ReportScreen
+from debate_tui.ui.screens.sessions import SessionsScreen
+from tests.conftest import STORY
+from tests.test_ui_flows import make_session, open_setup
+from tests.test_ui_helpers import FROZEN_AT, RecordingDemo, ScriptedClient, freeze, wait_until
+
+SIZES = [pytest.param((120, 36), id="120x36"), pytest.param((80, 24), id="80x24")]
+SNAPSHOT_SESSIONS = Path("/tmp/debate-tui-snapshot-sessions")
+"""A fixed path, because the sessions screen shows where the sessions live."""
+
+SCORER_REPLY = ("Looking at **coherence**: the story moves from wanting to swim to swimming, "
+                "but one sentence is repeated word for word.\n\n- the repetition breaks the flow\n"
+                "- the ending follows from the beginning\n\nScore: 4")
+
+
+def frozen(session: Session) -> Session:
+    freeze(session)
+    for turn in session.turns:
+        turn.started_at = FROZEN_AT
+    for action in session.actions:
+        action.at = FROZEN_AT
+    return session
+
+
+def app_with(session: Session | None = None, client=None, **launch) -> DebateTUI:
+    return DebateTUI(Launch(session=session, demo=True, **launch), client=client, clock=lambda: 0.0, stamp=freeze)
+
+
+def reviewed_session() -> Session:
+    """A finished MATEval-like review with located errors of three types and one unlocated."""
+    text = STORY.replace(". ", ".\n", 2)
+    repeated = "He went to the pool every morning."
+    first = text.index(repeated)
+    second = text.index(repeated, first + 1)
+    afraid = text.index("afraid of the water")
+    errors = [
+        ErrorSpan(type="REP", quote=repeated, start=second, end=second + len(repeated),
+                  explanation="The sentence repeats the previous one word for word.", deduction=1),
+        ErrorSpan(type="LINC", quote="At first he was afraid", start=afraid - 13, end=afraid + 6,
+                  explanation="The fear comes after the daily visits: the order is unclear.", deduction=1),
+        ErrorSpan(type="FER", quote="without stopping", start=text.index("without stopping"),
+                  end=text.index("without stopping") + 16, explanation="An unsupported claim of progress.",
+                  deduction=0.5),
+        ErrorSpan(type="DCONT", quote="he hated water", explanation="Quoted text not found in the story."),
+    ]
+    session = make_session(text=text)
+    session.protocol = "mateval"
+    session.turns = [Turn(slot=0, agent="Scorer", role="scorer", round=0, content=SCORER_REPLY,
+                          criterion="coherence", score=4, usage=Usage(calls=1, prompt_tokens=300, completion_tokens=60))]
+    session.usage = Usage(calls=1, prompt_tokens=300, completion_tokens=60)
+    session.outcome = Outcome(scores={"coherence": -3.5}, method="errors counted", errors=errors,
+                              notes=["coherence: 3.5 points deducted for 4 errors"])
+    session.status = "completed"
+    return frozen(session)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_setup(snap_compare, size):
+    async def run_before(pilot) -> None:
+        await open_setup(pilot)
+        await pilot.pause()
+
+    assert snap_compare(DebateTUI(Launch(texts={"text": STORY})), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_debate_mid_stream(snap_compare, size):
+    client = ScriptedClient([SCORER_REPLY, "NO ISSUE"], hold_at=0, hold_after=12)
+
+    async def run_before(pilot) -> None:
+        await wait_until(pilot, client.held.is_set, what="the held stream")
+        await wait_until(pilot, lambda: "wanting" in pilot.app.screen.panes["Scorer"].query("Markdown").first().source)
+        await pilot.pause(0.3)
+
+    assert snap_compare(app_with(make_session(), client), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_debate_finished(snap_compare, size):
+    async def run_before(pilot) -> None:
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, DebateScreen) and pilot.app.screen.finished)
+        await pilot.pause(0.3)
+
+    assert snap_compare(app_with(make_session(), RecordingDemo()), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_report_with_highlighted_errors(snap_compare, size):
+    async def run_before(pilot) -> None:
+        pilot.app.open_report(reviewed_session())
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReportScreen))
+        await pilot.press("2")
+        await pilot.pause()
+        pilot.app.screen.show_error(1)
+        await pilot.pause(0.2)
+
+    assert snap_compare(app_with(), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_sessions(snap_compare, size, monkeypatch):
+    shutil.rmtree(SNAPSHOT_SESSIONS, ignore_errors=True)
+    store = SessionStore(SNAPSHOT_SESSIONS)
+    done = reviewed_session()
+    done.id = "20260102-030405-review"
+    cut = frozen(make_session(text="A second, shorter text. It has two sentences."))
+    cut.id, cut.status, cut.error = "20260102-030406-cut", "cancelled", "stopped by the user"
+    store.save(done)
+    store.save(cut)
+    (SNAPSHOT_SESSIONS / "20260101-000000-broken.json").write_text("{ truncated")
+    monkeypatch.setattr("debate_tui.ui.app.examples_dir", lambda: None)
+
+    async def run_before(pilot) -> None:
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, SessionsScreen) and pilot.app.screen.rows)
+        await pilot.pause()
+
+    try:
+        assert snap_compare(DebateTUI(Launch(sessions_dir=SNAPSHOT_SESSIONS)), terminal_size=size,
+                            run_before=run_before)
+    finally:
+        shutil.rmtree(SNAPSHOT_SESSIONS, ignore_errors=True)
