@@ -298,3 +298,35 @@ async def test_sessions_list_replay_resume_delete():
         await pilot.press("y")
         await wait_until(pilot, lambda: not (store.root / "broken.json").exists(), what="the deletion")
         await wait_until(pilot, lambda: "broken" not in {r.summary.id for r in sessions.rows.values()})
+
+
+async def test_every_shipped_example_session_opens_and_replays():
+    """A new user can open and replay one example per protocol at once, no model needed."""
+    from debate_tui.protocols import PROTOCOLS
+    from debate_tui.store import SessionStore
+    from debate_tui.ui.locations import examples_dir
+    from debate_tui.ui.screens.sessions import SessionsScreen
+
+    examples = SessionStore(examples_dir()).list()
+    assert {row.protocol for row in examples} >= set(PROTOCOLS)
+    assert all(row.problem is None and row.status == "completed" for row in examples)
+    app = DebateTUI(Launch(), replay_delay_s=0)
+    async with app.run_test(size=(160, 45)) as pilot:
+        await open_setup(pilot)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.rows)
+        sessions = app.screen
+        table = sessions.query_one("#sessions-table")
+        assert sum(row.example for row in sessions.rows.values()) == len(examples)
+        for row in examples:
+            table.move_cursor(row=table.get_row_index(str(row.path)))
+            await pilot.press("r")
+            await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen), what=f"the {row.protocol} replay")
+            replay = app.screen
+            await pilot.press("a")
+            await wait_until(pilot, lambda: replay.finished, timeout=30, what=f"the end of {row.protocol}")
+            assert "Final:" in str(replay.query_one("#verdict").render())
+            await pilot.press("r")
+            await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen))
+            await pilot.press("escape", "escape")
+            await wait_until(pilot, lambda: app.screen is sessions)
