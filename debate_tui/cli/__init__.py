@@ -14,7 +14,7 @@ import sys
 
 from debate_tui.config import ConfigError
 
-COMMANDS = ["tui", "run", "sessions", "dataset", "meta", "config", "models", "batch"]
+COMMANDS = ["tui", "run", "sessions", "dataset", "meta", "config", "models", "batch", "review"]
 """Modules of this package, one per sub-command, in the order `--help` lists them."""
 
 

@@ -31,7 +31,7 @@ class ReviewApp(App[None]):
     #heading { background: $primary-background; color: $text; padding: 0 1; text-style: bold; }
     #question { padding: 0 1; color: $warning; }
     #choices { padding: 0 1; color: $accent; }
-    #source { max-height: 6; border: round $secondary; padding: 0 1; }
+    #source { height: auto; max-height: 6; border: round $secondary; padding: 0 1; }
     #texts { height: 1fr; }
     #texts VerticalScroll { width: 1fr; border: round $primary; padding: 0 1; }
     #positions { height: auto; max-height: 14; border: round $secondary; padding: 0 1; }
@@ -127,6 +127,7 @@ class ReviewApp(App[None]):
         self.query_one("#pane-2", VerticalScroll).border_title = "Submission 2"
         self.query_one("#text-2", Static).update(literal(task.text_b or ""))
         self.query_one("#positions", VerticalScroll).border_title = "Final positions"
+        self.query_one("#positions", VerticalScroll).border_subtitle = view.numbering_note(session)
         self.query_one("#positions-text", Static).update(literal(view.final_positions(session)))
         self.query_one("#debate", VerticalScroll).border_title = "Debate (d hides it)"
         self.query_one("#debate-text", Static).update(literal(view.transcript(session)))

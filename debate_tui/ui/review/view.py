@@ -17,8 +17,7 @@ VERDICT_WORDS = {"1": "Submission 1 is better", "2": "Submission 2 is better", "
 
 
 def original(session: Session, verdict: Verdict | None) -> Verdict | None:
-    swapped = bool((session.state.get("order") or {}).get("swapped"))
-    return FLIP[verdict] if swapped and verdict is not None else verdict
+    return FLIP[verdict] if swapped(session) and verdict is not None else verdict
 
 
 def answer(session: Session, turn: Turn) -> str:
@@ -32,19 +31,35 @@ def answer(session: Session, turn: Turn) -> str:
     return "unscored" if turn.unscored else "no answer read"
 
 
+def swapped(session: Session) -> bool:
+    return bool((session.state.get("order") or {}).get("swapped"))
+
+
+def numbering_note(session: Session) -> str:
+    """Said beside the positions when the agents saw the pair in the other order."""
+    if not swapped(session):
+        return ""
+    return "verdicts in the original numbering; the speakers saw the second text as Submission 1"
+
+
 def final_positions(session: Session) -> str:
-    """Each agent's last word: its position, then the start of its reasoning."""
+    """Each agent's last word, in the session's agent order: its position, then the start of its reasoning."""
     last: dict[str, Turn] = {}
     for turn in session.turns:
         if turn.error is None:
             last[turn.agent] = turn
     lines = []
-    for name, turn in last.items():
+    for name, turn in sorted(last.items(), key=lambda pair: _agent_rank(session, pair[0])):
         reason = " ".join(turn.content.split())
         if len(reason) > REASON_CHARS:
             reason = reason[: REASON_CHARS - 1] + "…"
         lines.append(f"{name} ({turn.role.replace('_', ' ')}, round {turn.round}): {answer(session, turn)}\n  {reason}")
     return "\n\n".join(lines) or "(no turns recorded)"
+
+
+def _agent_rank(session: Session, name: str) -> int:
+    names = [a.name for a in session.agents]
+    return names.index(name) if name in names else len(names)
 
 
 def transcript(session: Session) -> str:

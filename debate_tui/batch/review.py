@@ -1,0 +1,208 @@
+"""The human review queue behind `debate-tui review`: undecided batch items, one at a time.
+
+No Textual here, so the queue is tested without a screen and any front end can
+drive it. An item is one session whose result lines say `needs_human`.
+
+Asking. The exact question and its options are what the protocol asks at the
+point the session stopped. They are recovered by replaying the session on a
+copy with a client that refuses every call: a waiting session has recorded
+every turn up to its question, so the replay reaches `ask_human` for free.
+
+Deciding. The decision is appended to the session as a `HumanAction` (who,
+when, after how many turns, and the question it answers); the session is then
+resumed headlessly: the runner replays its turns, takes the decision where the
+protocol asks, and carries on (a later criterion may still call the model,
+through the same cache). The item's result lines are then recomputed from the
+session and swapped in atomically, so the queue can be left at any moment and
+reopened where it stood.
+
+Changing a decision (after going back) rewinds the session to the point of
+the question, dropping the old decision and whatever followed it, and decides
+again; the new action's text names the decision it replaces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from debate_tui.batch.results import ResultsFile, Row
+from debate_tui.batch.rows import refresh
+from debate_tui.domain import HumanAction, Session, Usage
+from debate_tui.engine.events import Event, NeedsHuman
+from debate_tui.engine.runner import RetryPolicy, Runner
+from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient, LLMError
+from debate_tui.store import SessionStore, write_session
+
+PREFIX = "review queue: "
+VERDICT_OPTIONS = ("1", "2", "0")
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    options: tuple[str, ...]
+
+
+@dataclass
+class ReviewItem:
+    id: str
+    session_id: str
+    rows: list[Row]
+    session: Session | None = None
+    question: Question | None = None
+    decision: HumanAction | None = None
+    """The decision taken in this review, if any."""
+    answered: Question | None = None
+    """The question that decision answered: its options are the keys that may change it."""
+
+    @property
+    def status(self) -> str:
+        return str(self.rows[0].get("status")) if self.rows else "unknown"
+
+    @property
+    def pending(self) -> bool:
+        return self.status == "needs_human"
+
+
+class _NoCalls:
+    """A client for replays: a recorded debate must reach its question without asking a model."""
+
+    async def complete(self, request: ChatRequest, on_delta: DeltaCallback | None = None) -> Completion:
+        raise LLMError("bad_request", "the recorded debate does not reach its question without a new call")
+
+
+def completed_turns(session: Session) -> int:
+    return sum(1 for t in session.turns if t.error is None)
+
+
+async def ask(session: Session) -> Question:
+    """The question the session waits on, with the protocol's own options."""
+    asked: list[NeedsHuman] = []
+
+    def watch(event: Event) -> None:
+        if isinstance(event, NeedsHuman):
+            asked.append(event)
+
+    await Runner(session.model_copy(deep=True), _NoCalls(), emit=watch, stream=False, retry=RetryPolicy(attempts=1)).run()
+    if asked:
+        return Question(asked[-1].question, tuple(asked[-1].options))
+    return Question(session.pending_question or "", fallback_options(session))
+
+
+def fallback_options(session: Session) -> tuple[str, ...]:
+    """When the replay cannot say: a verdict for a pair, else the points of the last criterion's scale."""
+    if session.task.pairwise:
+        return VERDICT_OPTIONS
+    last = next((t.criterion for t in reversed(session.turns) if t.criterion), None)
+    criterion = next((c for c in session.criteria if c.name == last), session.criteria[0])
+    return tuple(str(v) for v in range(int(criterion.low), int(criterion.high) + 1))
+
+
+def rewind(session: Session, action: HumanAction) -> None:
+    """Undo `action` and everything after it: the session waits on the same question again."""
+    session.actions = session.actions[: session.actions.index(action)]
+    kept, done = [], 0
+    for turn in session.turns:
+        if done == action.after_turn:
+            break
+        kept.append(turn)
+        done += turn.error is None
+    session.turns = kept
+    session.usage = Usage()
+    for turn in kept:
+        session.usage.add(turn.usage)
+    session.status, session.outcome, session.error = "needs_human", None, None
+    session.pending_question = action.text.removeprefix(PREFIX).split(" (replaces ")[0]
+
+
+@dataclass
+class ReviewQueue:
+    results: ResultsFile
+    store: SessionStore
+    client: LLMClient
+    who: str
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    items: list[ReviewItem] = field(default_factory=list)
+    index: int = 0
+
+    def load(self) -> None:
+        """The sessions the results file says are waiting, in file order; starts at the first."""
+        by_session: dict[str, ReviewItem] = {}
+        for row in self.results.read().rows:
+            session_id = row.get("session")
+            if not session_id:
+                continue
+            item = by_session.get(session_id)
+            if item is None:
+                if row.get("status") != "needs_human":
+                    continue
+                item = by_session[session_id] = ReviewItem(str(row.get("id")), session_id, [])
+            item.rows.append(row)
+        self.items = list(by_session.values())
+        self.index = self._next_pending(0)
+
+    # ----- where we are -------------------------------------------------------------
+
+    @property
+    def total(self) -> int:
+        return len(self.items)
+
+    @property
+    def left(self) -> int:
+        return sum(item.pending for item in self.items)
+
+    @property
+    def current(self) -> ReviewItem | None:
+        """The item on show; None once nothing waits (`back` still returns to the last one)."""
+        return self.items[self.index] if self.index < len(self.items) else None
+
+    def skip(self) -> None:
+        """On to the next waiting item, coming round again to skipped ones."""
+        self.index = self._next_pending(self.index + 1)
+
+    def back(self) -> None:
+        self.index = max(self.index - 1, 0)
+
+    def _next_pending(self, start: int) -> int:
+        count = len(self.items)
+        for step in range(count):
+            candidate = (start + step) % count
+            if self.items[candidate].pending:
+                return candidate
+        return count
+
+    # ----- the work -----------------------------------------------------------------
+
+    async def open(self, item: ReviewItem) -> ReviewItem:
+        """Load the item's session (and its question, if it still waits on one)."""
+        item.session = self.store.load(item.session_id)
+        item.question = await ask(item.session) if item.session.status == "needs_human" else None
+        return item
+
+    async def decide(self, item: ReviewItem, value: str) -> Session:
+        """Record the decision, let the session go on, write its lines back; move on once it no longer waits."""
+        session = self.store.load(item.session_id)
+        replaces = ""
+        if item.decision is not None and session.status != "needs_human":  # back on a decided item: change it
+            earlier = next((a for a in session.actions if a.at == item.decision.at and a.kind == "decide"), None)
+            if earlier is not None:
+                rewind(session, earlier)
+                replaces = f" (replaces {earlier.value} by {earlier.who} at {earlier.at:%Y-%m-%d %H:%M:%S})"
+        if session.status == "needs_human":
+            question = await ask(session)
+            if value not in question.options:
+                raise ValueError(f"{value!r} is not an answer to this question; expected {', '.join(question.options)}")
+            action = HumanAction(kind="decide", value=value, who=self.who, after_turn=completed_turns(session),
+                                 text=f"{PREFIX}{question.text}{replaces}")
+            session.actions.append(action)
+            path = self.store.path_for(session.id)
+            await Runner(session, self.client, save=lambda s: write_session(path, s), stream=False,
+                         retry=self.retry).run()
+            item.decision, item.answered = action, question
+        item.rows = refresh(item.rows, session)
+        self.results.replace_session(session.id, item.rows)
+        item.session = session
+        item.question = None
+        if item is self.current and not item.pending:  # a new question on the same text is asked at once
+            self.index = self._next_pending(self.index + 1)
+        return session

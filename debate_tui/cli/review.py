@@ -1,0 +1,117 @@
+"""`debate-tui review RESULTS.jsonl`: decide, one at a time, the batch items a debate left undecided.
+
+Opens a screen on each item whose status is needs_human: the question, both
+submissions side by side, each speaker's final position, the debate on demand
+(d). The answer keys decide (1, 2, 0 for a pair; the scale's points for a
+score), s skips, b goes back, q quits. Each decision is recorded in the
+item's session (who, when, after which turn, the question) and written back to
+RESULTS.jsonl at once, so the queue can be left and reopened at any point.
+`--list` and `--decide ID=VALUE` do the same without the screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import json
+import sys
+from pathlib import Path
+
+EXIT_BAD_INPUT = 2
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("review", help="decide the items a batch left to a person",
+                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results", metavar="RESULTS.jsonl", help="the results file of a batch")
+    parser.add_argument("--who", default=None, metavar="NAME", help="recorded as the decider (default: your user name)")
+    parser.add_argument("--list", action="store_true", help="print the waiting items and their questions, then exit")
+    parser.add_argument("--decide", action="append", default=[], metavar="ID=VALUE",
+                        help="decide an item without the screen (repeatable)")
+    parser.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir, or DEBATE_TUI_SESSIONS_DIR)")
+    parser.add_argument("--router", metavar="FILE", help="the litellm Router config the batch used, if any")
+    parser.add_argument("--no-cache", action="store_true", help="do not use the response cache for calls after a decision")
+    parser.set_defaults(handler=handle)
+
+
+class BadInput(Exception):
+    """One line for the user; exit code 2."""
+
+
+def _client(args: argparse.Namespace):
+    """What a session continued after a decision calls: the batch's client, behind the cache."""
+    from debate_tui.llm.cache import with_cache
+    from debate_tui.llm.router import ModelRouter
+
+    client = ModelRouter()
+    if args.router:
+        from debate_tui.batch.litellm_router import RouterClient, RouterConfigError
+
+        try:
+            client = RouterClient.from_file(Path(args.router).expanduser(), fallback=client)
+        except RouterConfigError as exc:
+            raise BadInput(str(exc)) from None
+    return with_cache(client, enabled=not args.no_cache)
+
+
+def _decisions(pairs: list[str]) -> list[tuple[str, str]]:
+    out = []
+    for pair in pairs:
+        ident, sep, value = pair.rpartition("=")
+        if not sep or not ident or not value:
+            raise BadInput(f"--decide: expected ID=VALUE, got {pair!r}")
+        out.append((ident, value))
+    return out
+
+
+async def _list(queue) -> None:
+    for item in queue.items:
+        await queue.open(item)
+        question = item.question.text if item.question else f"(status {item.session.status})"
+        options = "/".join(item.question.options) if item.question else ""
+        print(json.dumps({"id": item.id, "session": item.session_id, "options": options, "question": question}))
+
+
+async def _decide_all(queue, decisions: list[tuple[str, str]]) -> None:
+    by_id = {item.id: item for item in queue.items}
+    for ident, value in decisions:
+        item = by_id.get(ident)
+        if item is None:
+            raise BadInput(f"--decide: no item {ident!r} waits for a decision in {queue.results.path}")
+        try:
+            await queue.decide(item, value)
+        except ValueError as exc:
+            raise BadInput(f"--decide {ident}={value}: {exc}") from None
+        print(json.dumps({"id": ident, "decided": value, "status": item.status, "session": item.session_id}))
+
+
+def handle(args: argparse.Namespace) -> int:
+    from debate_tui.batch.results import ResultsError, ResultsFile
+    from debate_tui.batch.review import ReviewQueue
+    from debate_tui.cli.task_args import sessions_dir
+    from debate_tui.store import SessionStore
+
+    results = ResultsFile(Path(args.results).expanduser())
+    try:
+        if not results.exists():
+            raise BadInput(f"{results.path}: no such results file")
+        decisions = _decisions(args.decide)
+        with results.locked("a review"):
+            queue = ReviewQueue(results, SessionStore(sessions_dir(args)), _client(args), who=args.who or getpass.getuser())
+            queue.load()
+            total = queue.total
+            if args.list:
+                asyncio.run(_list(queue))
+            elif decisions:
+                asyncio.run(_decide_all(queue, decisions))
+            elif total:
+                from debate_tui.ui.review.app import ReviewApp
+
+                ReviewApp(queue).run()
+    except (BadInput, ResultsError) as exc:
+        print(f"debate-tui: error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if not args.list:
+        print(json.dumps({"reviewed": total, "left": queue.left, "out": str(results.path)}))
+    return 0
