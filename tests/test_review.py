@@ -12,9 +12,12 @@ import pytest
 from debate_tui.batch.results import ResultsFile
 from debate_tui.batch.review import ReviewQueue
 from debate_tui.cli import main
+from debate_tui.engine.runner import Runner
 from debate_tui.llm.router import ModelRouter
 from debate_tui.store import SessionStore
-from tests.test_batch_support import model_args, never_agreeing_debate, read_rows, run_batch, write_items
+from tests.test_batch_support import (
+    agreeing_debate, model_args, never_agreeing_debate, read_rows, run_batch, write_items,
+)
 
 SPEAKER = re.compile(r"you are (Speaker \d)")
 
@@ -172,7 +175,8 @@ def test_the_command_lists_and_decides_without_the_screen(capsys, pairs):
     assert [x["id"] for x in listed] == ["p0", "p1", "p2"] and listed[0]["options"] == "1/2/0"
     assert main(["review", str(out), "--decide", "p1=2", "--who", "cli-test"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert json.loads(lines[0]) == {"id": "p1", "decided": "2", "status": "completed", "session": listed[1]["session"]}
+    assert json.loads(lines[0]) == {"id": "p1", "criterion": None, "decided": "2", "status": "completed",
+                                    "session": listed[1]["session"]}
     assert json.loads(lines[-1])["left"] == 2
     assert {r["id"]: r.get("decided_by") for r in read_rows(out)} == {"p0": None, "p1": "cli-test", "p2": None}
 
@@ -195,3 +199,42 @@ def test_review_refuses_a_missing_file_or_one_a_batch_is_writing(capsys, tmp_pat
     with ResultsFile(out).locked("a batch"):
         assert main(["review", str(out), "--list"]) == 2
     assert "in use (a batch" in capsys.readouterr().err
+
+
+@pytest.fixture
+def scored(capsys, llm_server, tmp_path) -> Path:
+    """Results of a completed DEBATE batch: two items, two criteria, every score 4."""
+    agreeing_debate(llm_server)
+    items, out = write_items(tmp_path / "in.jsonl", 2), tmp_path / "out.jsonl"
+    run_batch(capsys, str(items), "--out", str(out), *model_args(llm_server, "--criteria", "coherence,relevance"),
+              "--concurrency", "1")
+    return out
+
+
+async def test_overrides_use_the_same_queue_one_score_line_at_a_time(llm_server, scored):
+    queue = ReviewQueue(ResultsFile(scored), SessionStore(), ModelRouter(), who="ana", mode="override")
+    queue.load()
+    assert [(i.id, i.criterion) for i in queue.items] == [
+        ("i0", "coherence"), ("i0", "relevance"), ("i1", "coherence"), ("i1", "relevance")]
+    item = await queue.open(queue.current)
+    assert item.question.options == ("1", "2", "3", "4", "5")
+    assert "It is 4 (coherence: NO ISSUE after 1 iteration)" in item.question.text
+    calls = llm_server.calls
+    session = await queue.decide(item, "2")
+    assert llm_server.calls == calls and queue.current.criterion == "relevance" and queue.left == 3
+    assert session.outcome.scores == {"coherence": 2.0, "relevance": 4.0}
+    assert "coherence: score overridden by ana from 4.0 to 2.0" in session.outcome.notes[-1]
+    (action,) = session.actions
+    assert action.kind == "override" and action.criterion == "coherence" and action.after_turn == 4
+    rows = {(r["id"], r["criterion"]): r for r in read_rows(scored)}
+    assert rows["i0", "coherence"]["predicted"] == 2 and rows["i0", "coherence"]["decided_by"] == "ana"
+    assert rows["i0", "relevance"]["predicted"] == 4 and "decided_by" not in rows["i0", "relevance"]
+    replayed = await Runner(SessionStore().load(item.session_id), ModelRouter(), stream=False).run()
+    assert replayed.outcome.scores["coherence"] == 2.0 and llm_server.calls == calls  # kept on replay, no call
+
+
+def test_the_command_overrides_without_the_screen(capsys, scored):
+    assert main(["review", str(scored), "--override", "--decide", "i1:relevance=1", "--who", "cli-test"]) == 0
+    assert json.loads(capsys.readouterr().out.splitlines()[0])["criterion"] == "relevance"
+    rows = {(r["id"], r["criterion"]): r for r in read_rows(scored)}
+    assert rows["i1", "relevance"]["predicted"] == 1 and rows["i1", "relevance"]["decided_by"] == "cli-test"

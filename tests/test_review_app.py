@@ -9,7 +9,7 @@ from textual.widgets import Static
 from debate_tui.ui.review import view
 from debate_tui.ui.review.app import ReviewApp
 from tests.test_batch_support import read_rows
-from tests.test_review import one_pair, pairs, queue_for, tie_breaks  # noqa: F401  (fixtures)
+from tests.test_review import one_pair, pairs, queue_for, scored, tie_breaks  # noqa: F401  (fixtures)
 
 
 def text_of(app: ReviewApp, selector: str) -> str:
@@ -100,3 +100,23 @@ def test_scaleeval_turn_verdicts_are_shown_in_the_original_numbering(pairs):  # 
     assert view.answer(session, turn) == "verdict 2"
     session.state["order"] = {"swapped": False}
     assert view.answer(session, turn) == "verdict 1"
+
+
+async def test_the_override_queue_sets_a_score_with_a_key(scored):  # noqa: F811
+    from debate_tui.batch.results import ResultsFile
+    from debate_tui.batch.review import ReviewQueue
+    from debate_tui.llm.router import ModelRouter
+    from debate_tui.store import SessionStore
+
+    queue = ReviewQueue(ResultsFile(scored), SessionStore(), ModelRouter(), who="pilot", mode="override")
+    queue.load()
+    app = ReviewApp(queue)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: "Override queue · 4 of 4 left" in text_of(app, "#heading"))
+        assert "Override the coherence score? It is 4" in text_of(app, "#question")
+        await pilot.press("5")
+        await wait_until(pilot, lambda: "3 of 4 left" in text_of(app, "#heading"))
+        assert "relevance" in text_of(app, "#heading")
+        await pilot.press("q")
+    first = read_rows(scored)[0]
+    assert first["criterion"] == "coherence" and first["predicted"] == 5 and first["decided_by"] == "pilot"

@@ -19,22 +19,29 @@ reopened where it stood.
 Changing a decision (after going back) rewinds the session to the point of
 the question, dropping the old decision and whatever followed it, and decides
 again; the new action's text names the decision it replaces.
+
+Overrides use the same queue (`mode="override"`): one item per completed
+score line, the scale's points as answers. A key records an `override` action
+for that criterion, which the runner re-applies whenever the session is
+replayed; nothing is rerun, and a later override of the same score wins.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from debate_tui.batch.results import ResultsFile, Row
 from debate_tui.batch.rows import refresh
 from debate_tui.domain import HumanAction, Session, Usage
 from debate_tui.engine.events import Event, NeedsHuman
-from debate_tui.engine.runner import RetryPolicy, Runner
+from debate_tui.engine.runner import RetryPolicy, Runner, apply_overrides
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient, LLMError
 from debate_tui.store import SessionStore, write_session
 
 PREFIX = "review queue: "
 VERDICT_OPTIONS = ("1", "2", "0")
+Mode = Literal["decide", "override"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,8 @@ class ReviewItem:
     """The decision taken in this review, if any."""
     answered: Question | None = None
     """The question that decision answered: its options are the keys that may change it."""
+    criterion: str | None = None
+    """Override mode: the one score this item is about."""
 
     @property
     def status(self) -> str:
@@ -61,6 +70,8 @@ class ReviewItem:
 
     @property
     def pending(self) -> bool:
+        if self.criterion is not None:
+            return self.decision is None
         return self.status == "needs_human"
 
 
@@ -94,8 +105,21 @@ def fallback_options(session: Session) -> tuple[str, ...]:
     if session.task.pairwise:
         return VERDICT_OPTIONS
     last = next((t.criterion for t in reversed(session.turns) if t.criterion), None)
-    criterion = next((c for c in session.criteria if c.name == last), session.criteria[0])
+    return scale_points(session, last)
+
+
+def scale_points(session: Session, name: str | None) -> tuple[str, ...]:
+    criterion = next((c for c in session.criteria if c.name == name), session.criteria[0])
     return tuple(str(v) for v in range(int(criterion.low), int(criterion.high) + 1))
+
+
+def override_question(session: Session, name: str) -> Question:
+    outcome = session.outcome
+    now = outcome.scores.get(name) if outcome else None
+    how = next((n for n in (outcome.notes if outcome else []) if n.startswith(f"{name}:")), "")
+    shown = "unscored" if now is None else f"{now:g}"
+    return Question(f"Override the {name} score? It is {shown}{' (' + how + ')' if how else ''}. "
+                    "Press the score it should be, or s to keep it.", scale_points(session, name))
 
 
 def rewind(session: Session, action: HumanAction) -> None:
@@ -122,13 +146,29 @@ class ReviewQueue:
     client: LLMClient
     who: str
     retry: RetryPolicy = field(default_factory=RetryPolicy)
+    mode: Mode = "decide"
     items: list[ReviewItem] = field(default_factory=list)
     index: int = 0
 
     def load(self) -> None:
-        """The sessions the results file says are waiting, in file order; starts at the first."""
+        """The items to review, in file order; starts at the first."""
+        rows = self.results.read().rows
+        self.items = self._scores(rows) if self.mode == "override" else self._waiting(rows)
+        self.index = self._next_pending(0)
+
+    @staticmethod
+    def _scores(rows: list[Row]) -> list[ReviewItem]:
+        """Override mode: every completed score line (a pair's verdict is not a score to override)."""
+        return [ReviewItem(str(row.get("id")), str(row["session"]), [row], criterion=str(row["criterion"]))
+                for row in rows
+                if row.get("session") and row.get("criterion") and row.get("status") == "completed"
+                and "predicted_verdict" not in row]
+
+    @staticmethod
+    def _waiting(rows: list[Row]) -> list[ReviewItem]:
+        """Decide mode: the sessions whose lines say needs_human."""
         by_session: dict[str, ReviewItem] = {}
-        for row in self.results.read().rows:
+        for row in rows:
             session_id = row.get("session")
             if not session_id:
                 continue
@@ -138,8 +178,7 @@ class ReviewQueue:
                     continue
                 item = by_session[session_id] = ReviewItem(str(row.get("id")), session_id, [])
             item.rows.append(row)
-        self.items = list(by_session.values())
-        self.index = self._next_pending(0)
+        return list(by_session.values())
 
     # ----- where we are -------------------------------------------------------------
 
@@ -175,13 +214,27 @@ class ReviewQueue:
 
     async def open(self, item: ReviewItem) -> ReviewItem:
         """Load the item's session (and its question, if it still waits on one)."""
-        item.session = self.store.load(item.session_id)
-        item.question = await ask(item.session) if item.session.status == "needs_human" else None
+        item.session = session = self.store.load(item.session_id)
+        if item.criterion is not None:
+            item.question = override_question(session, item.criterion) if item.pending else None
+        else:
+            item.question = await ask(session) if session.status == "needs_human" else None
         return item
 
     async def decide(self, item: ReviewItem, value: str) -> Session:
         """Record the decision, let the session go on, write its lines back; move on once it no longer waits."""
         session = self.store.load(item.session_id)
+        if item.criterion is not None:
+            self._override(item, session, value)
+        else:
+            await self._decide(item, session, value)
+        item.session = session
+        item.question = None
+        if item is self.current and not item.pending:  # a new question on the same text is asked at once
+            self.index = self._next_pending(self.index + 1)
+        return session
+
+    async def _decide(self, item: ReviewItem, session: Session, value: str) -> None:
         replaces = ""
         if item.decision is not None and session.status != "needs_human":  # back on a decided item: change it
             earlier = next((a for a in session.actions if a.at == item.decision.at and a.kind == "decide"), None)
@@ -201,8 +254,19 @@ class ReviewQueue:
             item.decision, item.answered = action, question
         item.rows = refresh(item.rows, session)
         self.results.replace_session(session.id, item.rows)
-        item.session = session
-        item.question = None
-        if item is self.current and not item.pending:  # a new question on the same text is asked at once
-            self.index = self._next_pending(self.index + 1)
-        return session
+
+    def _override(self, item: ReviewItem, session: Session, value: str) -> None:
+        assert item.criterion is not None and session.outcome is not None
+        question = override_question(session, item.criterion)
+        if value not in question.options:
+            raise ValueError(f"{value!r} is not on the scale; expected {', '.join(question.options)}")
+        action = HumanAction(kind="override", criterion=item.criterion, value=float(value), who=self.who,
+                             after_turn=completed_turns(session), text=f"{PREFIX}{question.text}")
+        session.actions.append(action)
+        session.outcome = apply_overrides(session.outcome, [action])
+        write_session(self.store.path_for(session.id), session)
+        lines = [row for row in self.results.read().rows if row.get("session") == session.id]
+        fresh = refresh(lines, session)
+        self.results.replace_session(session.id, fresh)
+        item.rows = [row for row in fresh if row.get("criterion") == item.criterion]
+        item.decision, item.answered = action, question

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from debate_tui.batch.items import Item
 from debate_tui.batch.results import Row
-from debate_tui.domain import Session, Usage
+from debate_tui.domain import HumanAction, Session, Usage
 
 SESSION_FIELDS = ("predicted", "predicted_verdict", "session", "status", "calls", "cache_hits", "prompt_tokens",
                   "completion_tokens", "cost_usd", "error", "predicted_errors", "decided_by", "decided_at")
@@ -44,11 +44,11 @@ def item_rows(item: Item, session: Session) -> list[Row]:
 def refresh(rows: list[Row], session: Session) -> list[Row]:
     """The same rows with every session-derived field recomputed (after a decision, say)."""
     usage = usage_by_criterion(session)
-    decision = next((a for a in reversed(session.actions) if a.kind in ("decide", "override")), None)
     outcome = session.outcome
     out = []
     for row in rows:
         name = str(row["criterion"])
+        decision = last_decision(session, name)
         new = {k: v for k, v in row.items() if k not in SESSION_FIELDS}
         new["predicted"] = outcome.scores.get(name) if outcome else None
         if session.task.pairwise:
@@ -65,6 +65,12 @@ def refresh(rows: list[Row], session: Session) -> list[Row]:
             new["decided_by"], new["decided_at"] = decision.who, decision.at.isoformat()
         out.append(new)
     return out
+
+
+def last_decision(session: Session, criterion: str) -> HumanAction | None:
+    """The latest person's say on this line: a decision (any criterion's) or an override of this score."""
+    return next((a for a in reversed(session.actions)
+                 if a.kind == "decide" or (a.kind == "override" and a.criterion == criterion)), None)
 
 
 def usage_by_criterion(session: Session) -> dict[str, tuple[Usage, int]]:

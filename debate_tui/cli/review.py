@@ -7,6 +7,9 @@ score), s skips, b goes back, q quits. Each decision is recorded in the
 item's session (who, when, after which turn, the question) and written back to
 RESULTS.jsonl at once, so the queue can be left and reopened at any point.
 `--list` and `--decide ID=VALUE` do the same without the screen.
+
+`--override` queues the completed score lines instead: a key sets the score,
+recorded as an override (who, when, the score it replaces) in the session.
 """
 
 from __future__ import annotations
@@ -26,9 +29,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", metavar="RESULTS.jsonl", help="the results file of a batch")
     parser.add_argument("--who", default=None, metavar="NAME", help="recorded as the decider (default: your user name)")
+    parser.add_argument("--override", action="store_true",
+                        help="review the completed score lines instead: a key overrides the score")
     parser.add_argument("--list", action="store_true", help="print the waiting items and their questions, then exit")
     parser.add_argument("--decide", action="append", default=[], metavar="ID=VALUE",
-                        help="decide an item without the screen (repeatable)")
+                        help="decide an item without the screen (repeatable; with --override: ID:CRITERION=SCORE)")
     parser.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir, or DEBATE_TUI_SESSIONS_DIR)")
     parser.add_argument("--router", metavar="FILE", help="the litellm Router config the batch used, if any")
     parser.add_argument("--no-cache", action="store_true", help="do not use the response cache for calls after a decision")
@@ -70,11 +75,12 @@ async def _list(queue) -> None:
         await queue.open(item)
         question = item.question.text if item.question else f"(status {item.session.status})"
         options = "/".join(item.question.options) if item.question else ""
-        print(json.dumps({"id": item.id, "session": item.session_id, "options": options, "question": question}))
+        print(json.dumps({"id": item.id, "criterion": item.criterion, "session": item.session_id,
+                          "options": options, "question": question}))
 
 
 async def _decide_all(queue, decisions: list[tuple[str, str]]) -> None:
-    by_id = {item.id: item for item in queue.items}
+    by_id = {f"{item.id}:{item.criterion}" if item.criterion else item.id: item for item in queue.items}
     for ident, value in decisions:
         item = by_id.get(ident)
         if item is None:
@@ -83,7 +89,8 @@ async def _decide_all(queue, decisions: list[tuple[str, str]]) -> None:
             await queue.decide(item, value)
         except ValueError as exc:
             raise BadInput(f"--decide {ident}={value}: {exc}") from None
-        print(json.dumps({"id": ident, "decided": value, "status": item.status, "session": item.session_id}))
+        print(json.dumps({"id": item.id, "criterion": item.criterion, "decided": value, "status": item.status,
+                          "session": item.session_id}))
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -98,7 +105,8 @@ def handle(args: argparse.Namespace) -> int:
             raise BadInput(f"{results.path}: no such results file")
         decisions = _decisions(args.decide)
         with results.locked("a review"):
-            queue = ReviewQueue(results, SessionStore(sessions_dir(args)), _client(args), who=args.who or getpass.getuser())
+            queue = ReviewQueue(results, SessionStore(sessions_dir(args)), _client(args),
+                                who=args.who or getpass.getuser(), mode="override" if args.override else "decide")
             queue.load()
             total = queue.total
             if args.list:

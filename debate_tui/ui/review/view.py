@@ -84,7 +84,8 @@ def heading(item: ReviewItem, left: int, total: int) -> str:
     row = item.rows[0] if item.rows else {}
     group = f" · group {row['group']}" if row.get("group") is not None else ""
     criteria = ", ".join(str(r.get("criterion")) for r in item.rows)
-    return f"Review queue · {left} of {total} left · item {item.id}{group} · {criteria} · {item.status.replace('_', ' ')}"
+    queue = "Override queue" if item.criterion is not None else "Review queue"
+    return f"{queue} · {left} of {total} left · item {item.id}{group} · {criteria} · {item.status.replace('_', ' ')}"
 
 
 def decided(action: HumanAction) -> str:
