@@ -28,16 +28,17 @@ class ReviewApp(App[None]):
     TITLE = "debate-tui review"
     CSS = """
     Screen { layout: vertical; }
-    #heading { background: $primary-background; color: $text; padding: 0 1; text-style: bold; }
-    #question { padding: 0 1; color: $warning; }
+    #heading { height: 1; text-wrap: nowrap; text-overflow: ellipsis; background: $primary-background;
+               color: $text; padding: 0 1; text-style: bold; }
+    #question { max-height: 4; padding: 0 1; color: $warning; }
     #choices { padding: 0 1; color: $accent; }
-    #source { height: auto; max-height: 6; border: round $secondary; padding: 0 1; }
-    #texts { height: 1fr; }
+    #source { height: auto; max-height: 5; border: round $secondary; padding: 0 1; }
+    #texts { height: 1fr; min-height: 5; }
     #texts VerticalScroll { width: 1fr; border: round $primary; padding: 0 1; }
-    #positions { height: auto; max-height: 14; border: round $secondary; padding: 0 1; }
+    #positions { height: auto; max-height: 35%; border: round $secondary; padding: 0 1; }
     #debate { height: 2fr; border: round $accent; padding: 0 1; display: none; }
     #debate.shown { display: block; }
-    #note { padding: 0 1; color: $text-muted; }
+    #note { height: auto; padding: 0 1; color: $text-muted; }
     """
     BINDINGS = [
         *(Binding(d, f"decide('{d}')", d, show=False, id=f"review.answer_{d}") for d in DIGITS),
