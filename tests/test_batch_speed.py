@@ -56,3 +56,37 @@ def test_200_items_at_concurrency_16_take_well_under_a_tenth_of_the_sequential_t
 
     code, summary, _ = run_batch(capsys, str(items), "--out", str(tmp_path / "out.jsonl"), *common, "--concurrency", "16")
     assert code == 0 and summary["skipped"] == ITEMS and summary["calls"] == 0  # a rerun makes zero calls
+
+
+@pytest.mark.parametrize(("signal_name", "expected_exit"), [("SIGINT", 4), ("SIGKILL", -9)])
+def test_the_real_command_interrupted_or_killed_resumes_without_redoing_finished_items(
+        capsys, remote_server, tmp_path, signal_name, expected_exit):
+    """The installed command, stopped by Ctrl+C or killed outright mid-batch, then run again."""
+    import os
+    import signal
+
+    items, out = write_items(tmp_path / "in.jsonl", 120), tmp_path / "out.jsonl"
+    argv = [str(items), "--out", str(out), "--protocol", "debate", "--criteria", "coherence",
+            "--model", "openai/fake-model", "--api-base", remote_server, "--concurrency", "8", "--no-cache"]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    batch = subprocess.Popen([sys.executable, "-c", "import sys; from debate_tui.cli import main; sys.exit(main())",
+                              "batch", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.monotonic() + 60
+    while (not out.exists() or len(out.read_text().splitlines()) < 20) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    batch.send_signal(getattr(signal, signal_name))
+    stdout, stderr = batch.communicate(timeout=30)
+    assert batch.returncode == expected_exit, stderr
+    if signal_name == "SIGINT":
+        summary = json.loads(stdout.splitlines()[-1])
+        assert summary["stopped"] == "interrupted (Ctrl+C)" and "rerun the same command to resume" in stderr
+    text = out.read_text()
+    finished = {json.loads(line)["id"] for line in text.splitlines() if line.strip() and line.endswith("}")}
+    assert 20 <= len(finished) < 120
+
+    code, summary, _ = run_batch(capsys, *argv)
+    assert code == 0
+    rows = read_rows(out)
+    assert sorted(r["id"] for r in rows) == sorted(f"i{i}" for i in range(120))  # each item exactly once
+    assert summary["skipped"] >= len(finished) - 1  # a line cut by SIGKILL is rebuilt from its finished session
+    assert summary["calls"] <= 2 * (120 - len(finished)) + 2  # finished turns were not asked again
