@@ -12,7 +12,7 @@ from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.debate import DebateScreen
 from debate_tui.ui.screens.dialogs import DecisionDialog
-from debate_tui.ui.widgets.agent_pane import MAX_TURNS, TurnBlock
+from debate_tui.ui.widgets.agent_pane import MAX_TURNS
 from tests.conftest import STORY
 from tests.test_ui_flows import make_session
 from tests.test_ui_helpers import RecordingDemo, ScriptedClient, wait_until
@@ -139,6 +139,5 @@ async def test_more_than_four_agents_wrap_into_a_grid_and_long_panes_are_pruned(
         grid = debate.query_one("#panes")
         assert grid.styles.grid_size_columns == 3 and grid.styles.grid_size_rows == 2
         pane = debate.panes["Referee 1"]
-        assert len(pane.query(TurnBlock)) == MAX_TURNS
-        assert pane.hidden.display and "4 earlier turn(s) hidden" in str(pane.hidden.render())
+        assert len(pane.shown) == MAX_TURNS and pane.dropped == 4
         assert len(pane.trail.points) == MAX_TURNS + 4

@@ -23,28 +23,33 @@ def screen_text(app) -> str:
 async def test_model_output_with_markup_actions_and_escapes_is_shown_literally():
     session = make_session({"rounds": 1})
     session.agents[1].persona = Persona(name="[b]grumpy[/b]", role_prompt="Object to everything.")
-    client = ScriptedClient([HOSTILE, "NO ISSUE"])
+    client = ScriptedClient([HOSTILE, "NO ISSUE"], hold_at=0, hold_after=(len(HOSTILE) - 1) // 6)
     app = DebateTUI(Launch(session=session, demo=False), client=client)
     async with app.run_test(size=(140, 40)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen) and app.screen.finished, what="the end")
+        await wait_until(pilot, client.held.is_set, what="the stream to hold before its last chunk")
         debate = app.screen
         pane = debate.panes["Scorer"]
-        body = pane.query(Markdown).first()
-        assert "[bold red]x[/]" in body.source and "[@click=app.quit]y[/]" in body.source
-        assert "\x1b" not in body.source and "\\x1b[31m" in body.source and "\\x07" in body.source
+        await wait_until(pilot, lambda: "[@click" in pane.live.body.source, what="the live text")
+        live = pane.live.body.source
+        assert "[bold red]x[/]" in live and "[@click=app.quit]y[/]" in live
+        assert "\x1b" not in live and "\\x1b[31m" in live and "\\x07" in live
         assert "[b]grumpy[/b]" in str(debate.panes["Critic"].header.render())
-        svg = screen_text(app)
-        assert "[bold&#160;red]x[/]" in svg or "[bold red]x[/]" in svg.replace("&#160;", " ")
-        assert "\x1b" not in svg
 
-        # clicking every cell of the reply triggers nothing: no quit, no browser
+        # clicking every cell of the live reply triggers nothing: no quit, no browser
         opened: list[str] = []
         app.open_url = lambda url, **kw: opened.append(url)  # type: ignore[method-assign]
-        region = body.region
+        region = pane.live.body.region
         for y in range(region.y, min(region.bottom, region.y + 3)):  # the reply's first lines hold the markup
             for x in range(region.x, region.right, 4):
                 await pilot.click(offset=(x, y))
         assert app.is_running and opened == []
+
+        client.release.set()
+        await wait_until(pilot, lambda: debate.finished, what="the end")
+        svg = app.export_screenshot().replace("&#160;", " ")
+        assert "[bold red]x[/]" in svg and "[@click=app.quit]y[/]" in svg and "\\x1b[31mred" in svg
+        assert "\x1b" not in svg and "\x07" not in svg
+        assert "https://example.com" in svg, "links are printed, not hidden behind a clickable label"
 
         await pilot.press("r")
         await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import getpass
 import sys
 import time
@@ -43,6 +44,20 @@ from debate_tui.ui.themes import load_themes
 DEMO_DELAY_S = 0.02
 """Seconds between the demo model's chunks in the TUI, so streaming is visible."""
 REPLAY_DELAY_S = 0.01
+
+
+def tune_gc() -> None:
+    """Keep the cyclic garbage collector from freezing the UI while agents stream.
+
+    With CPython's default thresholds, streaming three panes triggered a full
+    (generation 2) collection about once a second, each pausing the event loop
+    for 100-150 ms on our 2-core machine: the tail of the key latency. Freezing
+    what start-up allocated takes it out of every later collection, and larger
+    thresholds make collections of the young generation frequent but short
+    (5-15 ms) and full ones rare. Measured with `gc.callbacks` while streaming.
+    """
+    gc.freeze()
+    gc.set_threshold(10_000, 50, 1_000)
 
 
 def current_user() -> str:
@@ -99,7 +114,11 @@ class DebateTUI(App[int]):
             self.start_run(launch.session, demo=launch.demo)  # setup is built only when someone goes back to it
         else:
             self._open_setup()
-        self.call_after_refresh(self._warm_up)
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        tune_gc()
+        self._warm_up()
 
     def _open_setup(self) -> None:
         launch = self.launch

@@ -39,6 +39,8 @@ from debate_tui.ui.widgets.status_line import StatusLine
 
 PANES_IN_A_ROW = 4
 """Up to four agents side by side; more wrap into a grid."""
+FLUSH_S = 1 / 8
+"""How often streamed text reaches the panes: smooth to the eye, and each frame lays out all panes."""
 
 
 class Player(Protocol):
@@ -109,6 +111,7 @@ class DebateScreen(BaseScreen[None]):
         self.query_one("#verdict").display = False
         self.status.mode = self._mode()
         self.set_interval(1.0, self._tick)
+        self.set_interval(FLUSH_S, self._flush)
         self.start()
 
     def start(self) -> None:
@@ -120,6 +123,10 @@ class DebateScreen(BaseScreen[None]):
     def _emit(self, event: Event) -> None:
         """The player's callback: queue the event; never do UI work on the player's stack."""
         self.post_message(RunEvent(event))
+
+    async def _flush(self) -> None:
+        for pane in self.panes.values():
+            await pane.flush()
 
     def _tick(self) -> None:
         if self._started_at is not None and not self.finished:
@@ -146,7 +153,8 @@ class DebateScreen(BaseScreen[None]):
                     await self.panes[agent].start_turn(slot, round_, criterion)
             case TextDelta(slot=slot, agent=agent, text=text):
                 if agent in self.panes:
-                    await self.panes[agent].write(slot, text)
+                    self.panes[agent].feed(slot, text)
+                return  # nothing else changes with a token
             case TurnCompleted(turn=turn):
                 if turn.agent in self.panes:
                     await self.panes[turn.agent].finish_turn(turn)
