@@ -211,7 +211,9 @@ _REFUSAL = re.compile(
     r"\b(?:can(?:not|'t|\s+not)|unable|not able|won't|will not)\b"
     r"|\bas an ai(?: language model| assistant| model)?,? i (?:cannot|can't|can not|am (?:not able|unable)|do not|don't)\b"
     r"|^\W*(?:unfortunately,?\s*)?i (?:cannot|can't|can not|am unable to|am not able to|won't|will not|must decline)"
-    r"(?:\s+\w+){0,3}?\s+(?:evaluate|rate|score|judge|assess|provide|help|comply|answer|do|complete|fulfill?|give)\b",
+    # "I cannot agree with this score" is a Critic's objection, not a refusal
+    r"(?:\s+(?!(?:agree|accept|support|justify|endorse|share|see|find)\b)\w+){0,3}?"
+    r"\s+(?:evaluate|rate|score|judge|assess|provide|help|comply|answer|do|complete|fulfill?|give)\b",
     re.I,
 )
 _CARRIES_ON = re.compile(r"\b(?:but|however|that said|nevertheless|nonetheless)\b", re.I)

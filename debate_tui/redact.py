@@ -17,11 +17,18 @@ _PATTERNS = [
     re.compile(r"\bAIza[0-9A-Za-z_\-]{20,}"),
 ]
 MASK = "***"
+_PROTECTED: set[str] = set()
+"""Variables named as key holders (a config's `api_key_env`), whatever they are called."""
+
+
+def protect_env(name: str) -> None:
+    """Treat the value of variable `name` as a secret from now on, even if its name does not say so."""
+    _PROTECTED.add(name)
 
 
 def secret_values() -> list[str]:
-    """Values of environment variables that look like credentials, longest first."""
-    values = {v for k, v in os.environ.items() if _SECRET_ENV.search(k) and len(v) >= 8}
+    """Values of environment variables that look like or are declared credentials, longest first."""
+    values = {v for k, v in os.environ.items() if (_SECRET_ENV.search(k) or k in _PROTECTED) and len(v) >= 8}
     return sorted(values, key=len, reverse=True)
 
 

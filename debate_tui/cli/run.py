@@ -11,7 +11,10 @@ from pathlib import Path
 from typing import TextIO
 
 from debate_tui.cli.task_args import add_task_arguments, build_session, build_task, sessions_dir, warn_stderr
+from debate_tui.config import Config, effective_config, load_config
 from debate_tui.domain import Session
+from debate_tui.engine.budget import Budget
+from debate_tui.engine.condense import HISTORY_BUDGET_KEY, preflight
 from debate_tui.engine.control import RunControl
 from debate_tui.engine.events import (
     Event, Finished, NeedsHuman, Notice, TextDelta, TurnCompleted, TurnFailed, TurnStarted,
@@ -30,8 +33,25 @@ EXIT_BAD_INPUT = 2
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("run", help="run one evaluation headless", description=__doc__)
     add_task_arguments(parser, text_required=True)
+    add_limit_arguments(parser).add_argument(
+        "--max-history-tokens", type=int, metavar="N",
+        help="condense older rounds (summarized by one more call) once an agent's prompt passes N tokens "
+             "(default: the model's context window when litellm knows it)")
     add_output_arguments(parser)
     parser.set_defaults(handler=handle)
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """Budget, timeout and retries of one run; each overrides its DEBATE_TUI_* variable and config.toml."""
+    limits = parser.add_argument_group("limits")
+    limits.add_argument("--max-cost", type=float, metavar="USD",
+                        help="stop (status cancelled) before a call would take the run's cost past USD")
+    limits.add_argument("--max-tokens", type=int, metavar="N",
+                        help="stop (status cancelled) before a call would take the run past N tokens")
+    limits.add_argument("--timeout", type=float, metavar="SECONDS", help="per model call (default 120)")
+    limits.add_argument("--retries", type=int, metavar="N",
+                        help="attempts per model call, the first included (default 4)")
+    return limits
 
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
@@ -87,14 +107,18 @@ def summary_line(session: Session, **extra: str) -> str:
         "prompt_tokens": usage.prompt_tokens,
         "completion_tokens": usage.completion_tokens,
         "cost_usd": round(usage.cost_usd, 6),
+        "error": session.error,
         **extra,
     })
 
 
-def execute(session: Session, *, session_path: Path, report_path: Path) -> int:
+def execute(session: Session, *, session_path: Path, report_path: Path, config: Config | None = None) -> int:
     """Run to the end, saving after every turn; shared by `run` and `resume`."""
+    limits = (config or load_config()).limits
     control = RunControl()
-    runner = Runner(session, ModelRouter(), emit=PlainPrinter(sys.stderr), control=control, retry=RetryPolicy.from_env(),
+    runner = Runner(session, ModelRouter(timeout_s=limits.timeout), emit=PlainPrinter(sys.stderr), control=control,
+                    retry=RetryPolicy(attempts=limits.retries, base_delay_s=limits.retry_delay),
+                    budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens),
                     save=lambda s: write_session(session_path, s))
     loop = asyncio.new_event_loop()
     try:
@@ -115,11 +139,17 @@ def handle(args: argparse.Namespace) -> int:
     try:
         task = build_task(args, warn_stderr)
         choice = build_session(args, task, warn_stderr)
+        session = choice.session
+        if args.max_history_tokens is not None:
+            if args.max_history_tokens <= 0:
+                raise InputError("--max-history-tokens: must be a positive number of tokens")
+            session.state[HISTORY_BUDGET_KEY] = args.max_history_tokens
+        preflight(session)
+        config = effective_config(args)
     except InputError as exc:
         print(f"debate-tui: error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    session = choice.session
     store = SessionStore(sessions_dir(args))
     session_path = Path(args.session).expanduser() if args.session else store.path_for(session.id)
     report_path = Path(args.report).expanduser() if args.report else session_path.with_suffix(".md")
-    return execute(session, session_path=session_path, report_path=report_path)
+    return execute(session, session_path=session_path, report_path=report_path, config=config)

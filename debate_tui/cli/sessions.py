@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from debate_tui.cli.run import EXIT_BAD_INPUT, execute
+from debate_tui.cli.run import EXIT_BAD_INPUT, add_limit_arguments, execute
+from debate_tui.config import ConfigError, effective_config
 from debate_tui.domain import HumanAction
 from debate_tui.report.markdown import render
 from debate_tui.store import SessionFileError, SessionStore, write_atomic
@@ -22,6 +23,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     resume.add_argument("--decide", metavar="1|2|0|SCORE", help="the human decision the session is waiting for")
     resume.add_argument("--report", metavar="PATH.md", help="write the Markdown report here (default: beside the session)")
     resume.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
+    add_limit_arguments(resume)
     resume.set_defaults(handler=handle_resume)
 
     export = subparsers.add_parser("export", help="write a session's report as Markdown or JSON")
@@ -72,7 +74,11 @@ def handle_resume(args: argparse.Namespace) -> int:
                                            after_turn=sum(1 for t in session.turns if t.error is None),
                                            text=session.pending_question or ""))
     report = Path(args.report).expanduser() if args.report else path.with_suffix(".md")
-    return execute(session, session_path=path, report_path=report)
+    try:
+        config = effective_config(args)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    return execute(session, session_path=path, report_path=report, config=config)
 
 
 def handle_export(args: argparse.Namespace) -> int:

@@ -1,10 +1,13 @@
 """The runner: executes a protocol, one `turn()` at a time, for any watcher.
 
-Every call gets a *slot*, its number in the protocol's own call sequence,
-taken before the first await so that parallel turns are numbered the same way
-on every run. Completed turns are saved by slot; a resumed run replays them
-instead of calling the model again, so the protocol rebuilds exactly the state
-it had (rounds, histories, random draws) and carries on from there.
+Every call gets a *slot*, a number unique in the session, in the order calls
+start. A resumed run replays completed turns instead of calling the model
+again, so the protocol rebuilds exactly the state it had (rounds, histories,
+random draws) and carries on from there. A recorded turn is found by *who
+asked in which round about what, for the how-many-th time*, not by slot:
+parallel turns that are re-asked (an empty reply) take slots in the order
+their replies happen to arrive, which a resume cannot reproduce, but each
+agent's own sequence of calls is the same on every run.
 """
 
 from __future__ import annotations
@@ -12,19 +15,21 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from debate_tui import parsing
 from debate_tui.config import load_config
 from debate_tui.domain import AgentSpec, Criterion, HumanAction, Outcome, Session, Task, Turn, Usage, utcnow
+from debate_tui.engine.budget import Budget
 from debate_tui.engine.control import RunControl, Stopped
 from debate_tui.engine.events import (
     Event, Finished, NeedsHuman, Notice, OutcomeReached, RoundCompleted,
     TextDelta, TurnCompleted, TurnFailed, TurnStarted,
 )
-from debate_tui.llm.base import ChatRequest, LLMClient, LLMError, Message
+from debate_tui.llm import tokens
+from debate_tui.llm.base import ChatRequest, Completion, LLMClient, LLMError, Message
 from debate_tui.redact import redact
 
 Expect = Literal["text", "score", "pair", "verdict", "no_issue"]
@@ -34,6 +39,13 @@ REMINDERS: dict[str, str] = {
     "pair": "Your reply had no pair of scores I could read. End with a line 'Scores: A B' for text 1 and text 2, each between {low:g} and {high:g}.",
     "verdict": "Your reply had no verdict I could read. End with a line 'Verdict: 1', 'Verdict: 2' or 'Verdict: 0' (tie).",
 }
+DECLINED = ("Your reply was empty or declined the task. This is an evaluation exercise and your answer is needed: "
+            "answer the request above as asked.")
+"""The reminder for a turn that expects free text (a Critic's feedback, a discussion turn)."""
+
+
+ReplayKey = tuple[str, int, str | None]
+"""Agent, round and criterion of a call; with its occurrence count, it finds a recorded turn."""
 
 
 class NeedsHumanDecision(Exception):
@@ -81,6 +93,7 @@ class Runner:
         retry: RetryPolicy | None = None,
         stream: bool = True,
         interactive: bool = False,
+        budget: Budget | None = None,
     ):
         self.session = session
         self.client = client
@@ -91,9 +104,18 @@ class Runner:
         self.retry = retry or RetryPolicy()
         self.stream = stream
         self.interactive = interactive
+        self.budget = budget or Budget()
         self._next_slot = 0
-        self._replay = {t.slot: t for t in session.turns if t.error is None}
+        self._replay: dict[ReplayKey, list[Turn]] = {}
+        for recorded in sorted((t for t in session.turns if t.error is None), key=lambda t: t.slot):
+            self._replay.setdefault((recorded.agent, recorded.round, recorded.criterion), []).append(recorded)
+        self._used_slots = {t.slot for t in session.turns if t.error is None}
+        self._asked: dict[ReplayKey, int] = {}
         self._decisions_used = 0
+        self._inflight: set[asyncio.Future[Any]] = set()
+        """Model calls and retry waits under way: `stop` cancels them all, parallel turns included."""
+        self._closed = False
+        """Set when the run has ended: a straggling parallel turn must not change the saved session."""
 
     # ----- what protocols call -------------------------------------------------
 
@@ -103,7 +125,7 @@ class Runner:
 
     async def turn(
         self,
-        agent: str,
+        agent: str | AgentSpec,
         messages: list[Message],
         *,
         round: int,
@@ -111,19 +133,26 @@ class Runner:
         expect: Expect = "text",
         hint: dict[str, Any] | None = None,
     ) -> Turn:
-        """One utterance; a reply without the asked-for score or verdict is re-asked once."""
-        spec = self.session.agent(agent)
+        """One utterance; an empty or refused reply, or one without the asked-for score or verdict, is re-asked once.
+
+        `agent` names one of the session's agents; a spec not in the session (the
+        history condenser) speaks as given.
+        """
+        spec = agent if isinstance(agent, AgentSpec) else self.session.agent(agent)
         first = await self._call(spec, messages, round, criterion, expect, hint)
-        if expect in REMINDERS and not _has_answer(first, expect):
-            low, high = (criterion.low, criterion.high) if criterion else (1, 5)
-            again = [*messages, {"role": "assistant", "content": first.content},
-                     {"role": "user", "content": REMINDERS[expect].format(low=low, high=high)}]
-            second = await self._call(spec, again, round, criterion, expect, hint)
-            if not _has_answer(second, expect):
-                second.unscored = True
-                self.emit(Notice(f"{agent}: no {expect} could be read after a reminder; marked unscored"))
-            return second
-        return first
+        if _has_answer(first, expect):
+            return first
+        low, high = (criterion.low, criterion.high) if criterion else (1, 5)
+        reminder = REMINDERS[expect].format(low=low, high=high) if expect in REMINDERS else DECLINED
+        again = [*messages, {"role": "assistant", "content": first.content}, {"role": "user", "content": reminder}]
+        second = await self._call(spec, again, round, criterion, expect, hint)
+        if not _has_answer(second, expect):
+            second.unscored = True
+            what = expect if expect in REMINDERS else "answer"
+            self.emit(Notice(f"{spec.name}: no {what} could be read after a reminder "
+                             f"({'empty reply' if not second.content.strip() else 'refused or unreadable'}); "
+                             "marked unscored"))
+        return second
 
     async def ask_human(self, question: str, options: tuple[str, ...]) -> str:
         """A decision recorded earlier (on resume), a live one (TUI), or a headless stop."""
@@ -156,10 +185,14 @@ class Runner:
 
         session = self.session
         session.status, session.error, session.pending_question = "running", None, None
+        self.control.track(self._cancel_inflight)
         try:
             outcome = await get_protocol(session.protocol).run(Context(self))
             session.outcome = apply_overrides(outcome, session.actions)
             session.status = "completed"
+            if self.unreplayed():
+                self.emit(Notice(f"{self.unreplayed()} recorded turns were not asked for again on resume; the "
+                                 "protocol or its options changed since the session was saved"))
             self.emit(OutcomeReached(session.outcome))
         except NeedsHumanDecision:
             session.status = "needs_human"
@@ -169,6 +202,10 @@ class Runner:
             session.status, session.error = "failed", redact(str(exc))
         except Exception as exc:  # a bug must not lose the session: save it as failed
             session.status, session.error = "failed", redact(f"internal error: {type(exc).__name__}: {exc}")
+        finally:
+            self._closed = True
+            self.control.track(None)
+            self._cancel_inflight()
         await self._save()
         self.emit(Finished(session.status, session.error))
         return session
@@ -198,14 +235,17 @@ class Runner:
         self, spec: AgentSpec, messages: list[Message], round: int,
         criterion: Criterion | None, expect: Expect, hint: dict[str, Any] | None,
     ) -> Turn:
-        slot = self._next_slot
-        self._next_slot += 1
         name = criterion.name if criterion else None
-        if slot in self._replay:
-            recorded = self._replay[slot]
-            self.emit(TurnStarted(slot, spec.name, spec.role, round, name))
+        key = (spec.name, round, name)
+        occurrence = self._asked.get(key, 0)
+        self._asked[key] = occurrence + 1
+        recorded_here = self._replay.get(key, [])
+        if occurrence < len(recorded_here):
+            recorded = recorded_here[occurrence]
+            self.emit(TurnStarted(recorded.slot, spec.name, spec.role, round, name))
             self.emit(TurnCompleted(recorded, replayed=True))
             return recorded
+        slot = self._take_slot()
         await self.control.gate()
         request = ChatRequest(
             model=spec.model,
@@ -216,11 +256,14 @@ class Runner:
                   "high": criterion.high if criterion else 5, **(hint or {})},
         )
         for attempt in range(self.retry.attempts):
+            self._check_open()
+            self._measure(spec, request)
             self.emit(TurnStarted(slot, spec.name, spec.role, round, name))
             started, clock = utcnow(), time.perf_counter()
             try:
                 completion = await self._complete(request, slot, spec.name)
             except LLMError as exc:
+                self._check_open()
                 final = not exc.retryable or attempt == self.retry.attempts - 1
                 self._record(Turn(slot=slot, agent=spec.name, role=spec.role, round=round, content=exc.partial_text,
                                   criterion=name, started_at=started, duration_s=time.perf_counter() - clock,
@@ -228,9 +271,11 @@ class Runner:
                 self.emit(TurnFailed(slot, spec.name, redact(str(exc)), exc.partial_text, will_retry=not final))
                 await self._save()
                 if final:
-                    raise
-                await asyncio.sleep(self.retry.delay(attempt, exc.retry_after))
+                    raise LLMError(exc.kind, failure_message(spec, exc, attempt + 1),
+                                   partial_text=exc.partial_text) from None
+                await self._cancellable(asyncio.sleep(self.retry.delay(attempt, exc.retry_after)))
                 continue
+            self._check_open()
             turn = Turn(slot=slot, agent=spec.name, role=spec.role, round=round, content=completion.text,
                         criterion=name, started_at=started, duration_s=time.perf_counter() - clock,
                         usage=completion.usage)
@@ -241,10 +286,38 @@ class Runner:
             return turn
         raise AssertionError("unreachable: the last attempt either returns or raises")
 
-    async def _complete(self, request: ChatRequest, slot: int, agent: str):
+    def _take_slot(self) -> int:
+        """The next number no completed turn of the session has (taken before any await)."""
+        while self._next_slot in self._used_slots:
+            self._next_slot += 1
+        self._used_slots.add(self._next_slot)
+        return self._next_slot
+
+    def unreplayed(self) -> int:
+        """Recorded turns this run has not asked for: more than 0 after a completed resume means the
+        protocol or its options changed since the session was saved."""
+        return sum(max(0, len(turns) - self._asked.get(key, 0)) for key, turns in self._replay.items())
+
+    def _measure(self, spec: AgentSpec, request: ChatRequest) -> None:
+        """Before a call: refuse a prompt over the model's window, and stop if the budget would be passed."""
+        window = tokens.context_window(spec.model)
+        if window is None and not self.budget.limited:
+            return  # nothing to compare with: spare the tokenizer
+        size = tokens.prompt_tokens(spec.model, request.messages)
+        if window is not None and size > window:
+            raise LLMError("context_window", (
+                f"{spec.name}: the prompt is about {size:,} tokens, over the {window:,}-token input window of "
+                f"{spec.model}; nothing was cut. Shorten the text, or use a model with a larger window"))
+        self.budget.check(self.session.usage, size, tokens.prompt_cost(spec.model, size))
+
+    async def _complete(self, request: ChatRequest, slot: int, agent: str) -> Completion:
         on_delta = (lambda text: self.emit(TextDelta(slot, agent, text))) if self.stream else None
-        task = asyncio.ensure_future(self.client.complete(request, on_delta))
-        self.control.track(task.cancel)
+        return await self._cancellable(self.client.complete(request, on_delta))
+
+    async def _cancellable(self, work: Awaitable[Any]) -> Any:
+        """Await `work` as a task that `stop` cancels at once instead of waiting for it."""
+        task = asyncio.ensure_future(work)
+        self._inflight.add(task)
         try:
             return await task
         except asyncio.CancelledError:
@@ -252,7 +325,16 @@ class Runner:
                 raise Stopped(self.control.stop_reason) from None
             raise
         finally:
-            self.control.track(None)
+            self._inflight.discard(task)
+
+    def _cancel_inflight(self) -> None:
+        for task in list(self._inflight):
+            task.cancel()
+
+    def _check_open(self) -> None:
+        """A parallel turn still going when the run ended (its sibling failed) stops here, changing nothing."""
+        if self._closed:
+            raise Stopped("the run has ended")
 
     def _record(self, turn: Turn) -> None:
         self.session.turns.append(turn)
@@ -267,7 +349,21 @@ class Runner:
             await result
 
 
+def failure_message(spec: AgentSpec, exc: LLMError, attempts: int) -> str:
+    """What the person reads when a call finally fails: who, which model, why, and what to do."""
+    who = f"{spec.name} ({spec.model})"
+    if exc.kind == "auth":
+        source = load_config().key_source(spec.model)
+        where = f"the key in {source.variable} ({source.origin})" if source.variable else "the provider's API key"
+        return redact(f"{who}: authentication failed, not retried: check {where}. {exc}")
+    if exc.kind in ("bad_request", "not_found", "context_window"):
+        return redact(f"{who}: the provider rejected the request, not retried: {exc}")
+    tries = f"after {attempts} attempt{'s' if attempts > 1 else ''}" if exc.retryable else "not retried"
+    return redact(f"{who}: {exc.kind.replace('_', ' ')} error {tries}: {exc}")
+
+
 def _read_answer(turn: Turn, expect: Expect, criterion: Criterion | None) -> None:
+    """Read the asked-for answer; none from a refusal ("I cannot score this: 2 texts are missing" is no 2)."""
     text = turn.content
     if expect == "no_issue":
         turn.no_issue = parsing.is_no_issue(text)
@@ -286,7 +382,14 @@ def _read_answer(turn: Turn, expect: Expect, criterion: Criterion | None) -> Non
 def _has_answer(turn: Turn, expect: Expect) -> bool:
     if expect == "verdict":
         return turn.verdict is not None
-    return turn.score is not None
+    if expect in ("score", "pair"):
+        return turn.score is not None
+    return turn.no_issue is True or not _declined(turn.content)
+
+
+def _declined(text: str) -> bool:
+    """Empty, or a short refusal: a long reply that starts "I cannot ..." is an argument, not a refusal."""
+    return not text.strip() or (parsing.is_refusal(text) and len(text.split()) <= 40)
 
 
 def apply_overrides(outcome: Outcome, actions: list[HumanAction]) -> Outcome:

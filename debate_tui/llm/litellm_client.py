@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from debate_tui.config import load_config
 from debate_tui.domain import Usage
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMError
-from debate_tui.redact import redact
+from debate_tui.redact import protect_env, redact
 
 _litellm: Any = None
 
@@ -43,13 +45,38 @@ def _cost(litellm: Any, model: str, usage: Usage) -> float:
 
 
 def _retry_after(exc: Exception) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None) or {}
-    try:
-        value = headers.get("retry-after")
-        return float(value) if value is not None else None
-    except (TypeError, ValueError):
+    """Seconds the server asked us to wait, if it said.
+
+    litellm keeps the provider's headers on `litellm_response_headers`; the
+    `response` it attaches is a stand-in without them. `retry-after-ms` is
+    exact where `Retry-After` is rounded up to whole seconds (or an HTTP date).
+    """
+    for headers in (getattr(exc, "litellm_response_headers", None),
+                    getattr(getattr(exc, "response", None), "headers", None)):
+        if headers is not None and hasattr(headers, "get"):
+            seconds = _seconds(headers.get("retry-after-ms"), 0.001) or _seconds(headers.get("retry-after"), 1.0)
+            if seconds is not None:
+                return seconds
+    return None
+
+
+def _seconds(value: Any, unit: float) -> float | None:
+    if value is None:
         return None
+    try:
+        return max(float(value) * unit, 0.0)
+    except (TypeError, ValueError):
+        pass
+    try:
+        return max(parsedate_to_datetime(str(value)).timestamp() - time.time(), 0.0)
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def _exception_class(litellm: Any, name: str) -> type | None:
+    """litellm exports most exception classes at the top level, but not all (MidStreamFallbackError)."""
+    found = getattr(litellm, name, None) or getattr(getattr(litellm, "exceptions", None), name, None)
+    return found if isinstance(found, type) else None
 
 
 def classify(exc: Exception, partial_text: str = "") -> LLMError:
@@ -73,16 +100,21 @@ def classify(exc: Exception, partial_text: str = "") -> LLMError:
         ("APIError", "server"),
     ]
     for name, kind in checks:
-        cls = getattr(litellm, name, None)
-        if isinstance(cls, type) and isinstance(exc, cls):
+        cls = _exception_class(litellm, name)
+        if cls is not None and isinstance(exc, cls):
             break
     else:
         kind = "timeout" if isinstance(exc, asyncio.TimeoutError) else "stream" if partial_text else "connection"
+    if kind == "server" and "Connection error" in str(exc):
+        kind = "connection"  # litellm wraps a dropped connection of a plain call as an InternalServerError
+    if kind == "server" and "Missing credentials" in str(exc):
+        kind = "auth"  # ... and the openai SDK's "no key at all" the same way: no retry can supply one
     return LLMError(kind, message, partial_text=partial_text, retry_after=_retry_after(exc))  # type: ignore[arg-type]
 
 
 def key_from_env(name: str) -> str:
     """The key held by the variable a config's `api_key_env` names, read at call time and never kept."""
+    protect_env(name)
     value = os.environ.get(name)
     if not value:
         raise LLMError("auth", f"environment variable {name} named in the config is not set")
@@ -110,7 +142,8 @@ class LiteLLMClient:
         litellm = load_litellm()
         if on_delta is None:
             try:
-                response = await litellm.acompletion(model=request.model, messages=request.messages, **kwargs)
+                async with asyncio.timeout(self.timeout_s):  # httpx's timeout is per read, this one per call
+                    response = await litellm.acompletion(model=request.model, messages=request.messages, **kwargs)
             except Exception as exc:
                 raise classify(exc) from None
             text = response.choices[0].message.content or ""

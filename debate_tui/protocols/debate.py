@@ -12,6 +12,8 @@ Algorithm 1 of the paper, per criterion:
 The Commander is a fixed template here, not a model call: it composes each
 prompt and carries the debate's memory, which is all the paper asks of it.
 So a debate agreeing at iteration k costs 2k calls, and 2n+1 without agreement.
+A history too long for an agent's context is condensed (engine.condense) at
+the cost of one more call per condensation; it is never cut.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from pydantic import BaseModel, Field
 
 from debate_tui.catalog import find_persona
 from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Turn
+from debate_tui.engine.condense import condense, condense_log
 from debate_tui.engine.runner import Context
 from debate_tui.protocols.common import ModelChoice, criterion_block, score_form, task_block
 
@@ -66,6 +69,14 @@ class Commander:
         ]
         self.log: list[str] = []
 
+    async def fit(self, ctx: Context, agent: str, round: int) -> None:
+        """Condense the older rounds `agent` is about to read if they would not fit its context."""
+        if agent == "Scorer":
+            self.scorer_dialogue = await condense(ctx, "Scorer", self.scorer_dialogue, round=round)
+        else:
+            frame = self._critic_prompt([], "") if agent == "Critic" else self._tie_breaker_prompt([])
+            self.log = await condense_log(ctx, agent, self.log, around=frame, round=round)
+
     def ask_scorer(self) -> list[dict[str, str]]:
         return list(self.scorer_dialogue)
 
@@ -74,12 +85,15 @@ class Commander:
         self.log.append(f"Scorer: {turn.content}")
 
     def ask_critic(self, scorer_turn: Turn) -> list[dict[str, str]]:
-        earlier = "\n\n".join(self.log[:-1])
+        return self._critic_prompt(self.log[:-1], scorer_turn.content)
+
+    def _critic_prompt(self, earlier_log: list[str], latest: str) -> list[dict[str, str]]:
+        earlier = "\n\n".join(earlier_log)
         history = f"Earlier debate:\n{earlier}\n\n" if earlier else ""
         return [
             {"role": "system", "content": self.critic_system},
             {"role": "user", "content": (
-                f"{self.brief}\n\n{history}The Scorer's latest score and rationale:\n{scorer_turn.content}\n\n"
+                f"{self.brief}\n\n{history}The Scorer's latest score and rationale:\n{latest}\n\n"
                 "Criticise the score if it is not justified. If it is, reply NO ISSUE."
             )},
         ]
@@ -92,7 +106,10 @@ class Commander:
         )})
 
     def ask_tie_breaker(self) -> list[dict[str, str]]:
-        log = "\n\n".join(self.log)
+        return self._tie_breaker_prompt(self.log)
+
+    def _tie_breaker_prompt(self, entries: list[str]) -> list[dict[str, str]]:
+        log = "\n\n".join(entries)
         return [
             {"role": "system", "content": TIE_BREAKER_SYSTEM},
             {"role": "user", "content": f"{self.brief}\n\nDebate log:\n{log}\n\n{score_form(self.criterion)}"},
@@ -105,16 +122,19 @@ async def debate_one(ctx: Context, criterion: Criterion, options: Options) -> tu
     score = await ctx.turn("Scorer", commander.ask_scorer(), round=0, criterion=criterion, expect="score")
     commander.scorer_said(score)
     for iteration in range(1, options.rounds + 1):
+        await commander.fit(ctx, "Critic", iteration)
         feedback = await ctx.turn("Critic", commander.ask_critic(score), round=iteration,
                                   criterion=criterion, expect="no_issue")
         commander.critic_said(feedback)
         if feedback.no_issue:
             ctx.round_completed(iteration, criterion)
             return score.score, f"NO ISSUE after {iteration} iteration{'s' if iteration > 1 else ''}"
+        await commander.fit(ctx, "Scorer", iteration)
         score = await ctx.turn("Scorer", commander.ask_scorer(), round=iteration, criterion=criterion, expect="score")
         commander.scorer_said(score)
         ctx.round_completed(iteration, criterion)
     if options.tie_breaker == "agent":
+        await commander.fit(ctx, "Tie-Breaker", options.rounds + 1)
         decision = await ctx.turn("Tie-Breaker", commander.ask_tie_breaker(), round=options.rounds + 1,
                                   criterion=criterion, expect="score")
         if decision.score is not None:

@@ -3,7 +3,7 @@
 It speaks real HTTP/1.1 so that litellm, the openai SDK and httpx run their
 whole code path (connection pooling, retries, SSE parsing) against it. Replies
 come from rules a test sets; faults (429, 500, hang, disconnect, malformed,
-empty) are injected per rule or at random from a seeded stream.
+empty, 401, 400) are injected per rule or at random from a seeded stream.
 
     with FakeLLMServer(latency=0.2) as server:
         server.add_rule("Score: 4", match="critic", times=1)
@@ -24,6 +24,10 @@ Retry-After: a 429 carries `Retry-After` (whole seconds, rounded up, as HTTP
 says) and `retry-after-ms` (exact). The openai SDK reads `retry-after-ms`
 first and honours any delay in (0, 120] seconds; a delay of 0 is ignored and
 the SDK falls back to its own backoff of about 0.5 s.
+
+401 and 400: errors no retry can fix. The 401 body echoes the request's
+Authorization header, as some proxies do, so tests can prove that a key in a
+provider's error message never reaches a file or the screen.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ Request = dict[str, Any]
 Reply = str | Callable[[Request], str]
 Match = str | re.Pattern[str] | Callable[[Request], bool]
 
-FAULTS = ("429", "500", "hang", "disconnect", "malformed", "empty")
+FAULTS = ("429", "500", "hang", "disconnect", "malformed", "empty", "401", "400")
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
 MODEL_PATHS = ("/v1/models", "/models")
 MALFORMED = '{"id": "chatcmpl-fake", "choices": [{"delta": {"content": '
@@ -205,7 +209,10 @@ class FakeLLMServer:
 
     @property
     def fault_kinds(self) -> tuple[str, ...]:
-        """Kinds drawn at random; "hang" is left out by default since each costs a client timeout."""
+        """Kinds drawn at random.
+
+        Left out by default: "hang" (each costs a client timeout), "401" and "400" (no retry can help).
+        """
         return self._fault_kinds
 
     @fault_kinds.setter
@@ -368,6 +375,12 @@ class FakeLLMServer:
             return await _send_error(writer, 429, "fake rate limit", request.keep_alive, headers)
         if plan.fault == "500":
             return await _send_error(writer, 500, "fake server error", request.keep_alive)
+        if plan.fault == "401":
+            echoed = request.headers.get("authorization", "(none)")
+            return await _send_error(writer, 401, f"Incorrect API key provided. You sent Authorization: {echoed}",
+                                     request.keep_alive)
+        if plan.fault == "400":
+            return await _send_error(writer, 400, "fake bad request: unsupported parameter", request.keep_alive)
         if plan.fault == "disconnect" and not body.get("stream"):
             writer.transport.abort()
             return False
@@ -514,7 +527,7 @@ async def _send_json(writer: asyncio.StreamWriter, status: int, payload: Any, ke
 async def _send_error(writer: asyncio.StreamWriter, status: int, message: str, keep_alive: bool,
                       headers: dict[str, str] | None = None) -> bool:
     """An error body shaped like OpenAI's, so SDKs surface the message."""
-    kind = {429: "rate_limit_error", 500: "server_error"}.get(status, "invalid_request_error")
+    kind = {401: "authentication_error", 429: "rate_limit_error", 500: "server_error"}.get(status, "invalid_request_error")
     payload = {"error": {"message": message, "type": kind, "param": None, "code": str(status)}}
     return await _send_json(writer, status, payload, keep_alive, headers)
 

@@ -1,0 +1,51 @@
+"""Spending limits: `--max-cost USD` and `--max-tokens N`, checked before every call.
+
+A limit is checked against what is already spent *plus* the next call's
+prompt, so a run stops before the call that would pass it, not after. The
+stop is a `Stopped`, so the run ends cancelled, with the reason saved, and can
+be resumed later with a larger budget. One Budget can guard one session (the
+runner passes the session's usage) or a whole batch (pass the batch's total).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from debate_tui.domain import Usage
+from debate_tui.engine.control import Stopped
+
+
+class BudgetExceeded(Stopped):
+    """The next call would pass `--max-cost` or `--max-tokens`; the message says which and by how much."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    max_cost: float | None = None
+    """US dollars; None: no limit."""
+    max_tokens: int | None = None
+    """Prompt plus completion tokens; None: no limit."""
+
+    @classmethod
+    def from_config(cls) -> Budget:
+        """The configured `limits.max_cost` and `limits.max_tokens` (DEBATE_TUI_MAX_COST, DEBATE_TUI_MAX_TOKENS)."""
+        from debate_tui.config import load_config
+
+        limits = load_config().limits
+        return cls(max_cost=limits.max_cost, max_tokens=limits.max_tokens)
+
+    @property
+    def limited(self) -> bool:
+        return self.max_cost is not None or self.max_tokens is not None
+
+    def check(self, spent: Usage, next_prompt_tokens: int = 0, next_cost: float = 0.0) -> None:
+        """Raise BudgetExceeded when the next call, counting its prompt alone, would pass a limit."""
+        used = spent.prompt_tokens + spent.completion_tokens
+        if self.max_tokens is not None and used + next_prompt_tokens > self.max_tokens:
+            raise BudgetExceeded(
+                f"token budget reached: {used:,} tokens spent and the next call needs about "
+                f"{next_prompt_tokens:,} more, over --max-tokens {self.max_tokens:,}")
+        if self.max_cost is not None and spent.cost_usd + next_cost > self.max_cost:
+            raise BudgetExceeded(
+                f"cost budget reached: ${spent.cost_usd:.4f} spent and the next call's prompt costs about "
+                f"${next_cost:.4f}, over --max-cost ${self.max_cost:g}")

@@ -1,0 +1,190 @@
+"""A long debate history is condensed, never cut: older rounds become a summary.
+
+Before an agent is asked, its prompt is measured against its *history budget*:
+the model's input window (from litellm's model table) less room for the reply,
+or `--max-history-tokens` when that is smaller. When the prompt would pass it,
+the older part of the history is summarized by an extra model call (role
+"summarizer", recorded as a turn, so a resumed run replays it instead of asking
+again) and replaced by that summary, marked as one. The brief (the text being
+judged) and the latest exchange are never condensed; when they alone do not
+fit, the run fails and says so. Nothing is dropped without a word.
+
+How a protocol adopts it: keep each history in the protocol (a message list or
+a list of text entries), and before asking an agent store back
+
+    self.dialogue = await condense(ctx, "Scorer", self.dialogue, round=r)
+    self.log = await condense_log(ctx, "Critic", self.log, around=frame, round=r)
+
+`around` is the rest of the prompt the log is pasted into. Both return their
+input unchanged (and cost nothing but a token count) while it fits, and a
+condensed list once it does not; storing it back makes the summary once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from debate_tui.domain import AgentSpec, Session
+from debate_tui.inputs import InputError
+from debate_tui.llm import tokens
+from debate_tui.llm.base import LLMError, Message
+
+if TYPE_CHECKING:
+    from debate_tui.engine.runner import Context
+
+HISTORY_BUDGET_KEY = "max_history_tokens"
+"""Key in `session.state` of `--max-history-tokens`: kept in the session so a resume condenses alike."""
+CONDENSER_SYSTEM = (
+    "You condense the transcript of an evaluation debate so the debaters can go on within a limited context. "
+    "Keep every score or verdict given and who gave it, every objection with its reason, and every concession. "
+    "Add nothing, judge nothing."
+)
+SUMMARY_HEADER = "[Condensed history: a summary of {count} earlier messages, made to fit the context window]"
+
+
+def history_budget(ctx: Context, agent: str) -> int | None:
+    """Tokens `agent`'s prompt may use: its window less room for the reply, capped by --max-history-tokens."""
+    model = ctx.session.agent(agent).model
+    limits: list[int] = []
+    window = tokens.context_window(model)
+    if window:
+        limits.append(window - tokens.output_reserve(window))
+    configured = ctx.session.state.get(HISTORY_BUDGET_KEY)
+    if configured:
+        limits.append(int(configured))
+    return min(limits) if limits else None
+
+
+async def condense(ctx: Context, agent: str, messages: list[Message], *, round: int, keep_tail: int = 2,
+                   budget_tokens: int | None = None) -> list[Message]:
+    """`messages` if they fit `agent`'s budget, else the same dialogue with its middle summarized.
+
+    Kept as they are: the leading system messages with the first user message
+    (the brief), and the last `keep_tail` messages (the exchange being answered).
+    """
+    budget = budget_tokens if budget_tokens is not None else history_budget(ctx, agent)
+    model = ctx.session.agent(agent).model
+    if budget is None or tokens.prompt_tokens(model, messages) <= budget:
+        return messages
+    head_end = _brief_end(messages)
+    tail_start = max(head_end, len(messages) - keep_tail)
+    head, older, tail = messages[:head_end], messages[head_end:tail_start], messages[tail_start:]
+    fixed = tokens.prompt_tokens(model, [*head, *tail])
+    if not older or fixed >= budget:
+        raise _too_long(agent, fixed, budget)
+    summary = await summarize(ctx, agent, older, round=round, budget_tokens=budget,
+                              target_tokens=(budget - fixed) // 2)
+    condensed = [*head, {"role": "user", "content": summary}, *tail]
+    _announce(ctx, agent, older, budget)
+    size = tokens.prompt_tokens(model, condensed)
+    if size > budget:
+        raise _too_long(agent, size, budget, condensed=True)
+    return condensed
+
+
+async def condense_log(ctx: Context, agent: str, entries: list[str], *, round: int,
+                       around: Sequence[Message] = (), keep_tail: int = 1,
+                       budget_tokens: int | None = None) -> list[str]:
+    """`entries` (a transcript pasted into one prompt) if they fit with `around`, else older entries summarized."""
+    budget = budget_tokens if budget_tokens is not None else history_budget(ctx, agent)
+    model = ctx.session.agent(agent).model
+
+    def size(items: list[str]) -> int:
+        return tokens.prompt_tokens(model, [*around, {"role": "user", "content": "\n\n".join(items)}])
+
+    if budget is None or size(entries) <= budget:
+        return entries
+    tail_start = max(0, len(entries) - keep_tail)
+    older, tail = entries[:tail_start], entries[tail_start:]
+    fixed = size(tail)
+    if not older or fixed >= budget:
+        raise _too_long(agent, fixed, budget)
+    older_messages: list[Message] = [{"role": "user", "content": entry} for entry in older]
+    summary = await summarize(ctx, agent, older_messages, round=round, budget_tokens=budget,
+                              target_tokens=(budget - fixed) // 2)
+    condensed = [summary, *tail]
+    _announce(ctx, agent, older_messages, budget)
+    if size(condensed) > budget:
+        raise _too_long(agent, size(condensed), budget, condensed=True)
+    return condensed
+
+
+async def summarize(ctx: Context, agent: str, messages: list[Message], *, round: int, budget_tokens: int,
+                    target_tokens: int) -> str:
+    """One summary of `messages` in about `target_tokens`, by `agent`'s model, in as many calls as its budget needs."""
+    spec = ctx.session.agent(agent)
+    condenser = AgentSpec(name=f"Condenser for {agent}", role="summarizer", model=spec.model, params=spec.params)
+    chunk_budget = budget_tokens - tokens.prompt_tokens(spec.model, _condenser_prompt("", budget_tokens))
+    parts: list[str] = []
+    chunks = _chunks(spec.model, messages, chunk_budget, agent)
+    for chunk in chunks:
+        transcript = "\n\n".join(f"{m.get('role', 'user')}: {m.get('content') or ''}" for m in chunk)
+        turn = await ctx.turn(condenser, _condenser_prompt(transcript, target_tokens // len(chunks)), round=round)
+        if turn.unscored or not turn.content.strip():
+            raise LLMError("empty", f"{condenser.name}: no summary after a reminder, so {agent}'s history "
+                                    "cannot be condensed; resume to try again")
+        parts.append(turn.content.strip())
+    return SUMMARY_HEADER.format(count=len(messages)) + "\n" + "\n\n".join(parts)
+
+
+def preflight(session: Session) -> None:
+    """Refuse, before any call, a text that cannot fit some agent's window even with no debate history."""
+    from debate_tui.protocols.common import task_block
+
+    brief = [{"role": "user", "content": task_block(session.task)}]
+    for model in session.models:
+        window = tokens.context_window(model)
+        configured = session.state.get(HISTORY_BUDGET_KEY)
+        limits = [(window - tokens.output_reserve(window), f"the {window:,}-token input window of {model}")] \
+            if window else []
+        if configured:
+            limits.append((int(configured), f"--max-history-tokens {int(configured):,}"))
+        if not limits:
+            continue
+        size = tokens.prompt_tokens(model, brief)
+        budget, why = min(limits)
+        if size > budget:
+            raise InputError(f"the text to judge is about {size:,} tokens, over {why} (less room for the reply: "
+                             f"{budget:,}); shorten it or use a model with a larger window")
+
+
+def _condenser_prompt(transcript: str, target_tokens: int) -> list[Message]:
+    words = max(50, target_tokens * 3 // 4)
+    return [
+        {"role": "system", "content": CONDENSER_SYSTEM},
+        {"role": "user", "content": f"Condense this earlier part of the debate into at most {words} words.\n\n"
+                                    f"[Earlier debate]\n{transcript}\n[End of earlier debate]"},
+    ]
+
+
+def _chunks(model: str, messages: list[Message], budget: int, agent: str) -> list[list[Message]]:
+    """Consecutive groups of messages, each small enough for one condenser call."""
+    chunks: list[list[Message]] = [[]]
+    for message in messages:
+        if chunks[-1] and tokens.prompt_tokens(model, [*chunks[-1], message]) > budget:
+            chunks.append([])
+        chunks[-1].append(message)
+        if tokens.prompt_tokens(model, chunks[-1]) > budget:
+            raise _too_long(agent, tokens.prompt_tokens(model, [message]), budget, single=True)
+    return chunks
+
+
+def _brief_end(messages: list[Message]) -> int:
+    """Index after the leading system messages and the first user message (the brief)."""
+    index = 0
+    while index < len(messages) and messages[index].get("role") == "system":
+        index += 1
+    return min(index + 1, len(messages))
+
+
+def _announce(ctx: Context, agent: str, older: list[Message], budget: int) -> None:
+    ctx.notice(f"{agent}'s history: {len(older)} older messages condensed into a summary to fit "
+               f"{budget:,} tokens (the summary is in the transcript)")
+
+
+def _too_long(agent: str, size: int, budget: int, *, condensed: bool = False, single: bool = False) -> LLMError:
+    what = ("even condensed, the prompt" if condensed else "one message of the history" if single
+            else "without its history, the prompt")
+    return LLMError("context_window", f"{agent}: {what} is about {size:,} tokens, over its budget of {budget:,} "
+                                      "tokens; nothing was cut. Use a model with a larger window")
