@@ -75,8 +75,8 @@ class PlainPrinter:
     def __call__(self, event: Event) -> None:
         match event:
             case TurnStarted(slot=slot, agent=agent, role=role, round=rnd, criterion=criterion):
-                about = f", {criterion}" if criterion else ""
-                self._write(f"\n--- {agent} ({role.replace('_', ' ')}), round {rnd}{about} ---\n")
+                about = f", {criterion}" if criterion else ""  # names may come from a user's TOML file
+                self._write(inert(f"\n--- {agent} ({role.replace('_', ' ')}), round {rnd}{about} ---") + "\n")
                 self.streaming = slot
             case TextDelta(text=text):
                 self._write(inert(text))
@@ -147,7 +147,7 @@ def handle(args: argparse.Namespace) -> int:
         preflight(session)
         config = effective_config(args)
     except InputError as exc:
-        print(f"debate-tui: error: {exc}", file=sys.stderr)
+        print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     store = SessionStore(sessions_dir(args))
     session_path = Path(args.session).expanduser() if args.session else store.path_for(session.id)

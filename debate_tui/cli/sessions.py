@@ -11,6 +11,7 @@ from debate_tui.config import ConfigError, effective_config
 from debate_tui.domain import HumanAction
 from debate_tui.report.markdown import render
 from debate_tui.store import SessionFileError, SessionStore, write_atomic
+from debate_tui.textsafe import inert, inert_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -40,7 +41,7 @@ def _store(args: argparse.Namespace) -> SessionStore:
 
 
 def _fail(message: str) -> int:
-    print(f"debate-tui: error: {message}", file=sys.stderr)
+    print(f"debate-tui: error: {inert(message)}", file=sys.stderr)
     return EXIT_BAD_INPUT
 
 
@@ -48,13 +49,13 @@ def handle_list(args: argparse.Namespace) -> int:
     rows = _store(args).list()
     if not rows:
         print("no sessions yet", file=sys.stderr)
-    for row in rows:
+    for row in rows:  # every field may come from a file someone else wrote: printed inert
         if row.problem:
-            print(f"{row.id}  UNREADABLE  {row.problem}")
+            print(inert(f"{row.id}  UNREADABLE  {row.problem}"))
             continue
         when = f"{row.created_at:%Y-%m-%d %H:%M}" if row.created_at else "?"
-        print(f"{row.id}  {when}  {row.protocol:<9} {row.status:<11} {','.join(row.criteria):<20} "
-              f"{row.result:<24} {row.snippet!r}")
+        print(inert(f"{row.id}  {when}  {row.protocol:<9} {row.status:<11} {','.join(row.criteria):<20} "
+                    f"{row.result:<24} {row.snippet!r}"))
     return 0
 
 
@@ -87,8 +88,8 @@ def handle_export(args: argparse.Namespace) -> int:
     except SessionFileError as exc:
         return _fail(str(exc))
     text = render(session) if args.format == "md" else session.model_dump_json(indent=1) + "\n"
-    if args.out is None:
-        sys.stdout.write(text)
+    if args.out is None:  # a terminal must not obey escape sequences from the text or the models
+        sys.stdout.write(inert(text) if args.format == "md" else inert_json(text))
         return 0
     out = Path(args.out).expanduser()
     if out.exists() and not args.force:

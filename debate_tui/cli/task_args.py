@@ -18,6 +18,7 @@ from debate_tui.llm.demo import DEMO_MODEL
 from debate_tui.protocols import PROTOCOLS, get_protocol
 from debate_tui.protocols.common import ModelChoice, name_key
 from debate_tui.protocols.criteria_variants import VARIANTS
+from debate_tui.textsafe import inert
 
 DEFAULT_CRITERIA = {"debate": "coherence", "mateval": "REP,LINC,DCONT,ILC,FER", "scaleeval": "helpfulness",
                     "chateval": "coherence", "single": "coherence"}
@@ -183,7 +184,7 @@ def check_agent_names(per_agent: dict[str, str], agents: list[AgentSpec]) -> Non
 
 
 def warn_stderr(message: str) -> None:
-    print(f"debate-tui: warning: {message}", file=sys.stderr)
+    print(f"debate-tui: warning: {inert(message)}", file=sys.stderr)
 
 
 def sessions_dir(args: argparse.Namespace) -> Path | None:
