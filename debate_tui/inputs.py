@@ -14,17 +14,36 @@ class InputError(ValueError):
 
 
 def max_chars() -> int:
-    return int(os.environ.get("DEBATE_TUI_MAX_TEXT_CHARS", DEFAULT_MAX_CHARS))
+    configured = os.environ.get("DEBATE_TUI_MAX_TEXT_CHARS", "")
+    try:
+        return int(configured) if configured.strip() else DEFAULT_MAX_CHARS
+    except ValueError:
+        raise InputError("DEBATE_TUI_MAX_TEXT_CHARS must be a whole number of characters, "
+                         f"not {configured!r}") from None
 
 
 def decode_text(raw: bytes, what: str, warn=lambda message: None) -> str:
-    """Bytes to clean text: refuse binary, replace invalid UTF-8 (with a warning), unify line endings."""
+    """Bytes to text: refuse binary, replace invalid UTF-8 (with a warning), unify line endings.
+
+    Line endings become "\\n" so that character offsets (located errors) mean the
+    same on every platform; a UTF-8 byte-order mark is not part of the text.
+    Everything else, control characters and escape sequences included, is kept
+    as given: it is data, made inert only where it is displayed.
+    """
     if b"\x00" in raw:
         raise InputError(f"{what} looks like a binary file (it contains NUL bytes)")
-    text = raw.decode("utf-8", errors="replace")
-    if "\ufffd" in text and b"\xef\xbf\xbd" not in raw:
-        warn(f"{what} is not valid UTF-8; undecodable bytes were replaced with U+FFFD")
-    return check_text(text.replace("\r\n", "\n").replace("\r", "\n"), what)
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        text = raw.decode("utf-8-sig", errors="replace")
+        warn(f"{what} is not valid UTF-8 (first bad byte at offset {exc.start}); undecodable bytes were "
+             "replaced with U+FFFD")
+    return check_text(unify_line_endings(text), what)
+
+
+def unify_line_endings(text: str) -> str:
+    """Windows (CRLF) and old Mac (CR) line endings become LF; pasted text needs this as much as files."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def check_text(text: str, what: str) -> str:
