@@ -12,9 +12,11 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -45,13 +47,44 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    _sync_directory(path.parent)
 
 
-def migrate(data: dict) -> dict:
-    """Bring an older session file up to SCHEMA_VERSION (version 1 is the first)."""
+def _sync_directory(directory: Path) -> None:
+    """Make the rename itself durable: without this a power cut can undo it (POSIX; elsewhere a no-op)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # Windows cannot open a directory; its rename is durable enough
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+Migration = Callable[[dict[str, Any]], dict[str, Any]]
+MIGRATIONS: dict[int, Migration] = {}
+"""Schema version N -> a function turning a version-N file's data into version N+1's. When
+SCHEMA_VERSION goes up, the step from the old version is added here; the file itself is
+rewritten in the new version only by the next save, so reading never changes it."""
+
+
+def migrate(data: dict[str, Any]) -> dict[str, Any]:
+    """Bring an older session file's data up to SCHEMA_VERSION, one version at a time."""
+    if not isinstance(data, dict):
+        raise ValueError("the file holds JSON, but not a session object")
     version = data.get("schema_version", 1)
+    if not isinstance(version, int) or version < 1:
+        raise ValueError(f"schema_version {version!r} is not a version number")
     if version > SCHEMA_VERSION:
         raise ValueError(f"written by a newer debate-tui (schema {version}, this one reads up to {SCHEMA_VERSION})")
+    while version < SCHEMA_VERSION:
+        if version not in MIGRATIONS:
+            raise ValueError(f"no migration from schema {version}")
+        data = {**MIGRATIONS[version](data), "schema_version": version + 1}
+        version += 1
     return data
 
 

@@ -117,3 +117,65 @@ def test_kill_9_then_resume_keeps_every_completed_turn_and_finishes(server, stor
     assert main(["sessions", "--sessions-dir", str(path.parent)]) == 0
     listing = capsys.readouterr().out
     assert re.search(rf"{final.id}\s+\S+ \S+\s+debate\s+completed", listing) and "UNREADABLE" not in listing
+
+
+# ----- damaged and old session files ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("damage", "says"), [
+    (lambda text: text[: len(text) // 2], "corrupt or truncated session file"),
+    (lambda text: "", "corrupt or truncated session file"),
+    (lambda text: "[1, 2]", "not a session object"),
+    (lambda text: text.replace('"schema_version": 1', '"schema_version": 99'), "written by a newer debate-tui"),
+    (lambda text: text.replace('"protocol": "debate"', '"protocol": 7'), "not a valid session file"),
+])
+def test_a_damaged_file_is_named_left_untouched_and_the_others_still_list(capsys, story_file, isolated_dirs,
+                                                                          damage, says):
+    for _ in range(2):
+        assert main(["run", "--demo", "--text", str(story_file)]) == 0
+    paths = sorted((isolated_dirs / "sessions").glob("*.json"))
+    broken, healthy = paths
+    broken.write_bytes(damage(broken.read_text()).encode())
+    before = broken.read_bytes()
+    capsys.readouterr()
+    for command in (["resume", broken.stem], ["resume", str(broken)], ["export", broken.stem, "--format", "md"]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert str(broken) in err and says in err and len(err.strip().splitlines()) == 1
+    assert broken.read_bytes() == before  # never overwritten
+    assert main(["sessions"]) == 0
+    listing = capsys.readouterr().out
+    assert f"{broken.stem}  UNREADABLE" in listing and says in listing
+    assert re.search(rf"{healthy.stem}\s+\S+ \S+\s+debate\s+completed", listing)
+
+
+def test_older_schema_versions_are_migrated_on_read_and_saved_in_the_new_one(monkeypatch, story_file, tmp_path,
+                                                                            capsys):
+    from debate_tui import store
+
+    assert main(["run", "--demo", "--text", str(story_file), "--session", str(tmp_path / "old.json")]) == 0
+    capsys.readouterr()
+    old = json.loads((tmp_path / "old.json").read_text())
+    old["status"], old["outcome"] = "failed", None
+    old["turns"] = old["turns"][:1]
+    old["options"]["iterations"] = old["options"].pop("rounds")  # as if version 1 had called it so
+    (tmp_path / "old.json").write_text(json.dumps(old))
+
+    def rename_iterations(data: dict) -> dict:
+        options = dict(data["options"])
+        options["rounds"] = options.pop("iterations")
+        return {**data, "options": options}
+
+    monkeypatch.setattr(store, "SCHEMA_VERSION", 2)
+    monkeypatch.setitem(store.MIGRATIONS, 1, rename_iterations)
+    monkeypatch.setattr("debate_tui.domain.SCHEMA_VERSION", 2)
+    session = read_session(tmp_path / "old.json")
+    assert session.options["rounds"] == 4 and session.schema_version == 2
+    assert json.loads((tmp_path / "old.json").read_text())["schema_version"] == 1  # reading changed nothing
+    assert main(["resume", str(tmp_path / "old.json")]) == 0
+    saved = json.loads((tmp_path / "old.json").read_text())
+    assert saved["schema_version"] == 2 and saved["options"]["rounds"] == 4 and saved["status"] == "completed"
+    monkeypatch.delitem(store.MIGRATIONS, 1)
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    with pytest.raises(SessionFileError, match="no migration from schema 1"):
+        read_session(tmp_path / "old.json")
