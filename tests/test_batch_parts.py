@@ -7,10 +7,11 @@ import json
 
 import pytest
 
-from debate_tui.batch.network import GlobalBackoff, Limits, Meter
+from debate_tui.batch.network import GlobalBackoff, Meter
 from debate_tui.batch.progress import Progress, Tally
 from debate_tui.batch.results import ResultsBusy, ResultsError, ResultsFile, settled
 from debate_tui.domain import Usage
+from debate_tui.engine.budget import Budget, BudgetExceeded
 from debate_tui.engine.control import Stopped
 from debate_tui.llm.base import ChatRequest, Completion, LLMError
 
@@ -80,16 +81,25 @@ async def test_other_errors_do_not_pause():
     assert backoff.resume_at == 0.0
 
 
-async def test_the_meter_counts_real_usage_and_refuses_calls_after_the_budget():
+async def test_the_meter_counts_real_usage_and_refuses_the_call_that_would_pass_the_budget():
     reasons: list[str] = []
     inner = Scripted()
-    meter = Meter(inner, Limits(max_cost_usd=1.0), on_exceeded=reasons.append)
+    meter = Meter(inner, Budget(max_cost=1.05), on_exceeded=reasons.append)
     await meter.complete(REQUEST)
-    await meter.complete(REQUEST)  # $1.00 spent: the limit is reached
-    with pytest.raises(Stopped, match="budget reached"):
+    await meter.complete(REQUEST)  # $1.00 spent; a large third prompt would pass $1.05
+    with pytest.raises(BudgetExceeded, match="cost budget reached"):
+        await meter.complete(ChatRequest(model="openai/gpt-4o-mini", messages=[{"role": "user", "content": "x " * 900000}]))
+    with pytest.raises(Stopped):  # and nothing starts after that, whatever its size
         await meter.complete(REQUEST)
     assert inner.calls == 2 and meter.spent.cost_usd == 1.0 and len(reasons) == 1
-    assert Limits(max_tokens=220).exceeded(meter.spent).startswith("budget reached: 220 tokens")
+
+
+async def test_a_token_budget_counts_the_next_prompt():
+    meter = Meter(Scripted(), Budget(max_tokens=225))
+    await meter.complete(REQUEST)  # 110 tokens spent
+    await meter.complete(REQUEST)  # 220 spent: the next prompt (about 8 tokens) would pass 225
+    with pytest.raises(BudgetExceeded, match="token budget reached: 220 tokens spent"):
+        await meter.complete(REQUEST)
 
 
 def test_progress_on_a_terminal_redraws_one_line():

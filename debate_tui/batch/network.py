@@ -10,10 +10,12 @@ recorded failed turns) applies unchanged; the retried call also passes the
 gate, so it goes out when the pause ends.
 
 Meter. Counts what the batch really spent (calls that reached a model; cache
-hits never get this far) and enforces `--max-cost` / `--max-tokens`: once a
-limit is reached no new call starts. The refusal is `Stopped`, which the
-runner records as a cancelled, resumable session; calls already in flight
-finish and are counted, so the overshoot is at most one call per worker.
+hits never get this far) and enforces `--max-cost` / `--max-tokens` with the
+engine's `Budget`: a call whose prompt would pass a limit is not made, and
+after that no call starts. The refusal is `BudgetExceeded` (a `Stopped`),
+which the runner records as a cancelled, resumable session. Calls already in
+flight finish and are counted: concurrent calls are each checked against what
+was spent before them, so the overshoot is at most one call per worker.
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 from debate_tui.domain import Usage
-from debate_tui.engine.control import Stopped
+from debate_tui.engine.budget import Budget, BudgetExceeded
+from debate_tui.llm import tokens
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient, LLMError
 
 
@@ -80,39 +82,32 @@ class GlobalBackoff:
         self.resume_at = max(self.resume_at, self.clock() + delay)
 
 
-@dataclass
-class Limits:
-    max_cost_usd: float | None = None
-    max_tokens: int | None = None
-
-    def exceeded(self, spent: Usage) -> str | None:
-        """Why `spent` is over a limit, or None."""
-        if self.max_cost_usd is not None and spent.cost_usd >= self.max_cost_usd:
-            return f"budget reached: ${spent.cost_usd:.4f} spent of --max-cost ${self.max_cost_usd:g}"
-        tokens = spent.prompt_tokens + spent.completion_tokens
-        if self.max_tokens is not None and tokens >= self.max_tokens:
-            return f"budget reached: {tokens:,} tokens spent of --max-tokens {self.max_tokens:,}"
-        return None
-
-
 class Meter:
-    """Wraps a client: adds up real usage and refuses new calls once a limit is reached."""
+    """Wraps a client: adds up real usage and refuses new calls once the batch's budget would be passed.
 
-    def __init__(self, inner: LLMClient, limits: Limits | None = None,
+    The check is the engine's own `Budget`, on the whole batch's spending plus the next prompt: no call
+    starts that would pass a limit, and once one is refused no other call starts either.
+    """
+
+    def __init__(self, inner: LLMClient, budget: Budget | None = None,
                  on_exceeded: Callable[[str], None] = lambda reason: None):
         self.inner = inner
-        self.limits = limits or Limits()
+        self.budget = budget or Budget()
         self.on_exceeded = on_exceeded
         self.spent = Usage()
         self.stop_reason: str | None = None
 
     async def complete(self, request: ChatRequest, on_delta: DeltaCallback | None = None) -> Completion:
         if self.stop_reason is not None:
-            raise Stopped(self.stop_reason)
+            raise BudgetExceeded(self.stop_reason)
+        if self.budget.limited:
+            size = tokens.prompt_tokens(request.model, request.messages)
+            try:
+                self.budget.check(self.spent, size, tokens.prompt_cost(request.model, size))
+            except BudgetExceeded as exc:
+                self.stop_reason = str(exc)
+                self.on_exceeded(self.stop_reason)
+                raise
         completion = await self.inner.complete(request, on_delta)
         self.spent.add(completion.usage)
-        reason = self.limits.exceeded(self.spent)
-        if reason is not None and self.stop_reason is None:
-            self.stop_reason = reason
-            self.on_exceeded(reason)
         return completion

@@ -29,11 +29,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from debate_tui.batch.items import Item
-from debate_tui.batch.network import GlobalBackoff, Limits, Meter
+from debate_tui.batch.network import GlobalBackoff, Meter
 from debate_tui.batch.progress import Progress, Tally
 from debate_tui.batch.results import FINAL, ResultsFile, settled
 from debate_tui.batch.rows import item_rows
 from debate_tui.domain import Criterion, Session
+from debate_tui.engine.budget import Budget
 from debate_tui.engine.control import RunControl
 from debate_tui.engine.runner import RetryPolicy, Runner
 from debate_tui.llm.base import LLMClient
@@ -46,7 +47,7 @@ PROGRESS_TICK_S = 1.0
 @dataclass
 class BatchSettings:
     concurrency: int = 8
-    limits: Limits = field(default_factory=Limits)
+    budget: Budget = field(default_factory=Budget)
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     seed: int = 0
     """Base of every item's seed: each item draws from hash(seed, id), the same on every rerun."""
@@ -90,7 +91,7 @@ class BatchRun:
         self.store = store
         self.settings = settings or BatchSettings()
         self.tally = Tally()
-        self.meter = Meter(model, self.settings.limits, on_exceeded=self._budget_reached)
+        self.meter = Meter(model, self.settings.budget, on_exceeded=self._budget_reached)
         self.backoff = GlobalBackoff(self.meter, base_delay_s=self.settings.retry.base_delay_s or 1.0)
         self.cache = CachingClient(self.backoff, cache) if cache is not None else None
         self.client: LLMClient = self.cache or self.backoff

@@ -166,13 +166,23 @@ def _model_client(args: argparse.Namespace):
     return client
 
 
+def _warm_up(template: Session) -> None:
+    """Import litellm now (seconds) rather than inside the first item, where it would skew rate and ETA."""
+    from debate_tui.llm.demo import DEMO_MODEL
+
+    if any(agent.model != DEMO_MODEL for agent in template.agents):
+        from debate_tui.llm.litellm_client import load_litellm
+
+        load_litellm()
+
+
 def prepare(args: argparse.Namespace):
     """Everything a batch needs, or BadInput; nothing is called or written yet."""
     from debate_tui.batch.items import read_items
-    from debate_tui.batch.network import Limits
     from debate_tui.batch.results import ResultsFile
     from debate_tui.batch.runner import BatchRun, BatchSettings
     from debate_tui.config import effective_config
+    from debate_tui.engine.budget import Budget
     from debate_tui.engine.runner import RetryPolicy
     from debate_tui.inputs import InputError
     from debate_tui.llm.cache import ResponseCache
@@ -192,11 +202,12 @@ def prepare(args: argparse.Namespace):
     _check_tasks(template, items)
     limits = config.limits
     settings = BatchSettings(
-        concurrency=concurrency(config), limits=Limits(limits.max_cost, limits.max_tokens),
+        concurrency=concurrency(config), budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens),
         retry=RetryPolicy(attempts=limits.retries, base_delay_s=limits.retry_delay),
         seed=args.seed, progress_interval_s=args.progress_interval,
     )
     cache = None if args.no_cache else ResponseCache(config.cache_dir)
+    _warm_up(template)
     return BatchRun(items, template, ResultsFile(Path(args.out).expanduser()), SessionStore(sessions_dir(args)),
                     _model_client(args), cache=cache, settings=settings)
 
