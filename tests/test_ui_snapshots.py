@@ -75,8 +75,9 @@ def reviewed_session() -> Session:
 @pytest.mark.parametrize("size", SIZES)
 def test_setup(snap_compare, size):
     async def run_before(pilot) -> None:
-        await open_setup(pilot)
-        await pilot.pause()
+        setup = await open_setup(pilot)
+        setup.query_one("#text-text").cursor_blink = False  # a blinking cursor would make the snapshot flaky
+        await pilot.pause(0.3)
 
     assert snap_compare(DebateTUI(Launch(texts={"text": STORY})), terminal_size=size, run_before=run_before)
 

@@ -1,8 +1,11 @@
 """The Textual app: wires screens to the engine, the store, themes, keymap and remembered state.
 
 Start-up does only what the first frame needs (arguments, remembered state,
-themes, keymap); the catalog, protocol modules and litellm (when a real model
-is configured) are loaded by workers after it.
+themes, keymap, the setup screen). Everything else is imported by a thread
+right after the first frame (`LATER`): the other screens, the engine and,
+when a real model is configured, litellm. The methods that open those
+screens import them where they are used; once warmed up that is a dictionary
+lookup, never a file read on a key press.
 """
 
 from __future__ import annotations
@@ -11,18 +14,21 @@ import argparse
 import asyncio
 import gc
 import getpass
+import importlib
 import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+if TYPE_CHECKING:
+    from debate_tui.ui.screens.debate import DebateScreen
+
 from debate_tui.domain import Session
-from debate_tui.engine.control import RunControl
-from debate_tui.engine.runner import Runner
 from debate_tui.inputs import InputError
 from debate_tui.llm.base import LLMClient
 from debate_tui.llm.demo import DEMO_MODEL
@@ -31,16 +37,16 @@ from debate_tui.ui.commands import binding_commands
 from debate_tui.ui.keymap import load_keymap
 from debate_tui.ui.launch import Launch, launch_from_args
 from debate_tui.ui.locations import examples_dir, theme_dirs
-from debate_tui.ui.replay import Replayer
-from debate_tui.ui.saving import SessionSaver
-from debate_tui.ui.screens.debate import DebateScreen
-from debate_tui.ui.screens.report import ReportScreen
-from debate_tui.ui.screens.sessions import SessionsScreen
 from debate_tui.ui.screens.setup import SetupScreen
 from debate_tui.ui.session_builder import Catalog
 from debate_tui.ui.state import SetupChoices, load_state, save_state
 from debate_tui.ui.themes import load_themes
 
+LATER = (
+    "debate_tui.ui.screens.debate", "debate_tui.ui.screens.report", "debate_tui.ui.screens.sessions",
+    "debate_tui.ui.replay", "debate_tui.ui.saving", "debate_tui.engine.runner", "debate_tui.llm.router",
+)
+"""Modules the first frame does not need, imported in a thread just after it."""
 DEMO_DELAY_S = 0.02
 """Seconds between the demo model's chunks in the TUI, so streaming is visible."""
 REPLAY_DELAY_S = 0.01
@@ -125,14 +131,19 @@ class DebateTUI(App[int]):
         self.push_screen(SetupScreen(launch.choices, launch.texts, launch.criteria_spec))
 
     def _warm_up(self) -> None:
-        """Import litellm in a thread after the first frame, when a real model is going to need it."""
+        """Import what the next screens need, and litellm when a real model is going to need it."""
         model = self.launch.choices.model or ""
-        wanted = (self.launch.session is not None and not self.launch.demo) or model not in ("", DEMO_MODEL)
-        if wanted:
-            from debate_tui.llm.litellm_client import load_litellm
+        litellm = (self.launch.session is not None and not self.launch.demo) or model not in ("", DEMO_MODEL)
 
-            self.run_worker(load_litellm, thread=True, group="warm-up", exit_on_error=False,
-                            description="import litellm")
+        def load() -> None:
+            for name in LATER:
+                importlib.import_module(name)
+            if litellm:
+                from debate_tui.llm.litellm_client import load_litellm
+
+                load_litellm()
+
+        self.run_worker(load, thread=True, group="warm-up", exit_on_error=False, description="warm up imports")
 
     # ----- what screens ask for ---------------------------------------------------------
 
@@ -154,6 +165,11 @@ class DebateTUI(App[int]):
         self._run(session, path, kind="resumed")
 
     def _run(self, session: Session, path: Path, *, kind: str) -> None:
+        from debate_tui.engine.control import RunControl
+        from debate_tui.engine.runner import Runner
+        from debate_tui.ui.saving import SessionSaver
+        from debate_tui.ui.screens.debate import DebateScreen
+
         control = RunControl(mode="step" if self.launch.step else "auto")
         saver = SessionSaver(path)
         client = self._client()
@@ -164,6 +180,10 @@ class DebateTUI(App[int]):
         self.push_screen(DebateScreen(session, control, make, kind=kind, clock=self.clock))
 
     def replay(self, session: Session) -> None:
+        from debate_tui.engine.control import RunControl
+        from debate_tui.ui.replay import Replayer
+        from debate_tui.ui.screens.debate import DebateScreen
+
         control = RunControl(mode="step")
 
         def make(emit):
@@ -173,6 +193,8 @@ class DebateTUI(App[int]):
         self.notify("Replay: space shows the next turn, a plays the rest.", timeout=4)
 
     def open_report(self, session: Session) -> None:
+        from debate_tui.ui.screens.report import ReportScreen
+
         self.push_screen(ReportScreen(session))
 
     def remember(self, choices: SetupChoices) -> None:
@@ -196,11 +218,17 @@ class DebateTUI(App[int]):
             self._open_setup()
 
     def action_sessions(self) -> None:
+        from debate_tui.ui.screens.sessions import SessionsScreen
+
         if not isinstance(self.screen, SessionsScreen):
             self.push_screen(SessionsScreen(self.store, examples_dir()))
 
+    def _running(self) -> list[DebateScreen]:
+        """Debate screens whose run is not over (found by duck typing: none exist before warm-up)."""
+        return [s for s in self.screen_stack if getattr(s, "finished", True) is False]
+
     def action_setup(self) -> None:
-        if any(isinstance(s, DebateScreen) and not s.finished for s in self.screen_stack):
+        if self._running():
             self.notify("A debate is running: stop it first (escape on its screen).", severity="warning")
             return
         while len(self.screen_stack) > 1 and not isinstance(self.screen, SetupScreen):
@@ -208,8 +236,7 @@ class DebateTUI(App[int]):
 
     async def action_quit(self) -> None:
         """Stop live runs first so their last state is saved, then leave."""
-        running = [s for s in self.screen_stack if isinstance(s, DebateScreen) and not s.finished]
-        for screen in running:
+        for screen in self._running():
             screen.control.stop("the app was closed")
         workers = [w for w in self.workers if w.group == "debate" and w.is_running]
         if workers:
