@@ -105,7 +105,7 @@ async def test_a_token_budget_counts_the_next_prompt():
 def test_progress_on_a_terminal_redraws_one_line():
     clock, stream = Clock(), io.StringIO()
     tally = Tally(total=10, skipped=2)
-    progress = Progress(tally, stream=stream, tty=True, clock=clock)
+    progress = Progress(tally, stream=stream, tty=True, clock=clock, width=200)
     clock.now += 2
     tally.done, tally.spent = 4, Usage(calls=8, prompt_tokens=1500, completion_tokens=100, cost_usd=0.0123)
     progress.update(force=True)
@@ -113,6 +113,9 @@ def test_progress_on_a_terminal_redraws_one_line():
     text = stream.getvalue()
     assert text.startswith("\r4/10  [########............]  2.00 items/s  ETA 0:03  1.6k tokens  $0.0123")
     assert "8 calls" in text and "2 already done" in text and text.endswith("\n") and text.count("\n") == 1
+    narrow = Progress(tally, stream=io.StringIO(), tty=True, clock=clock, width=40)
+    narrow.update(force=True)
+    assert len(narrow.stream.getvalue()) == 1 + 39  # cut to the terminal: a wrapped line cannot be redrawn
 
 
 def test_progress_in_a_log_prints_at_each_tenth_or_period_not_more():

@@ -9,6 +9,7 @@ floods nor goes silent.
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -58,12 +59,14 @@ def _tokens(count: int) -> str:
 
 class Progress:
     def __init__(self, tally: Tally, *, stream: TextIO | None = None, tty: bool | None = None,
-                 interval_s: float = 10.0, clock: Callable[[], float] = time.monotonic):
+                 interval_s: float = 10.0, clock: Callable[[], float] = time.monotonic, width: int | None = None):
         self.tally = tally
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty() if tty is None else tty
         self.interval_s = interval_s
         self.clock = clock
+        self.width = width
+        """Terminal columns; None: asked of the terminal at each redraw (it may be resized)."""
         self.started = clock()
         self._last_print = self.started
         self._last_tenth = 0
@@ -94,7 +97,8 @@ class Progress:
         now = self.clock()
         if self.tty:
             if force or now - self._last_print >= TTY_REDRAW_S:
-                text = self.line()
+                columns = self.width or shutil.get_terminal_size().columns
+                text = self.line()[: columns - 1]  # a wrapped line could not be redrawn in place
                 self.stream.write("\r" + text.ljust(self._width))
                 self.stream.flush()
                 self._width = len(text)
