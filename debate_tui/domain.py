@@ -54,7 +54,9 @@ class Criterion(BaseModel):
 
     @property
     def scale(self) -> str:
-        return f"{self.low:g}-{self.high:g}"
+        """"1-5" as the papers write it; "-10..0" where a dash would read as a minus."""
+        separator = ".." if self.low < 0 else "-"
+        return f"{self.low:g}{separator}{self.high:g}"
 
 
 class Persona(BaseModel):
