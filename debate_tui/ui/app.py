@@ -223,12 +223,15 @@ class DebateTUI(App[int]):
         if not isinstance(self.screen, SessionsScreen):
             self.push_screen(SessionsScreen(self.store, examples_dir()))
 
-    def _running(self) -> list[DebateScreen]:
-        """Debate screens whose run is not over (found by duck typing: none exist before warm-up)."""
+    def _live_debates(self) -> list[DebateScreen]:
+        """Debate screens whose run is not over (found by duck typing: none exist before warm-up).
+
+        Not named `_running`: that is the bool every Textual MessagePump keeps, which would shadow it.
+        """
         return [s for s in self.screen_stack if getattr(s, "finished", True) is False]
 
     def action_setup(self) -> None:
-        if self._running():
+        if self._live_debates():
             self.notify("A debate is running: stop it first (escape on its screen).", severity="warning")
             return
         while len(self.screen_stack) > 1 and not isinstance(self.screen, SetupScreen):
@@ -236,7 +239,7 @@ class DebateTUI(App[int]):
 
     async def action_quit(self) -> None:
         """Stop live runs first so their last state is saved, then leave."""
-        for screen in self._running():
+        for screen in self._live_debates():
             screen.control.stop("the app was closed")
         workers = [w for w in self.workers if w.group == "debate" and w.is_running]
         if workers:
