@@ -135,3 +135,23 @@ def test_session_ids_cannot_escape_the_sessions_dir(capsys):
             SessionStore().path_for(bad)
     assert main(["resume", "..evil"]) == 2
     assert "invalid session id" in capsys.readouterr().err
+
+
+def test_parallel_turns_are_printed_whole_not_interleaved():
+    import io
+
+    from debate_tui.cli.run import PlainPrinter
+    from debate_tui.domain import Turn
+    from debate_tui.engine.events import TextDelta, TurnCompleted, TurnStarted
+
+    out = io.StringIO()
+    printer = PlainPrinter(out)
+    for slot, agent in ((0, "A"), (1, "B")):
+        printer(TurnStarted(slot, agent, "referee", 1, "coherence"))
+    for part in ("a1 ", "a2 "):
+        printer(TextDelta(0, "A", part))
+        printer(TextDelta(1, "B", part.replace("a", "b")))
+    printer(TurnCompleted(Turn(slot=1, agent="B", role="referee", round=1, content="b1 b2 ")))
+    printer(TurnCompleted(Turn(slot=0, agent="A", role="referee", round=1, content="a1 a2 ")))
+    text = out.getvalue()
+    assert "a1 a2 " in text and "--- B (referee), round 1, coherence ---\nb1 b2 \n" in text

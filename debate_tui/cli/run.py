@@ -62,30 +62,51 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 class PlainPrinter:
-    """Writes the debate as readable plain text; model text is made inert first."""
+    """Writes the debate as readable plain text; model text is made inert first.
+
+    One turn at a time streams live; turns running beside it in parallel
+    (ChatEval's simultaneous talk) are held back and printed whole when they
+    finish, so their texts never interleave.
+    """
 
     def __init__(self, out: TextIO):
         self.out = out
-        self.streaming: int | None = None
+        self.live: int | None = None
+        self.held: dict[int, list[str]] = {}
 
     def _write(self, text: str) -> None:
         self.out.write(text)
         self.out.flush()
 
+    def _emit(self, slot: int, text: str) -> None:
+        if slot == self.live:
+            self._write(text)
+        else:
+            self.held.setdefault(slot, []).append(text)
+
+    def _end(self, slot: int, tail: str) -> None:
+        if slot == self.live:
+            self.live = None
+            self._write(tail)
+        else:
+            self._write("".join(self.held.pop(slot, [])) + tail)
+
     def __call__(self, event: Event) -> None:
         match event:
             case TurnStarted(slot=slot, agent=agent, role=role, round=rnd, criterion=criterion):
+                if self.live is None:
+                    self.live = slot
+                self.held.pop(slot, None)
                 about = f", {criterion}" if criterion else ""  # names may come from a user's TOML file
-                self._write(inert(f"\n--- {agent} ({role.replace('_', ' ')}), round {rnd}{about} ---") + "\n")
-                self.streaming = slot
-            case TextDelta(text=text):
-                self._write(inert(text))
+                self._emit(slot, inert(f"\n--- {agent} ({role.replace('_', ' ')}), round {rnd}{about} ---") + "\n")
+            case TextDelta(slot=slot, text=text):
+                self._emit(slot, inert(text))
             case TurnCompleted(turn=turn, replayed=replayed):
                 if replayed:
-                    self._write(inert(turn.content) + "\n(replayed from the session)")
-                self._write("\n")
-            case TurnFailed(error=error, will_retry=retry):
-                self._write(f"\n[turn failed: {inert(error)}{'; retrying' if retry else ''}]\n")
+                    self._emit(turn.slot, inert(turn.content) + "\n(replayed from the session)")
+                self._end(turn.slot, "\n")
+            case TurnFailed(slot=slot, error=error, will_retry=retry):
+                self._end(slot, f"\n[turn failed: {inert(error)}{'; retrying' if retry else ''}]\n")
             case Notice(message=message):
                 self._write(f"[note] {inert(message)}\n")
             case NeedsHuman(question=question):
