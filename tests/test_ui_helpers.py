@@ -6,6 +6,7 @@ No tests here; pytest imports it as a plain module.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -26,6 +27,18 @@ async def wait_until(pilot: Pilot, predicate: Callable[[], object], timeout: flo
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what or predicate}")
         await pilot.pause(0.02)
+
+
+async def settle(pilot: Pilot, timeout: float = 3.0) -> None:
+    """Wait until two screenshots 50 ms apart are the same: layout and scroll have come to rest."""
+    previous = None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        await pilot.pause(0.05)
+        shot = re.sub(r"terminal-\d+", "terminal", pilot.app.export_screenshot())
+        if shot == previous:
+            return
+        previous = shot
 
 
 def freeze(session: Session, session_id: str = "20260102-030405-example") -> None:

@@ -20,7 +20,7 @@ from debate_tui.ui.screens.report import ReportScreen
 from debate_tui.ui.screens.sessions import SessionsScreen
 from tests.conftest import STORY
 from tests.test_ui_flows import make_session, open_setup
-from tests.test_ui_helpers import FROZEN_AT, RecordingDemo, ScriptedClient, freeze, wait_until
+from tests.test_ui_helpers import FROZEN_AT, RecordingDemo, ScriptedClient, freeze, settle, wait_until
 
 SIZES = [pytest.param((120, 36), id="120x36"), pytest.param((80, 24), id="80x24")]
 SNAPSHOT_SESSIONS = Path("/tmp/debate-tui-snapshot-sessions")
@@ -76,8 +76,8 @@ def reviewed_session() -> Session:
 def test_setup(snap_compare, size):
     async def run_before(pilot) -> None:
         setup = await open_setup(pilot)
-        setup.query_one("#text-text").cursor_blink = False  # a blinking cursor would make the snapshot flaky
-        await pilot.pause(0.3)
+        setup.set_focus(None)  # a blinking cursor would make the snapshot flaky
+        await settle(pilot)
 
     assert snap_compare(DebateTUI(Launch(texts={"text": STORY})), terminal_size=size, run_before=run_before)
 
@@ -88,8 +88,8 @@ def test_debate_mid_stream(snap_compare, size):
 
     async def run_before(pilot) -> None:
         await wait_until(pilot, client.held.is_set, what="the held stream")
-        await wait_until(pilot, lambda: "wanting" in pilot.app.screen.panes["Scorer"].query("Markdown").first().source)
-        await pilot.pause(0.3)
+        await wait_until(pilot, lambda: "wanting" in pilot.app.screen.panes["Scorer"].live.body.source)
+        await settle(pilot)
 
     assert snap_compare(app_with(make_session(), client), terminal_size=size, run_before=run_before)
 
@@ -98,7 +98,12 @@ def test_debate_mid_stream(snap_compare, size):
 def test_debate_finished(snap_compare, size):
     async def run_before(pilot) -> None:
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, DebateScreen) and pilot.app.screen.finished)
-        await pilot.pause(0.3)
+        await settle(pilot)
+        for pane in pilot.app.screen.panes.values():
+            # Textual's anchoring moves the bar's position without repainting it: repaint, so the
+            # thumb drawn is the one for the final scroll position, not one from an earlier frame
+            pane.turns.vertical_scrollbar.refresh()
+        await settle(pilot)
 
     assert snap_compare(app_with(make_session(), RecordingDemo()), terminal_size=size, run_before=run_before)
 
@@ -111,7 +116,7 @@ def test_report_with_highlighted_errors(snap_compare, size):
         await pilot.press("2")
         await pilot.pause()
         pilot.app.screen.show_error(1)
-        await pilot.pause(0.2)
+        await settle(pilot)
 
     assert snap_compare(app_with(), terminal_size=size, run_before=run_before)
 
@@ -132,7 +137,7 @@ def test_sessions(snap_compare, size, monkeypatch):
     async def run_before(pilot) -> None:
         await pilot.press("f2")
         await wait_until(pilot, lambda: isinstance(pilot.app.screen, SessionsScreen) and pilot.app.screen.rows)
-        await pilot.pause()
+        await settle(pilot)
 
     try:
         assert snap_compare(DebateTUI(Launch(sessions_dir=SNAPSHOT_SESSIONS)), terminal_size=size,
