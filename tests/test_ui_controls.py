@@ -141,3 +141,28 @@ async def test_more_than_four_agents_wrap_into_a_grid_and_long_panes_are_pruned(
         pane = debate.panes["Referee 1"]
         assert len(pane.shown) == MAX_TURNS and pane.dropped == 4
         assert len(pane.trail.points) == MAX_TURNS + 4
+
+
+async def test_ctrl_q_during_a_run_stops_it_saves_it_and_quits():
+    client = ScriptedClient(["A reply that never finishes. Score: 4"], hold_at=0)
+    session = make_session()
+    app = DebateTUI(Launch(session=session, demo=False), client=client)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await start(pilot)
+        await wait_until(pilot, client.held.is_set, what="the stream to be mid-turn")
+        await pilot.press("f3")  # refused while a debate runs
+        assert isinstance(app.screen, DebateScreen)
+        await pilot.press("ctrl+q")
+        await wait_until(pilot, lambda: not app.is_running, what="the app to exit")
+    assert app.store.load(session.id).status == "cancelled"
+
+
+async def test_f3_returns_to_setup_once_the_run_is_over():
+    from debate_tui.ui.screens.setup import SetupScreen
+
+    app = DebateTUI(Launch(session=make_session(), demo=True), client=RecordingDemo())
+    async with app.run_test(size=(120, 36)) as pilot:
+        debate = await start(pilot)
+        await wait_until(pilot, lambda: debate.finished, what="the end")
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen), what="the setup screen")
