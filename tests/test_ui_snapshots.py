@@ -6,6 +6,7 @@ SVGs (tests/__snapshots__/test_ui_snapshots/) before committing them.
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 from pathlib import Path
 
@@ -92,6 +93,49 @@ def test_debate_mid_stream(snap_compare, size):
         await settle(pilot)
 
     assert snap_compare(app_with(make_session(), client), terminal_size=size, run_before=run_before)
+
+
+class PanelClient:
+    """Every call streams the first `chunks` pieces of its agent's reply, then waits: a frozen mid-stream panel."""
+
+    def __init__(self, chunks: int = 9):
+        self.chunks = chunks
+        self.streaming: set[str] = set()
+
+    async def complete(self, request, on_delta=None):
+        persona = str(request.hint.get("persona"))
+        reply = (f"Reading as {persona.replace('-', ' ')}: the story is easy to follow, "
+                 "but the second sentence is repeated word for word, which a reader notices.\n\nScore: 4")
+        for number, start in enumerate(range(0, len(reply), 8)):
+            if number == self.chunks:
+                self.streaming.add(persona)
+                await asyncio.Event().wait()  # never released: the snapshot is taken mid-stream
+            on_delta(reply[start:start + 8])
+            await asyncio.sleep(0)
+        raise AssertionError("unreachable")
+
+
+def chateval_session() -> Session:
+    from debate_tui.protocols import get_protocol
+    from debate_tui.protocols.common import ModelChoice
+
+    module = get_protocol("chateval")
+    options = module.Options.model_validate({"strategy": "simultaneous-talk", "seed": 1})
+    session = Session(protocol="chateval", options=options.model_dump(), criteria=make_session().criteria,
+                      agents=module.build_agents(options, ModelChoice(default="demo/offline")), task=Task(text=STORY))
+    return frozen(session)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_debate_three_panes_streaming(snap_compare, size):
+    client = PanelClient()
+
+    async def run_before(pilot) -> None:
+        await wait_until(pilot, lambda: len(client.streaming) == 3, what="three referees mid-stream")
+        await wait_until(pilot, lambda: all("easy" in p.live.body.source for p in pilot.app.screen.panes.values()))
+        await settle(pilot)
+
+    assert snap_compare(app_with(chateval_session(), client), terminal_size=size, run_before=run_before)
 
 
 @pytest.mark.parametrize("size", SIZES)
