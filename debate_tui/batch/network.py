@@ -26,7 +26,6 @@ from collections.abc import Awaitable, Callable
 
 from debate_tui.domain import Usage
 from debate_tui.engine.budget import Budget, BudgetExceeded
-from debate_tui.llm import tokens
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient, LLMError
 
 
@@ -100,14 +99,12 @@ class Meter:
     async def complete(self, request: ChatRequest, on_delta: DeltaCallback | None = None) -> Completion:
         if self.stop_reason is not None:
             raise BudgetExceeded(self.stop_reason)
-        if self.budget.limited:
-            size = tokens.prompt_tokens(request.model, request.messages)
-            try:
-                self.budget.check(self.spent, size, tokens.prompt_cost(request.model, size))
-            except BudgetExceeded as exc:
-                self.stop_reason = str(exc)
-                self.on_exceeded(self.stop_reason)
-                raise
+        try:
+            self.budget.check_prompt(self.spent, request.model, request.messages)
+        except BudgetExceeded as exc:
+            self.stop_reason = str(exc)
+            self.on_exceeded(self.stop_reason)
+            raise
         completion = await self.inner.complete(request, on_delta)
         self.spent.add(completion.usage)
         return completion

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from debate_tui.domain import Usage
 from debate_tui.engine.control import Stopped
+from debate_tui.llm import tokens
+from debate_tui.llm.base import Message
 
 
 class BudgetExceeded(Stopped):
@@ -49,3 +51,24 @@ class Budget:
             raise BudgetExceeded(
                 f"cost budget reached: ${spent.cost_usd:.4f} spent and the next call's prompt costs about "
                 f"${next_cost:.4f}, over --max-cost ${self.max_cost:g}")
+
+    def check_prompt(self, spent: Usage, model: str, messages: list[Message]) -> None:
+        """`check` for the next call's prompt, counting its tokens exactly only when that could matter.
+
+        Without a limit nothing is counted. With one, a cheap upper bound of the
+        prompt's size is tried first: when even the bound passes, so would the
+        exact count (a tokenizer pass of 1-2 ms, and a price lookup, per call).
+        """
+        if not self.limited:
+            return
+        bound = tokens.prompt_tokens_bound(messages)
+        try:
+            self.check(spent, bound, self._prompt_cost(model, bound))
+            return
+        except BudgetExceeded:
+            pass
+        size = tokens.prompt_tokens(model, messages)
+        self.check(spent, size, self._prompt_cost(model, size))
+
+    def _prompt_cost(self, model: str, size: int) -> float:
+        return tokens.prompt_cost(model, size) if self.max_cost is not None else 0.0

@@ -16,8 +16,9 @@ a list of text entries), and before asking an agent store back
     self.log = await condense_log(ctx, "Critic", self.log, around=frame, round=r)
 
 `around` is the rest of the prompt the log is pasted into. Both return their
-input unchanged (and cost nothing but a token count) while it fits, and a
-condensed list once it does not; storing it back makes the summary once.
+input unchanged while it fits (checked by a cheap upper bound of its size, and
+a tokenizer pass only when the bound is over the budget), and a condensed list
+once it does not; storing it back makes the summary once.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ async def condense(ctx: Context, agent: str, messages: list[Message], *, round: 
     """
     budget = budget_tokens if budget_tokens is not None else history_budget(ctx, agent)
     model = ctx.session.agent(agent).model
-    if budget is None or tokens.prompt_tokens(model, messages) <= budget:
+    if budget is None or tokens.fits(model, messages, budget):
         return messages
     head_end = _brief_end(messages)
     tail_start = max(head_end, len(messages) - keep_tail)
@@ -90,10 +91,13 @@ async def condense_log(ctx: Context, agent: str, entries: list[str], *, round: i
     budget = budget_tokens if budget_tokens is not None else history_budget(ctx, agent)
     model = ctx.session.agent(agent).model
 
-    def size(items: list[str]) -> int:
-        return tokens.prompt_tokens(model, [*around, {"role": "user", "content": "\n\n".join(items)}])
+    def prompt(items: list[str]) -> list[Message]:
+        return [*around, {"role": "user", "content": "\n\n".join(items)}]
 
-    if budget is None or size(entries) <= budget:
+    def size(items: list[str]) -> int:
+        return tokens.prompt_tokens(model, prompt(items))
+
+    if budget is None or tokens.fits(model, prompt(entries), budget):
         return entries
     tail_start = max(0, len(entries) - keep_tail)
     older, tail = entries[:tail_start], entries[tail_start:]

@@ -299,16 +299,18 @@ class Runner:
         return sum(max(0, len(turns) - self._asked.get(key, 0)) for key, turns in self._replay.items())
 
     def _measure(self, spec: AgentSpec, request: ChatRequest) -> None:
-        """Before a call: refuse a prompt over the model's window, and stop if the budget would be passed."""
+        """Before a call: refuse a prompt over the model's window, and stop if the budget would be passed.
+
+        Both checks count tokens exactly only when a cheap upper bound cannot settle them: counting
+        every prompt cost 1-2 ms a call, and its first count loaded the encoding on the UI's loop.
+        """
         window = tokens.context_window(spec.model)
-        if window is None and not self.budget.limited:
-            return  # nothing to compare with: spare the tokenizer
-        size = tokens.prompt_tokens(spec.model, request.messages)
-        if window is not None and size > window:
+        if window is not None and not tokens.fits(spec.model, request.messages, window):
+            size = tokens.prompt_tokens(spec.model, request.messages)
             raise LLMError("context_window", (
                 f"{spec.name}: the prompt is about {size:,} tokens, over the {window:,}-token input window of "
                 f"{spec.model}; nothing was cut. Shorten the text, or use a model with a larger window"))
-        self.budget.check(self.session.usage, size, tokens.prompt_cost(spec.model, size))
+        self.budget.check_prompt(self.session.usage, spec.model, request.messages)
 
     async def _complete(self, request: ChatRequest, slot: int, agent: str) -> Completion:
         on_delta = (lambda text: self.emit(TextDelta(slot, agent, text))) if self.stream else None

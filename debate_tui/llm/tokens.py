@@ -17,6 +17,8 @@ from debate_tui.llm.demo import DEMO_MODEL
 
 MESSAGE_OVERHEAD = 4
 """Tokens a chat format spends on each message's role and delimiters (OpenAI's figure)."""
+BOUND_OVERHEAD = 16
+"""Per message in `prompt_tokens_bound`: the role, delimiters and a tokenizer's leading marker, generously."""
 
 
 def approx_tokens(text: str) -> int:
@@ -26,6 +28,27 @@ def approx_tokens(text: str) -> int:
 
 def approx_prompt_tokens(messages: list[Message]) -> int:
     return sum(approx_tokens(m.get("content") or "") + MESSAGE_OVERHEAD for m in messages)
+
+
+def prompt_tokens_bound(messages: list[Message]) -> int:
+    """An upper bound of any tokenizer's count, in microseconds rather than a tokenizer pass.
+
+    Byte-level BPE tokens (OpenAI's, Llama's, most others) each stand for at
+    least one byte, and byte-fallback tokenizers spend at most one token per
+    byte, so a text is never more tokens than its UTF-8 bytes.
+    """
+    return sum(len((m.get("content") or "").encode("utf-8")) + len(m.get("role") or "") + BOUND_OVERHEAD
+               for m in messages) + BOUND_OVERHEAD
+
+
+def fits(model: str, messages: list[Message], limit: int) -> bool:
+    """Whether the prompt is at most `limit` tokens for `model`, counted exactly only when the bound cannot tell.
+
+    A prompt checked before every call (against the window, a history budget)
+    is nearly always far under it; counting it exactly cost 1-2 ms a call, and
+    the first count loads the encoding (about 0.3 s, on the UI's event loop).
+    """
+    return prompt_tokens_bound(messages) <= limit or prompt_tokens(model, messages) <= limit
 
 
 def prompt_tokens(model: str, messages: list[Message]) -> int:
