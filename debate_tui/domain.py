@@ -136,6 +136,10 @@ class Turn(BaseModel):
     verdict: Verdict | None = None
     unscored: bool = False
     """A score was asked for, re-asked once, and still could not be read."""
+    logprobs: bool = False
+    """The reply came with log-probabilities (only asked for by the single judge's `logprobs` option)."""
+    weighted_score: float | None = None
+    """G-Eval's probability-weighted score: the in-scale alternatives at the score token, weighted by probability."""
     no_issue: bool | None = None
     """For a critic: did it accept the score."""
     started_at: datetime = Field(default_factory=utcnow)

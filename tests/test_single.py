@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
+from pathlib import Path
+
+import pytest
 
 from debate_tui.catalog import find_criterion, find_persona
 from debate_tui.cli import main
 from debate_tui.domain import Session, Task
 from debate_tui.engine.runner import Runner
+from debate_tui.llm.base import ChatRequest, TokenLogprobs
+from debate_tui.llm.cache import cacheable
 from debate_tui.llm.router import ModelRouter
+from debate_tui.parsing import weighted_score
 from debate_tui.protocols import single
 from debate_tui.protocols.common import ModelChoice
+from debate_tui.report.markdown import render
 from tests.conftest import STORY
 
 REMINDER = "had no score I could read"
@@ -24,8 +32,8 @@ def make_session(server, *, text_b: str | None = None, criteria=("coherence",), 
                    agents=single.build_agents(opts, models, personas), task=Task(text=STORY, text_b=text_b))
 
 
-async def run(session: Session) -> Session:
-    return await Runner(session, ModelRouter()).run()
+async def run(session: Session, *, stream: bool = True) -> Session:
+    return await Runner(session, ModelRouter(), stream=stream).run()
 
 
 async def test_one_call_per_criterion_with_steps_and_form(llm_server):
@@ -86,3 +94,125 @@ def test_cli_demo_samples(capsys, story_file):
     assert rc == 0 and summary["protocol"] == "single" and summary["calls"] == 3
     assert summary["scores"] == {"coherence": 4.0}  # five, less one for the repeated sentence
     assert "(demo)" in err
+
+
+# ----- G-Eval's probability-weighted score (--logprobs) ------------------------------------
+
+SCRIPTED = {"3": math.log(0.7), "4": math.log(0.2), "2": math.log(0.1)}
+"""p(3)=0.7, p(4)=0.2, p(2)=0.1: the weighted score is 0.7*3 + 0.2*4 + 0.1*2 = 3.1."""
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "plain"])
+async def test_weighted_score_from_the_score_tokens_log_probabilities(llm_server, stream):
+    llm_server.add_rule("Fine apart from a repeat.\nScore: 3", logprobs=SCRIPTED)
+    session = await run(make_session(llm_server, logprobs=True), stream=stream)
+    body = llm_server.requests[0].body
+    assert body["logprobs"] is True and body["top_logprobs"] == 5 and bool(body.get("stream")) is stream
+    turn = session.turns[0]
+    assert turn.logprobs and turn.weighted_score == pytest.approx(3.1)
+    outcome = session.outcome
+    assert outcome.scores == {"coherence": 3}  # the parsed score stays the contract
+    assert "coherence: probability-weighted score: 3.10" in outcome.notes
+    assert session.state["weighted_scores"] == {"coherence": pytest.approx(3.1)}
+    assert "- coherence: probability-weighted score: 3.10" in render(session)
+
+
+async def test_weighted_scores_of_samples_are_averaged(llm_server):
+    llm_server.add_rule("Score: 3", logprobs=SCRIPTED, times=1)
+    llm_server.add_rule("Score: 4", logprobs={"4": 0.0})
+    session = await run(make_session(llm_server, samples=2, logprobs=True))
+    assert sorted(t.weighted_score for t in session.turns) == [pytest.approx(3.1), 4.0]
+    assert session.outcome.scores == {"coherence": 3.5}
+    assert "coherence: probability-weighted score: 3.55 (mean of 2 of 2 samples)" in session.outcome.notes
+
+
+async def test_without_the_option_no_log_probabilities_are_asked_for(llm_server):
+    llm_server.add_rule("Score: 3", logprobs=SCRIPTED)
+    session = await run(make_session(llm_server))
+    assert "logprobs" not in llm_server.requests[0].body and "top_logprobs" not in llm_server.requests[0].body
+    assert session.turns[0].weighted_score is None and not session.turns[0].logprobs
+    assert not any("probability-weighted" in note for note in session.outcome.notes)
+    assert "weighted_scores" not in session.state
+
+
+async def test_a_provider_without_log_probabilities_still_completes_with_a_note(llm_server):
+    llm_server.logprobs = False
+    llm_server.add_rule("Score: 3", logprobs=SCRIPTED)
+    session = await run(make_session(llm_server, logprobs=True))
+    assert llm_server.requests[0].body["logprobs"] is True
+    assert session.status == "completed" and session.outcome.scores == {"coherence": 3}
+    assert "coherence: no log-probabilities returned, so no probability-weighted score" in session.outcome.notes
+    assert session.state["weighted_scores"] == {"coherence": None}
+
+
+async def test_a_resumed_run_replays_the_weighted_score(llm_server):
+    llm_server.add_rule("Score: 3", logprobs=SCRIPTED)
+    first = await run(make_session(llm_server, logprobs=True))
+    again = await run(Session.model_validate_json(first.model_dump_json()))
+    assert llm_server.calls == 1  # replayed, not asked again: the weighted score was saved with the turn
+    assert again.outcome.notes == first.outcome.notes
+    assert again.state["weighted_scores"] == {"coherence": pytest.approx(3.1)}
+
+
+async def test_a_pair_gets_no_weighted_score(llm_server):
+    llm_server.add_rule("Scores: 2 4")
+    session = await run(make_session(llm_server, text_b="Another answer entirely.", logprobs=True))
+    assert session.outcome.verdict == "2"
+    assert not any("probability-weighted" in note for note in session.outcome.notes)
+    assert all(t.weighted_score is None for t in session.turns)
+
+
+def test_the_cli_flag_asks_for_log_probabilities(capsys, story_file, llm_server):
+    llm_server.add_rule("Score: 3", logprobs=SCRIPTED)
+    rc = main(["run", "--protocol", "single", "--model", "openai/fake-judge", "--api-base", llm_server.base_url,
+               "--text", str(story_file), "--logprobs"])
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert rc == 0 and summary["scores"] == {"coherence": 3}
+    assert llm_server.requests[0].body["top_logprobs"] == 5
+    report = Path(summary["session_path"]).with_suffix(".md").read_text()
+    assert "probability-weighted score: 3.10" in report
+
+
+def test_a_request_for_log_probabilities_is_never_served_from_the_cache():
+    params = {"temperature": 0, "logprobs": True, "top_logprobs": 5}
+    assert not cacheable(ChatRequest(model="m", messages=[], params=params))
+
+
+def tokens(*spelled: str, top: dict[str, float] | None = None, at: int = -1) -> list[TokenLogprobs]:
+    """Hand-made tokens, each certain, except the one at `at`, whose alternatives are `top`."""
+    made = [TokenLogprobs(token, {token: 0.0}) for token in spelled]
+    if top is not None:
+        made[at] = TokenLogprobs(spelled[at], top)
+    return made
+
+
+def test_the_score_token_is_the_one_after_the_last_score_label():
+    echo_then_answer = tokens("A", " score", " of", " 1", " means", ".", "\n", "**", "Score", ":**", " 3",
+                              top={" 3": math.log(0.5), " 4": math.log(0.5)}, at=10)
+    assert weighted_score(echo_then_answer, 1, 5) == pytest.approx(3.5)
+    last_label = tokens("Score", ":", " 2", "\n", "Score", ":", " 3", top={" 3": math.log(0.6), "5": math.log(0.4)})
+    assert weighted_score(last_label, 1, 5) == pytest.approx(3.8)
+
+
+def test_out_of_scale_and_non_number_candidates_are_ignored():
+    top = {"3": math.log(0.3), " 4": math.log(0.3), "9": math.log(0.2), "0": math.log(0.1), "**": math.log(0.1)}
+    assert weighted_score(tokens("Score", ":", " ", "3", top=top, at=3), 1, 5) == pytest.approx(3.5)
+
+
+def test_spellings_of_one_value_add_up():
+    top = {" 3": math.log(0.4), "3": math.log(0.4), " 5": math.log(0.2)}
+    assert weighted_score(tokens("Score", ":", " 3", top=top), 1, 5) == pytest.approx(3.4)
+
+
+def test_without_a_label_the_token_of_the_parsed_score_is_weighed():
+    said = tokens("I", " would", " give", " it", " 4", ".", top={" 4": math.log(0.5), " 2": math.log(0.5)}, at=4)
+    assert weighted_score(said, 1, 5, score=4) == pytest.approx(3.0)
+    assert weighted_score(said, 1, 5) is None  # no label and no parsed score: nothing says which number
+
+
+def test_no_in_scale_candidate_or_no_whole_number_gives_none():
+    assert weighted_score(tokens("Score", ":", " 3", top={" 7": 0.0, "x": -1.0}), 1, 5) is None
+    assert weighted_score(tokens("Score", ":", " 1", "0"), 1, 10, score=10) is None  # "1" is part of "10"
+    assert weighted_score(tokens("Score", ":", " 3", ".", "5"), 1, 5, score=3.5) is None  # part of "3.5"
+    assert weighted_score(tokens("No", " idea"), 1, 5) is None
+    assert weighted_score([], 1, 5) is None

@@ -31,7 +31,7 @@ DEMO_HINT = (
 
 # Generic option name -> protocol option key: each protocol reads the keys it knows.
 OPTION_KEYS = ("rounds", "critic_persona", "seed", "strategy", "evaluators", "on_no_consensus", "criteria_variant",
-               "agents", "turns", "swap", "samples")
+               "agents", "turns", "swap", "samples", "logprobs")
 
 
 def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) -> None:
@@ -65,6 +65,9 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
     how.add_argument("--swap", action="store_true",
                      help="ChatEval, single: judge a pair again with the texts exchanged (position bias check)")
     how.add_argument("--samples", type=int, metavar="N", help="single: replies drawn per criterion and averaged (default 1)")
+    how.add_argument("--logprobs", action="store_true", default=None,
+                     help="single: also report G-Eval's probability-weighted score, where the provider returns "
+                          "log-probabilities (asks for the top 5 per token)")
     how.add_argument("--evaluators", type=int, metavar="N", help="MATEval: evaluator agents (default 2)")
     how.add_argument("--no-feedback", action="store_true",
                      help="MATEval: no feedback agent after each round (the paper's MATEval-FB ablation)")

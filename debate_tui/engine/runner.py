@@ -280,6 +280,7 @@ class Runner:
                         criterion=name, started_at=started, duration_s=time.perf_counter() - clock,
                         usage=completion.usage)
             _read_answer(turn, expect, criterion)
+            _weigh_score(turn, completion, expect, criterion)
             self._record(turn)
             await self._save()
             self.emit(TurnCompleted(turn))
@@ -379,6 +380,15 @@ def _read_answer(turn: Turn, expect: Expect, criterion: Criterion | None) -> Non
             turn.score, turn.score_b = pair
     elif expect == "verdict":
         turn.verdict = parsing.parse_verdict(text)
+
+
+def _weigh_score(turn: Turn, completion: Completion, expect: Expect, criterion: Criterion | None) -> None:
+    """Keep what the log-probabilities say about a single score; the token list itself is not kept
+    (hundreds of tokens a turn), so a resumed run replays the weighted score, not its inputs."""
+    turn.logprobs = completion.top_logprobs is not None
+    if completion.top_logprobs and expect == "score" and criterion is not None and turn.score is not None:
+        turn.weighted_score = parsing.weighted_score(completion.top_logprobs, criterion.low, criterion.high,
+                                                     turn.score)
 
 
 def _has_answer(turn: Turn, expect: Expect) -> bool:

@@ -33,10 +33,24 @@ class ChatRequest:
     """What the protocol expects (role, criterion, scale, the judged text). Only the demo model reads it."""
 
 
+@dataclass(frozen=True)
+class TokenLogprobs:
+    """One generated token and the likeliest tokens at its place (natural-log probabilities).
+
+    `top` holds the provider's top alternatives plus the generated token itself,
+    so a score token always has at least its own probability to weigh.
+    """
+
+    token: str
+    top: dict[str, float]
+
+
 @dataclass
 class Completion:
     text: str
     usage: Usage
+    top_logprobs: list[TokenLogprobs] | None = None
+    """Per generated token, when the request asked for `logprobs` and the provider returned them; else None."""
 
 
 class LLMError(Exception):

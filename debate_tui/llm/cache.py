@@ -5,7 +5,9 @@ explicitly 0 (and no `n` above 1). A request at another temperature, or with
 none (the provider's default is usually 1), is a *sample*: serving it from a
 cache would make independent samples identical, e.g. two speakers asked the
 same question, so it always goes to the model. Batch runs default to
-temperature 0 for that reason.
+temperature 0 for that reason. A request for `logprobs` is not cached either:
+the cache keeps text and usage only, and a hit without the log-probabilities
+would silently lose the single judge's probability-weighted score.
 
 The key is a SHA-256 of the canonical JSON of (model, messages, parameters),
 leaving out what does not change the answer (timeouts, retry counts,
@@ -45,10 +47,11 @@ def default_cache_dir() -> Path:
 
 
 def cacheable(request: ChatRequest) -> bool:
-    """Deterministic requests only: temperature explicitly 0 and a single choice."""
+    """Deterministic requests only: temperature explicitly 0 and a single choice; none that wants log-probabilities."""
     params = request.params
     temperature = params.get("temperature")
-    return temperature is not None and float(temperature) == 0.0 and int(params.get("n", 1) or 1) == 1
+    return (temperature is not None and float(temperature) == 0.0 and int(params.get("n", 1) or 1) == 1
+            and not params.get("logprobs"))
 
 
 def cache_key(request: ChatRequest) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 from debate_tui.config import load_config
 from debate_tui.domain import Usage
-from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMError
+from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMError, TokenLogprobs
 from debate_tui.redact import protect_env, redact
 
 _litellm: Any = None
@@ -132,6 +132,32 @@ def classify(exc: Exception, partial_text: str = "") -> LLMError:
     return LLMError(kind, message, partial_text=partial_text, retry_after=_retry_after(exc))  # type: ignore[arg-type]
 
 
+def _field(obj: Any, name: str) -> Any:
+    """litellm hands back pydantic objects from most providers and plain dicts from some."""
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
+def token_logprobs(logprobs: Any) -> list[TokenLogprobs]:
+    """OpenAI's `choices[0].logprobs.content` as TokenLogprobs; [] when absent.
+
+    The generated token is added to its own alternatives when the provider left
+    it out of the top ones, so every place has at least one probability.
+    """
+    entries = _field(logprobs, "content") if logprobs is not None else None
+    tokens = []
+    for entry in entries or []:
+        token = _field(entry, "token")
+        if not isinstance(token, str):
+            continue
+        top: dict[str, float] = {}
+        for alternative in [*(_field(entry, "top_logprobs") or []), entry]:  # the generated token last: setdefault
+            name, logprob = _field(alternative, "token"), _field(alternative, "logprob")
+            if isinstance(name, str) and isinstance(logprob, (int, float)):
+                top.setdefault(name, float(logprob))
+        tokens.append(TokenLogprobs(token=token, top=top))
+    return tokens
+
+
 def key_from_env(name: str) -> str:
     """The key held by the variable a config's `api_key_env` names, read at call time and never kept."""
     protect_env(name)
@@ -167,6 +193,7 @@ class LiteLLMClient:
             except Exception as exc:
                 raise classify(exc) from None
             text = response.choices[0].message.content or ""
+            tokens = token_logprobs(getattr(response.choices[0], "logprobs", None))
             raw = getattr(response, "usage", None)
             usage = Usage(
                 calls=1,
@@ -175,14 +202,16 @@ class LiteLLMClient:
                 cost_usd=known_cost((getattr(response, "_hidden_params", None) or {}).get("response_cost")),
             )
         else:
-            text, usage = await self._stream(litellm, request, kwargs, on_delta)
+            text, usage, tokens = await self._stream(litellm, request, kwargs, on_delta)
         usage.cost_usd = _cost(litellm, request.model, usage)
-        return Completion(text=text, usage=usage)
+        return Completion(text=text, usage=usage, top_logprobs=tokens or None)
 
     async def _stream(
         self, litellm: Any, request: ChatRequest, kwargs: dict[str, Any], on_delta: DeltaCallback
-    ) -> tuple[str, Usage]:
+    ) -> tuple[str, Usage, list[TokenLogprobs]]:
+        """Streamed text and usage, and the log-probabilities each chunk carries (litellm passes them on)."""
         parts: list[str] = []
+        tokens: list[TokenLogprobs] = []
         usage = Usage(calls=1)
         try:
             stream = await litellm.acompletion(
@@ -195,6 +224,7 @@ class LiteLLMClient:
                     if delta:
                         parts.append(delta)
                         on_delta(delta)
+                    tokens += token_logprobs(getattr(chunk.choices[0], "logprobs", None))
                 raw = getattr(chunk, "usage", None)
                 if raw:
                     usage.prompt_tokens = raw.prompt_tokens or 0
@@ -202,4 +232,4 @@ class LiteLLMClient:
                     usage.cost_usd = known_cost(getattr(raw, "cost", None))
         except Exception as exc:
             raise classify(exc, partial_text="".join(parts)) from None
-        return "".join(parts), usage
+        return "".join(parts), usage, tokens

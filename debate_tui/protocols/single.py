@@ -14,16 +14,23 @@ that a resumed run replays, and litellm's streaming handles one choice per call.
 For a pair, the judge scores both texts (ChatEval's single-agent baseline) and
 its preference follows from the mean scores; `swap` judges the exchanged pair too.
 
-Left out: G-Eval's probability-weighted score. It needs the log-probabilities
-of the score token, which our client does not return (it carries text and
-usage, streamed), and which many providers and local servers do not give.
+G-Eval's probability-weighted score, opt-in (`logprobs`): the judge's calls ask
+for the top 5 log-probabilities of every token, and where the provider returns
+them, the score token's in-scale alternatives give sum(p(v) * v) / sum(p(v))
+per sample (`parsing.weighted_score`), averaged over the samples like the
+scores. It is reported beside the parsed mean, in the notes and in
+`session.state["weighted_scores"]`, never instead of it: many providers and
+local servers return no log-probabilities (litellm's `drop_params` then
+drops the request for them rather than fail the run), and a note says so.
+Streaming is kept: litellm passes each chunk's log-probabilities on. For a
+pair there is no weighted score (two score tokens, one verdict).
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task
+from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn
 from debate_tui.engine.runner import Context
 from debate_tui.llm.base import Message
 from debate_tui.protocols.common import ModelChoice, concurrently, criterion_block, task_block
@@ -33,17 +40,23 @@ JUDGE = "Judge"
 JUDGE_SYSTEM = "You are a careful and impartial evaluator of text quality."
 SAMPLING_TEMPERATURE = 1.0
 """G-Eval's: identical prompts at temperature 0 would give N copies of one sample."""
+TOP_LOGPROBS = 5
+"""Alternatives asked for per token: OpenAI allows up to 20; 5 covers a 1-5 scale and the likely part of wider ones."""
 
 
 class Options(BaseModel):
     samples: int = Field(1, ge=1, le=50, description="replies drawn per criterion and averaged (G-Eval: 20)")
     swap: bool = Field(False, description="pairwise only: judge again with the texts exchanged")
+    logprobs: bool = Field(False, description="also report G-Eval's probability-weighted score, where the provider "
+                                              "returns log-probabilities")
 
 
 def build_agents(options: Options, models: ModelChoice, personas: list[Persona] | None = None) -> list[AgentSpec]:
     params = dict(models.params)
     if options.samples > 1:
         params.setdefault("temperature", SAMPLING_TEMPERATURE)
+    if options.logprobs:
+        params.update(logprobs=True, top_logprobs=TOP_LOGPROBS, drop_params=True)
     return [AgentSpec(name=JUDGE, role="judge", persona=personas[0] if personas else None,
                       model=models.model_for(JUDGE, "judge"), params=params)]
 
@@ -62,9 +75,23 @@ def judge_prompt(ctx: Context, task: Task, criterion: Criterion) -> list[Message
     ]
 
 
-async def judge(ctx: Context, task: Task, samples: int, first_round: int = 1) -> Outcome:
+def weighted_note(turns: list[Turn]) -> tuple[float | None, str]:
+    """The mean probability-weighted score of a criterion's samples, and the note that reports it or says why not."""
+    weighted = mean(t.weighted_score for t in turns)
+    with_logprobs = sum(1 for t in turns if t.logprobs)
+    if not with_logprobs:
+        return None, "no log-probabilities returned, so no probability-weighted score"
+    if weighted is None:
+        return None, "no probability-weighted score: no in-scale score token among the log-probabilities"
+    counted = sum(1 for t in turns if t.weighted_score is not None)
+    over = f" (mean of {counted} of {len(turns)} samples)" if len(turns) > 1 else ""
+    return weighted, f"probability-weighted score: {weighted:.2f}{over}"
+
+
+async def judge(ctx: Context, task: Task, samples: int, first_round: int = 1, logprobs: bool = False) -> Outcome:
     """Each criterion sampled `samples` times; the judge's score is the mean of the readable samples."""
     outcome = Outcome()
+    weighted_scores: dict[str, float | None] = {}
     scores = outcome.per_agent.setdefault(JUDGE, {})
     hint = {"text": task.text, "text_b": task.text_b}
     for criterion in ctx.criteria:
@@ -81,14 +108,21 @@ async def judge(ctx: Context, task: Task, samples: int, first_round: int = 1) ->
             scores[criterion.name] = outcome.scores[criterion.name] = mean(t.score for t in turns)
         outcome.notes.append(f"{criterion.name}: mean of {samples} sample{'s' if samples > 1 else ''}"
                              f"{unscored_note(turns)}")
+        if logprobs and not task.pairwise:
+            weighted_scores[criterion.name], note = weighted_note(turns)
+            outcome.notes.append(f"{criterion.name}: {note}")
     if task.pairwise:
         tally(outcome, ctx.criteria)
+    elif logprobs:
+        ctx.session.state["weighted_scores"] = weighted_scores
     return outcome
 
 
 async def run(ctx: Context) -> Outcome:
     options = Options.model_validate(ctx.options)
-    outcome = await in_both_orders(ctx, lambda task, first: judge(ctx, task, options.samples, first),
+    if options.logprobs and ctx.task.pairwise:
+        ctx.notice("--logprobs: a probability-weighted score is given for a single text's score, not for a pair")
+    outcome = await in_both_orders(ctx, lambda task, first: judge(ctx, task, options.samples, first, options.logprobs),
                                    swap=options.swap, rounds=options.samples)
     outcome.method = f"single judge, {options.samples} sample{'s' if options.samples > 1 else ''} per criterion"
     return outcome

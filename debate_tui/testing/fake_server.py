@@ -25,6 +25,17 @@ says) and `retry-after-ms` (exact). The openai SDK reads `retry-after-ms`
 first and honours any delay in (0, 120] seconds; a delay of 0 is ignored and
 the SDK falls back to its own backoff of about 0.5 s.
 
+Log-probabilities: a request with `logprobs: true` gets them, per token of a
+simple tokenizer (`fake_tokens`), each token certain (log-probability 0) unless
+its rule scripts the alternatives at the reply's score token (its last number):
+
+    server.add_rule("Score: 3", logprobs={"3": math.log(0.7), "4": math.log(0.2), "2": math.log(0.1)})
+
+At most `top_logprobs` alternatives are sent, likeliest first; a streamed reply
+then comes one token per chunk, each chunk with its token's log-probabilities,
+as OpenAI sends them. `server.logprobs = False` plays a provider that ignores
+the parameter.
+
 401 and 400: errors no retry can fix. The 401 body echoes the request's
 Authorization header, as some proxies do, so tests can prove that a key in a
 provider's error message never reaches a file or the screen.
@@ -56,6 +67,7 @@ CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
 MODEL_PATHS = ("/v1/models", "/models")
 MALFORMED = '{"id": "chatcmpl-fake", "choices": [{"delta": {"content": '
 """Cut-off JSON: what a proxy that truncates a body would deliver."""
+_TOKEN = re.compile(r"\d+|[^\W\d_]+|\s+|\S")
 
 
 def approx_tokens(text: str) -> int:
@@ -73,6 +85,16 @@ def prompt_text(request: Request) -> str:
         elif isinstance(content, list):
             parts.extend(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
     return "\n".join(parts)
+
+
+def fake_tokens(text: str) -> list[str]:
+    """The fake's tokenizer: runs of digits, of letters, of spaces, and single other characters.
+
+    Joined, the tokens give the text back. A number is its own token, without
+    the leading space a real BPE tokenizer would attach, which keeps scripted
+    alternatives ("3", "4") and the generated token spelled alike.
+    """
+    return _TOKEN.findall(text)
 
 
 def _fault_name(kind: str | int) -> str:
@@ -96,6 +118,8 @@ class Rule:
     fault: str | None = None
     latency: float | None = None
     """Overrides the server's latency for this rule."""
+    logprobs: dict[str, float] | None = None
+    """Alternatives at the reply's last number token (token -> log-probability), sent when asked for."""
     hits: int = 0
 
     def __post_init__(self) -> None:
@@ -165,6 +189,7 @@ class FakeLLMServer:
         retry_after: float = 1.0,
         hang_seconds: float = 30.0,
         models: Iterable[str] = ("fake-model", "fake-debater", "fake-judge"),
+        logprobs: bool = True,
     ) -> None:
         self.host = "127.0.0.1"
         self.port = port
@@ -181,6 +206,8 @@ class FakeLLMServer:
         self.hang_seconds = hang_seconds
         """How long a hung request stays silent before its connection is dropped."""
         self.models = tuple(models)
+        self.logprobs = logprobs
+        """Answer `logprobs: true` with log-probabilities; False plays a provider that ignores it."""
         self._lock = threading.RLock()  # reentrant: match callables run under it and may read .requests
         self._rng = random.Random()
         self.fault_kinds = tuple(fault_kinds)
@@ -188,7 +215,7 @@ class FakeLLMServer:
         self._initial: dict[str, Any] = {
             name: getattr(self, name)
             for name in ("default_reply", "latency", "chunk_delay", "chunk_size", "fault_rate",
-                         "fault_kinds", "seed", "retry_after", "hang_seconds")
+                         "fault_kinds", "seed", "retry_after", "hang_seconds", "logprobs")
         }
         self._rules: list[Rule] = []
         self._records: list[RequestRecord] = []
@@ -297,10 +324,11 @@ class FakeLLMServer:
         times: int | None = None,
         fault: str | int | None = None,
         latency: float | None = None,
+        logprobs: dict[str, float] | None = None,
     ) -> Rule:
         """Append a rule; rules are tried in the order they were added."""
         rule = Rule(reply=reply, match=match, model=model, times=times,
-                    fault=None if fault is None else _fault_name(fault), latency=latency)
+                    fault=None if fault is None else _fault_name(fault), latency=latency, logprobs=logprobs)
         with self._lock:
             self._rules.append(rule)
         return rule
@@ -430,6 +458,25 @@ class FakeLLMServer:
         return {"id": plan.ident, "object": kind, "created": int(time.time()),
                 "model": plan.request.get("model") or self.models[0], "system_fingerprint": None}
 
+    def _token_logprobs(self, plan: _Plan, text: str) -> list[dict[str, Any]] | None:
+        """OpenAI's `logprobs.content` for the reply, or None when not asked for (or switched off)."""
+        if not plan.request.get("logprobs") or not self.logprobs:
+            return None
+        tokens = fake_tokens(text)
+        scripted = plan.rule.logprobs if plan.rule is not None else None
+        numbers = [i for i, token in enumerate(tokens) if token.isdigit()]
+        at = numbers[-1] if scripted and numbers else None
+        k = int(plan.request.get("top_logprobs") or 0)
+        entries = []
+        for i, token in enumerate(tokens):
+            alternatives = scripted if i == at and scripted else {token: 0.0}
+            top = sorted(alternatives.items(), key=lambda item: -item[1])[:k]
+            entries.append({
+                "token": token, "logprob": alternatives.get(token, -9999.0), "bytes": list(token.encode()),
+                "top_logprobs": [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in top],
+            })
+        return entries
+
     def _usage(self, plan: _Plan, text: str) -> dict[str, int]:
         prompt, completion = approx_tokens(prompt_text(plan.request)), approx_tokens(text)
         return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
@@ -438,9 +485,11 @@ class FakeLLMServer:
                                keep_alive: bool) -> bool:
         if plan.fault == "malformed":
             return await _send(writer, 200, MALFORMED.encode(), "application/json", keep_alive)
+        content = self._token_logprobs(plan, text)
+        logprobs = {"content": content, "refusal": None} if content is not None else None
         payload = self._envelope(plan, "chat.completion") | {
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                         "logprobs": None, "finish_reason": "stop"}],
+                         "logprobs": logprobs, "finish_reason": "stop"}],
             "usage": self._usage(plan, text),
         }
         return await _send_json(writer, 200, payload, keep_alive)
@@ -449,18 +498,24 @@ class FakeLLMServer:
         """SSE over chunked transfer encoding, so the connection can be kept alive."""
         head = self._envelope(plan, "chat.completion.chunk")
 
-        def chunk(delta: dict[str, str], finish: str | None = None) -> str:
-            choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        def chunk(delta: dict[str, str], finish: str | None = None, logprobs: Any = None) -> str:
+            choice = {"index": 0, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
             return json.dumps(head | {"choices": [choice], "usage": None})
 
-        size = max(1, self.chunk_size)
-        pieces = [text[i:i + size] for i in range(0, len(text), size)]
+        content = self._token_logprobs(plan, text)
+        if content is not None:  # one token per chunk, each with its own log-probabilities
+            pieces = [entry["token"] for entry in content]
+            logprobs = [{"content": [entry], "refusal": None} for entry in content]
+        else:
+            size = max(1, self.chunk_size)
+            pieces = [text[i:i + size] for i in range(0, len(text), size)]
+            logprobs = [None] * len(pieces)
         cut = (len(pieces) + 1) // 2
         events = [chunk({"role": "assistant", "content": ""})]
-        events += [chunk({"content": piece}) for piece in pieces[:cut]]
+        events += [chunk({"content": piece}, logprobs=lp) for piece, lp in zip(pieces[:cut], logprobs[:cut])]
         if plan.fault == "malformed":
             events.append(MALFORMED)
-        events += [chunk({"content": piece}) for piece in pieces[cut:]]
+        events += [chunk({"content": piece}, logprobs=lp) for piece, lp in zip(pieces[cut:], logprobs[cut:])]
         events.append(chunk({}, "stop"))
         events.append(json.dumps(head | {"choices": [], "usage": self._usage(plan, text)}))
         events.append("[DONE]")
@@ -542,7 +597,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before the first byte")
     parser.add_argument("--chunk-delay", type=float, default=0.0, help="seconds between streamed chunks")
     parser.add_argument("--reply", default="Score: 3", help="reply when no rule matches")
-    parser.add_argument("--rules", help="JSON list of rules: {match, model, reply, times, fault, latency}")
+    parser.add_argument("--rules", help="JSON list of rules: {match, model, reply, times, fault, latency, logprobs}")
     parser.add_argument("--fault-rate", type=float, default=0.0,
                         help="share of requests given a random fault")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random fault stream")
