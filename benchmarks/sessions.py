@@ -1,0 +1,119 @@
+"""Target 5, sessions: opening the sessions list with 1,000 saved sessions against 10.
+
+The sessions are the shipped example sessions (one per protocol, 2-19 KB)
+copied under new ids and dates. Two things are timed, each the median of
+several opens after a first one (a person opens the list many times; the
+first open after an upgrade builds the index and is reported beside):
+
+- `SessionStore.list()`, the engine's listing;
+- the sessions screen in the TUI (headless `run_test`), from the key that
+  opens it to the table holding every row.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from benchmarks.common import ROOT, Row, Section, emit, median, quiet_env, run_child, work_dir
+
+SMALL, LARGE = 10, 1000
+REPEATS = 5
+
+
+def populate(directory: Path, count: int) -> None:
+    """`count` session files cycled from the examples, each with its own id and date."""
+    examples = [json.loads(p.read_text()) for p in sorted((ROOT / "sessions").glob("*.json"))]
+    directory.mkdir(parents=True, exist_ok=True)
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    for index in range(count):
+        data = dict(examples[index % len(examples)])
+        created = start + timedelta(minutes=17 * index)
+        data["id"] = f"{created:%Y%m%d-%H%M%S}-{index:04d}"
+        data["created_at"] = data["updated_at"] = created.isoformat()
+        (directory / f"{data['id']}.json").write_text(json.dumps(data, indent=1))
+
+
+def time_store(directory: Path) -> dict:
+    from debate_tui.store import SessionStore
+
+    started = time.perf_counter()
+    rows = SessionStore(directory).list()
+    first = time.perf_counter() - started
+    times = []
+    for _ in range(REPEATS):
+        started = time.perf_counter()
+        rows = SessionStore(directory).list()
+        times.append(time.perf_counter() - started)
+    assert not any(r.problem for r in rows), [r.problem for r in rows if r.problem][:3]
+    return {"first": first, "median": median(times), "rows": len(rows)}
+
+
+async def time_screen(directory: Path, expected: int) -> float:
+    """Seconds from F2 to a sessions table holding every row (examples excluded: they are the same for both)."""
+    from debate_tui.cli import build_parser
+    from debate_tui.ui import locations
+    from debate_tui.ui.app import DebateTUI
+    from debate_tui.ui.launch import launch_from_args
+    from debate_tui.ui.screens import sessions as screen_module
+    from debate_tui.ui.state import load_state
+    from textual.widgets import DataTable
+
+    screen_module.examples_dir = locations.examples_dir = lambda: directory / "no-examples"  # type: ignore[assignment]
+    import debate_tui.ui.app as app_module
+
+    app_module.examples_dir = lambda: directory / "no-examples"  # type: ignore[assignment]
+    app = DebateTUI(launch_from_args(build_parser().parse_args(["tui", "--sessions-dir", str(directory)]),
+                                     load_state()))
+    times = []
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause(0.5)
+        for _ in range(REPEATS + 1):
+            started = time.perf_counter()
+            await pilot.press("f2")
+            while True:
+                tables = app.screen.query(DataTable)
+                if tables and tables.first().row_count >= expected:
+                    break
+                await asyncio.sleep(0.001)
+            await pilot.pause()
+            times.append(time.perf_counter() - started)
+            await pilot.press("escape")
+            await pilot.pause()
+    return median(times[1:])
+
+
+def child(work: Path) -> dict:
+    results = {}
+    for count in (SMALL, LARGE):
+        directory = work / f"sessions-{count}"
+        populate(directory, count)
+        results[count] = {"store": time_store(directory), "screen": asyncio.run(time_screen(directory, count))}
+    return results
+
+
+def measure() -> Section:
+    with work_dir("sessions") as work:
+        results = {int(k): v for k, v in run_child("sessions", ["--child", str(work)], quiet_env(work)).items()}
+    small, large = results[SMALL], results[LARGE]
+    screen = large["screen"] / small["screen"]
+    store = large["store"]["median"] / small["store"]["median"]
+    return Section([
+        Row("5 sessions", f"sessions screen open to full table, {LARGE:,} sessions", f"{SMALL} sessions", screen,
+            "<= 2x", screen <= 2, f"{large['screen'] * 1000:.0f} vs {small['screen'] * 1000:.0f} ms"),
+        Row("5 sessions", f"SessionStore.list(), {LARGE:,} sessions", f"{SMALL} sessions", store, "(detail)", True,
+            f"{large['store']['median'] * 1000:.1f} vs {small['store']['median'] * 1000:.2f} ms; first listing "
+            f"(builds the index) {large['store']['first'] * 1000:.0f} ms"),
+    ])
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--child"]:
+        emit(child(Path(sys.argv[2])))
+    else:
+        for row in measure().rows:
+            print(row.cells())

@@ -1,0 +1,114 @@
+"""Target 1, start-up: launch to first frame, debate-tui against a bare Textual app, both on a real pty.
+
+Both are started the same way (a fresh interpreter from this venv on a
+120x36 pseudo-terminal) and timed from the launch to the first output that
+holds a known text of their first screen: "Text to judge" on debate-tui's
+setup form, the bare app's one line of text. The pairs are interleaved, in
+alternating order, and the median of the per-pair ratios is reported, so a
+burst of load from elsewhere on the machine hits both sides alike.
+
+Two launches of debate-tui are timed: with no model configured (the offline
+demo model) and with a real model (`--model`), where litellm is warmed up in
+a background thread after the first frame. That litellm, scipy and the
+sessions directory stay off the path is checked directly in `first_frame_modules`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from benchmarks.common import KNOWN_MODEL, PYTHON, ROOT, Row, Section, median, quiet_env, run_child, work_dir
+from benchmarks.terminal import PtyRun
+
+DEBATE_MARKER = b"Text to judge"
+BARE_MARKER = b"bare-app-ready"
+HEAVY = ("litellm", "scipy")
+"""Modules that must not be imported before the first frame (debate_tui.store's import is cheap, but a
+listing of sessions is not, and it is the store that lists)."""
+
+
+def debate_tui() -> str:
+    return str(Path(PYTHON).parent / "debate-tui")
+
+
+def first_frame(argv: list[str], marker: bytes, env: dict[str, str]) -> float:
+    run = PtyRun(argv, env, cwd=ROOT, markers=[marker])
+    try:
+        seconds = run.wait_for(marker, timeout=60)
+    finally:
+        run.close()
+    if seconds is None:
+        raise RuntimeError(f"{' '.join(argv)}: no first frame with {marker!r} within 60 s:\n"
+                           f"{bytes(run.output[-2000:]).decode(errors='replace')}")
+    return seconds
+
+
+def measure(repeats: int) -> Section:
+    bare = [PYTHON, "-m", "benchmarks.bare_app"]
+    launches = {"no model (demo)": [debate_tui()], "real model configured": [debate_tui(), "--model", KNOWN_MODEL]}
+    rows: list[Row] = []
+    with work_dir("startup") as work:
+        env = quiet_env(work)
+        first_frame(bare, BARE_MARKER, env)  # warm the file cache for both
+        first_frame(launches["no model (demo)"], DEBATE_MARKER, env)
+        for name, argv in launches.items():
+            ours, base, ratios = [], [], []
+            for index in range(repeats):
+                if index % 2:
+                    b, o = first_frame(bare, BARE_MARKER, env), first_frame(argv, DEBATE_MARKER, env)
+                else:
+                    o, b = first_frame(argv, DEBATE_MARKER, env), first_frame(bare, BARE_MARKER, env)
+                ours.append(o)
+                base.append(b)
+                ratios.append(o / b)
+            ratio = median(ratios)
+            rows.append(Row("1 start-up", f"debate-tui to first frame, {name}", "bare Textual app, same pty",
+                            ratio, "<= 1.5x", ratio <= 1.5,
+                            f"median {median(ours) * 1000:.0f} ms vs {median(base) * 1000:.0f} ms, {repeats} pairs"))
+        loaded = run_child("startup", ["--modules"], env)
+        heavy = [name for name in HEAVY if name in loaded["modules"]]
+        rows.append(Row("1 start-up", "heavy modules imported before the first frame", "litellm, scipy, runner, store",
+                        None, "none", not heavy, f"{loaded['count']} modules loaded at first frame",
+                        value=", ".join(heavy) or "none"))
+    return Section(rows)
+
+
+def first_frame_modules() -> dict:
+    """In a child: which modules are loaded when the app's first frame has been drawn (real model configured)."""
+    import asyncio
+
+    from debate_tui.cli import build_parser
+    from debate_tui.ui.app import DebateTUI
+    from debate_tui.ui.launch import launch_from_args
+    from debate_tui.ui.state import load_state
+
+    args = build_parser().parse_args(["tui", "--model", KNOWN_MODEL])
+    app = DebateTUI(launch_from_args(args, load_state()))
+    seen: list[str] = []
+    app.call_after_refresh = _spy(app.call_after_refresh, seen)  # type: ignore[method-assign]
+
+    async def main() -> None:
+        async with app.run_test(size=(120, 36)) as pilot:
+            await pilot.pause()
+
+    asyncio.run(main())
+    return {"modules": seen, "count": len(seen)}
+
+
+def _spy(original, seen: list[str]):
+    """Wrap `call_after_refresh` so the modules loaded at the app's first refresh are noted before warm-up."""
+    def wrapper(callback, *args, **kwargs):
+        def noted(*a, **k):
+            if not seen:
+                seen.extend(sorted(sys.modules))
+            return callback(*a, **k)
+        return original(noted, *args, **kwargs)
+    return wrapper
+
+
+if __name__ == "__main__":
+    from benchmarks.common import emit
+
+    if sys.argv[1:] == ["--modules"]:
+        emit(first_frame_modules())

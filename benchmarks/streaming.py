@@ -1,0 +1,311 @@
+"""Target 2, streaming: five agents streaming at once through litellm into the debate screen.
+
+Measured: the whole app's CPU time per streamed chunk (process CPU, all
+threads) while a 5-referee ChatEval simultaneous-talk debate streams from the
+fake server through litellm into the debate screen on a real pty, against a
+script that consumes the same streams (same server, replies, model name and
+concurrency) with `litellm.acompletion(stream=True)` alone. The server runs
+in its own process; both clients import litellm before the clock starts.
+
+The CPU window runs from the first model call to the return of the last one,
+so the app's work between turns (finishing a pane, saving the session) is
+counted, as a person would pay for it.
+
+Key latency: in a second run of the same debate, `p` is typed into the
+terminal in pairs (pause, resume) while the panes stream; each press is timed
+from the moment it is written to the pty to the moment the app hands the
+terminal driver the first frame whose status line shows the new mode. A press
+that changes nothing on screen within the next press's time counts as lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.common import (
+    KNOWN_MODEL, PYTHON, ROOT, Row, Section, emit, fake_server, median, percentile, quiet_env, run_child, work_dir,
+)
+from benchmarks.terminal import PtyRun
+
+AGENTS = 5
+TURNS = 2
+LATENCY_S = 0.5
+"""Before the first chunk: time for the debate screen to be mounted before the CPU window opens."""
+CHUNK_DELAY_S = 0.02
+"""About 50 chunks a second per stream, the pace of a fast hosted model."""
+PARAGRAPH = ("The summary keeps the main event of the article and names the people involved, **but** it "
+             "repeats one sentence and leaves out the date. ")
+REPLY = ("Here is my assessment.\n\n" + "".join(f"Point {i}: {PARAGRAPH}\n\n" for i in range(1, 7))
+         + "".join(f"- Detail {i}: {PARAGRAPH}\n" for i in range(1, 7)) + "\nOverall the text is readable.\n\nScore: 4")
+"""About 1,700 characters of Markdown (paragraphs, a list, bold), i.e. some 215 chunks of 8 characters."""
+SPEAKING = b"speaking"
+"""On the status line as soon as an agent speaks: the debate is streaming."""
+MAX_PRESSES = 60
+TEXT = ("The city council approved the new budget on Monday. The budget raises spending on schools. "
+        "The budget raises spending on schools. Critics said the plan ignores public transport.")
+
+
+# ----- the baseline: litellm alone ------------------------------------------------------------
+
+
+async def litellm_alone(url: str) -> dict:
+    from debate_tui.llm.litellm_client import load_litellm
+
+    litellm = load_litellm()
+    messages = [{"role": "user", "content": f"Judge the coherence of this text.\n\n{TEXT}"}]
+    chunks = 0
+    started: list[float] = []
+
+    async def one() -> None:
+        nonlocal chunks
+        stream = await litellm.acompletion(model=KNOWN_MODEL, messages=messages, api_base=url, stream=True,
+                                           stream_options={"include_usage": True}, timeout=60, num_retries=0)
+        async for chunk in stream:
+            if chunk.choices and chunk.choices[0].delta.content:
+                if not started:
+                    if PROFILER is not None:
+                        PROFILER.start()
+                    started.extend((time.process_time(), time.perf_counter()))
+                chunks += 1
+
+    for _ in range(TURNS):
+        await asyncio.gather(*(one() for _ in range(AGENTS)))
+    if PROFILER is not None:
+        PROFILER.stop()
+    return {"cpu_s": time.process_time() - started[0], "wall_s": time.perf_counter() - started[1], "chunks": chunks}
+
+
+# ----- the app ----------------------------------------------------------------------------------
+
+
+class CountingClient:
+    """Wraps the app's client: counts streamed chunks and notes process CPU from the first chunk to the last call's end.
+
+    The window opens at the first chunk, not the first call: mounting the debate screen and the
+    first call's one-off imports inside litellm and openai are start-up, not streaming.
+    """
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.chunks = 0
+        self.active = 0
+        self.cpu_start: float | None = None
+        self.wall_start = 0.0
+        self.cpu_end = 0.0
+        self.wall_end = 0.0
+
+    def _open(self) -> None:
+        if self.cpu_start is None:
+            if PROFILER is not None:
+                PROFILER.start()
+            self.cpu_start, self.wall_start = time.process_time(), time.perf_counter()
+
+    async def complete(self, request, on_delta=None):
+        self.active += 1
+
+        def counted(text: str) -> None:
+            self._open()
+            self.chunks += 1
+            if on_delta is not None:
+                on_delta(text)
+
+        try:
+            return await self.inner.complete(request, counted if on_delta is not None else None)
+        finally:
+            self.active -= 1
+            self.cpu_end, self.wall_end = time.process_time(), time.perf_counter()
+
+
+def debate_args(url: str, text: Path) -> list[str]:
+    return ["tui", "--autostart", "--protocol", "chateval", "--strategy", "simultaneous-talk",
+            "--agents", str(AGENTS), "--turns", str(TURNS), "--criteria", "coherence",
+            "--model", KNOWN_MODEL, "--api-base", url, "--text", str(text)]
+
+
+class FrameLog:
+    """In the app: when each frame showing a new mode on the status line was handed to the terminal driver."""
+
+    def __init__(self) -> None:
+        self.rendered: str | None = None
+        self.written: str | None = None
+        self.changes: list[tuple[float, str]] = []
+
+    def hook(self, app) -> None:
+        from debate_tui.ui.widgets.status_line import StatusLine
+
+        render, log = StatusLine.render, self
+
+        def noting_render(status):
+            log.rendered = status.mode
+            return render(status)
+
+        StatusLine.render = noting_render  # type: ignore[method-assign]
+        driver = app._driver
+        write = driver.write
+
+        def noting_write(data: str) -> None:
+            write(data)
+            if log.rendered is not None and log.rendered != log.written:
+                log.written = log.rendered
+                log.changes.append((time.perf_counter(), log.rendered))
+
+        driver.write = noting_write
+
+
+async def app_run(url: str, text: Path, log_frames: bool) -> dict:
+    from debate_tui.cli import build_parser
+    from debate_tui.llm.litellm_client import load_litellm
+    from debate_tui.llm.router import ModelRouter
+    from debate_tui.ui.app import DebateTUI
+    from debate_tui.ui.launch import launch_from_args
+    from debate_tui.ui.state import load_state
+
+    load_litellm()  # its import is start-up's business, not streaming's
+    client = CountingClient(ModelRouter())
+    app = DebateTUI(launch_from_args(build_parser().parse_args(debate_args(url, text)), load_state()), client=client)
+    frames = FrameLog()
+    async with app.run_test(headless=False, size=None):
+        if log_frames:
+            frames.hook(app)
+        deadline = time.perf_counter() + 120
+        while time.perf_counter() < deadline and not getattr(app.screen, "finished", False):
+            await asyncio.sleep(0.05)
+        if PROFILER is not None and PROFILER.is_running:
+            PROFILER.stop()
+        status = app.screen.session.status if hasattr(app.screen, "session") else "?"
+        await app.action_quit()
+    return {"cpu_s": client.cpu_end - (client.cpu_start or 0.0), "wall_s": client.wall_end - client.wall_start,
+            "chunks": client.chunks, "status": status, "frames": frames.changes,
+            "window": [client.wall_start, client.wall_end]}
+
+
+# ----- the measurement --------------------------------------------------------------------------
+
+
+def run_app_on_pty(url: str, work: Path, keys: bool) -> dict:
+    text, out = work / "text.txt", work / f"app-{'keys' if keys else 'cpu'}.json"
+    text.write_text(TEXT)
+    argv = [PYTHON, "-m", "benchmarks.streaming", "--app", url, "--text", str(text), "--out", str(out)]
+    run = PtyRun(argv + (["--frames"] if keys else []), quiet_env(work), cwd=ROOT, markers=[SPEAKING])
+    presses: list[float] = []
+    try:
+        if keys:
+            presses = press_keys(run)
+        code = run.wait(timeout=180)
+    finally:
+        run.close()
+    if code != 0 or not out.exists():
+        raise RuntimeError(f"the streaming app run failed ({code}):\n{bytes(run.output[-3000:]).decode(errors='replace')}")
+    result = json.loads(out.read_text())
+    if result["status"] != "completed":
+        raise RuntimeError(f"the streamed debate ended {result['status']}")
+    result["latencies"] = match_presses(presses, result["frames"], result["window"])
+    return result
+
+
+def press_keys(run: PtyRun) -> list[float]:
+    """Type p into the terminal in pairs (pause, resume) while the panes stream; when each was typed."""
+    if run.wait_for(SPEAKING, timeout=60) is None:
+        return []
+    rng, sent = random.Random(7), []
+    while run.process.poll() is None and len(sent) < MAX_PRESSES:
+        for _ in range(2):
+            sent.append(time.perf_counter())
+            run.send(b"p")
+            time.sleep(0.15)
+        time.sleep(rng.uniform(0.1, 0.3))
+    return sent
+
+
+def match_presses(presses: list[float], frames: list[list], window: list[float]) -> list[float]:
+    """Seconds from each press typed while streaming to the first frame after it showing a new mode.
+
+    perf_counter is the system's monotonic clock on Linux, the same in both processes.
+    """
+    latencies = []
+    for index, sent in enumerate(presses):
+        if not window[0] <= sent <= window[1]:
+            continue
+        before = presses[index + 1] if index + 1 < len(presses) else float("inf")
+        shown = next((at for at, _ in frames if sent <= at < before), None)
+        if shown is not None:
+            latencies.append(shown - sent)
+    return latencies
+
+
+def measure(repeats: int = 2) -> Section:
+    with work_dir("streaming") as work, fake_server(latency=LATENCY_S, chunk_delay=CHUNK_DELAY_S, reply=REPLY) as url:
+        env = quiet_env(work)
+        ratios, app_ms, base_ms, rates = [], [], [], []
+        for _ in range(repeats):
+            base = run_child("streaming", ["--litellm", url], env)
+            app = run_app_on_pty(url, work, keys=False)
+            per_app, per_base = app["cpu_s"] / app["chunks"], base["cpu_s"] / base["chunks"]
+            ratios.append(per_app / per_base)
+            app_ms.append(per_app * 1000)
+            base_ms.append(per_base * 1000)
+            rates.append(app["chunks"] / app["wall_s"])
+        keyed = run_app_on_pty(url, work, keys=True)
+    ratio = median(ratios)
+    latencies = [s * 1000 for s in keyed["latencies"]]
+    p50, p95 = (percentile(latencies, 0.5), percentile(latencies, 0.95)) if latencies else (float("nan"),) * 2
+    return Section([
+        Row("2 streaming", f"app CPU per chunk, {AGENTS} agents streaming into the debate screen",
+            "litellm alone, same streams", ratio, "<= 1.2x", ratio <= 1.2,
+            f"{median(app_ms):.3f} vs {median(base_ms):.3f} ms CPU/chunk; {app['chunks']} chunks at "
+            f"{median(rates):.0f}/s; median of {repeats}"),
+        Row("2 streaming", "key press to frame while streaming, p50 / p95", "100 ms", None, "p95 < 100 ms",
+            bool(latencies) and p95 < 100, f"{len(latencies)} presses of p", value=f"{p50:.0f} / {p95:.0f} ms"),
+    ])
+
+
+PROFILER = None
+"""A pyinstrument Profiler when a profile is asked for; started at the first model call (imports are not streaming)."""
+
+
+def profiled(path: Path | None, work):
+    """Run `work`, under pyinstrument when a profile is asked for (pyinstrument is for profiling sessions only)."""
+    global PROFILER
+    if path is None:
+        return work()
+    from pyinstrument import Profiler
+
+    profiler = PROFILER = Profiler(interval=0.001, async_mode="disabled")
+    try:
+        return work()
+    finally:
+        if profiler.is_running:
+            profiler.stop()
+        if path.suffix == ".pyisession":
+            profiler.last_session.save(str(path))
+        else:
+            path.write_text(profiler.output_text(unicode=True, show_all=False))
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.streaming")
+    parser.add_argument("--litellm", metavar="URL", help="child: consume the streams with litellm alone")
+    parser.add_argument("--app", metavar="URL", help="child: run the debate in the TUI (on a pty)")
+    parser.add_argument("--text", type=Path)
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--frames", action="store_true", help="child: log when frames show a new mode")
+    parser.add_argument("--profile", type=Path, help="child: write a pyinstrument profile of the app run here")
+    args = parser.parse_args(argv)
+    if args.litellm:
+        emit(profiled(args.profile, lambda: asyncio.run(litellm_alone(args.litellm))))
+    elif args.app:
+        result = profiled(args.profile, lambda: asyncio.run(app_run(args.app, args.text, args.frames)))
+        args.out.write_text(json.dumps(result))
+    else:
+        for row in measure().rows:
+            print(row.cells())
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
