@@ -64,13 +64,23 @@ async def test_escape_stops_the_call_in_flight_at_once_and_leaves_a_resumable_se
         await wait_until(pilot, lambda: not isinstance(app.screen, DebateScreen), what="back to setup")
 
 
-async def test_debate_human_tie_break_opens_a_decision_and_records_it():
+def tie_break_app() -> tuple[DebateTUI, Session]:
+    """DEBATE on the demo model with one iteration: the Critic still objects, so a person decides."""
     session = make_session({"rounds": 1, "tie_breaker": "human"})
-    app = DebateTUI(Launch(session=session, demo=True), client=RecordingDemo())
+    return DebateTUI(Launch(session=session, demo=True), client=RecordingDemo()), session
+
+
+async def at_decision(pilot) -> DebateScreen:
+    debate = await start(pilot)
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, DecisionDialog), what="the decision dialog")
+    await pilot.pause()  # let the dialog lay out before clicking it
+    return debate
+
+
+async def test_debate_human_tie_break_opens_a_decision_and_records_it():
+    app, session = tie_break_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        debate = await start(pilot)
-        await wait_until(pilot, lambda: isinstance(app.screen, DecisionDialog), what="the decision dialog")
-        await pilot.pause()  # let the dialog lay out before clicking it
+        debate = await at_decision(pilot)
         assert mode(debate) == "waiting for you"
         assert [b.label.plain for b in app.screen.query(Button)] == ["1", "2", "3", "4", "5"]
         assert await pilot.click("#decide-2")
@@ -82,11 +92,9 @@ async def test_debate_human_tie_break_opens_a_decision_and_records_it():
 
 
 async def test_escape_at_a_decision_stops_and_keeps_the_question_for_a_resume():
-    session = make_session({"rounds": 1, "tie_breaker": "human"})
-    app = DebateTUI(Launch(session=session, demo=True), client=RecordingDemo())
+    app, session = tie_break_app()
     async with app.run_test(size=(120, 36)) as pilot:
-        debate = await start(pilot)
-        await wait_until(pilot, lambda: isinstance(app.screen, DecisionDialog), what="the decision dialog")
+        debate = await at_decision(pilot)
         await pilot.press("escape")
         await wait_until(pilot, lambda: debate.finished, what="the stop")
         assert session.status == "cancelled" and session.outcome is None
@@ -110,7 +118,7 @@ async def test_scaleeval_without_consensus_asks_the_person():
     async with app.run_test(size=(120, 36)) as pilot:
         debate = await start(pilot)
         await wait_until(pilot, lambda: isinstance(app.screen, DecisionDialog), what="the decision dialog")
-        await pilot.pause()
+        await pilot.pause()  # let the dialog lay out before clicking it
         options_shown = [b.label.plain for b in app.screen.query(Button)]
         assert set(options_shown) >= {"1", "2", "0"}
         assert await pilot.click(f"#decide-{options_shown.index('2')}")

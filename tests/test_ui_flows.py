@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from textual import events
-from textual.widgets import Input, SelectionList, TextArea
+from textual.widgets import Input, TextArea
 
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch

@@ -29,9 +29,9 @@ from debate_tui.engine.events import (
 from debate_tui.llm.demo import DEMO_MODEL
 from debate_tui.store import summarize
 from debate_tui.ui.export import start_export
-from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.literal import literal
 from debate_tui.ui.messages import RunEvent
+from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.screens.dialogs import DecisionDialog, OverrideAnswer, OverrideDialog, TextPrompt
 from debate_tui.ui.screens.report import ReportScreen
 from debate_tui.ui.widgets.agent_pane import AgentPane

@@ -16,8 +16,8 @@ from debate_tui.domain import Session
 from debate_tui.report.markdown import line_col, render
 from debate_tui.ui.clipboard import copy_text, describe
 from debate_tui.ui.export import start_export
-from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.literal import cell, literal, one_line
+from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.widgets.highlighted_text import HighlightedText, legend, type_colours
 from debate_tui.ui.widgets.safe_markdown import SafeMarkdown
 

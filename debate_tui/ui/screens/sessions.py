@@ -17,8 +17,8 @@ from textual.widgets import DataTable, Footer, Static
 
 from debate_tui.domain import Session
 from debate_tui.store import SessionFileError, SessionStore, SessionSummary, read_session
-from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.literal import cell, literal, one_line
+from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.screens.dialogs import ConfirmDialog
 
 RESUMABLE = {"running", "needs_human", "failed", "cancelled", "pending"}

@@ -28,8 +28,8 @@ from debate_tui.domain import Criterion
 from debate_tui.inputs import InputError, read_text
 from debate_tui.llm.demo import DEMO_MODEL
 from debate_tui.protocols import PROTOCOLS
-from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.literal import literal, one_line
+from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.session_builder import (
     INPUT_LABELS, Catalog, build_agents, build_session, default_model, load_catalog,
 )
@@ -318,13 +318,16 @@ class SetupScreen(BaseScreen[None]):
     def complain(self, message: str) -> None:
         self.query_one("#setup-errors", Static).update(literal(message, "bold $error"))
 
+    def _typed_path(self, selector: str, what: str) -> str | None:
+        path = self.query_one(selector, Input).value.strip()
+        if not path:
+            self.complain(f"Type the path of a {what} beside the Load button.")
+        return path or None
+
     @on(Button.Pressed, "#load-text")
     def action_load_text(self) -> None:
-        path = self.query_one("#text-path", Input).value.strip()
-        if not path:
-            self.complain("Type the path of a text file beside the Load button.")
-            return
-        self.load_text(path)
+        if path := self._typed_path("#text-path", "text file"):
+            self.load_text(path)
 
     @work(group="setup-file", exclusive=True, exit_on_error=False, description="read a text file")
     async def load_text(self, path: str) -> None:
@@ -340,11 +343,8 @@ class SetupScreen(BaseScreen[None]):
 
     @on(Button.Pressed, "#load-criteria")
     def load_criteria_pressed(self) -> None:
-        path = self.query_one("#criteria-path", Input).value.strip()
-        if not path:
-            self.complain("Type the path of a criteria TOML file beside the Load button.")
-            return
-        self.load_criteria(path)
+        if path := self._typed_path("#criteria-path", "criteria TOML file"):
+            self.load_criteria(path)
 
     @work(group="setup-file", exclusive=True, exit_on_error=False, description="read a criteria file")
     async def load_criteria(self, path: str) -> None:

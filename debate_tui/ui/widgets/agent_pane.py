@@ -2,7 +2,7 @@
 
 The turn being spoken is a Markdown widget fed through a `MarkdownStream`, so
 new text costs an append to its last block, never a re-render of the message;
-tokens are queued and appended in batches a dozen times a second, so three
+tokens are queued and appended in batches eight times a second, so three
 streaming panes leave the event loop idle most of the time.
 A finished turn becomes one Static holding its Rich Markdown rendering (links
 printed, never followed), rendered once and cached: a live Markdown widget is a
@@ -150,7 +150,7 @@ class AgentPane(Vertical):
             self._pending.append(text)
 
     async def flush(self) -> None:
-        """Show the queued deltas as one append (the debate screen calls this a dozen times a second)."""
+        """Show the queued deltas as one append (the debate screen calls this eight times a second)."""
         if not self._pending or self.live.slot is None:
             return
         text = "".join(self._pending)
