@@ -3,8 +3,10 @@
 Every protocol runs headless through the real engine and litellm against the
 fake server (in this child process: only tokens are measured here, not time),
 at one fixed configuration: 3 agents, 4 rounds, one criterion, the same
-120-word text, and replies of a fixed length (120 words plus the answer line
-each protocol asks for). Tokens are the server's usage figures (4 tokens per
+110-word text, and replies of a fixed length (120 words plus the answer line
+each protocol asks for), except where a prompt sets the length: ChatEval's
+summary of a turn "in a few sentences" is 50 words, and a condensation is as
+long as the word limit it is given. Tokens are the server's usage figures (4 tokens per
 3 words), so every protocol is counted by one rule.
 
 MATEval's CoT strategies take one round per error type (five), SA one: the
@@ -38,6 +40,8 @@ from pathlib import Path
 from benchmarks.common import KNOWN_MODEL, Row, Section, emit, quiet_env, run_child, work_dir
 
 FILLER_WORDS = 120
+SUMMARY_WORDS = 50
+"""A summary asked for "in a few sentences"; a condensation is as long as the words it is allowed."""
 TEXT = ("Maria opened the bakery at six, as she had every morning for twenty years. The first customer was a boy "
         "who wanted a cake for his mother's birthday, but he had only a few coins. Maria looked at the coins, then "
         "at the boy, and wrote a price on a card that matched them exactly. She boxed the smallest cake, added a "
@@ -58,8 +62,12 @@ CONFIGS: dict[str, list[str]] = {
     "chateval simultaneous-talk-with-summarizer": ["--protocol", "chateval", "--criteria", "coherence",
                                                    "--agents", "3", "--turns", "4",
                                                    "--strategy", "simultaneous-talk-with-summarizer"],
-    "chateval one-by-one, condensed": ["--protocol", "chateval", "--criteria", "coherence", "--agents", "3",
-                                       "--turns", "4", "--strategy", "one-by-one", "--max-history-tokens", "900"],
+    **{f"chateval one-by-one, condensed to {budget}": [
+        "--protocol", "chateval", "--criteria", "coherence", "--agents", "3", "--turns", "4",
+        "--strategy", "one-by-one", "--max-history-tokens", budget] for budget in ("700", "1000", "1300")},
+    "chateval simultaneous-talk-with-summarizer, condensed to 1000": [
+        "--protocol", "chateval", "--criteria", "coherence", "--agents", "3", "--turns", "4",
+        "--strategy", "simultaneous-talk-with-summarizer", "--max-history-tokens", "1000"],
     **{f"mateval {strategy}": ["--protocol", "mateval", "--evaluators", "3", "--strategy", strategy,
                                *(["--rounds", "4"] if strategy in ("O_b_O", "SR") else [])]
        for strategy in ("SA", "O_b_O", "SR", "CoT", "SR+CoT")},
@@ -68,7 +76,7 @@ CONFIGS: dict[str, list[str]] = {
     "single": ["--protocol", "single", "--criteria", "coherence"],
 }
 BASELINE = "chateval one-by-one"
-CHEAPER = ("chateval simultaneous-talk-with-summarizer", "chateval one-by-one, condensed")
+CHEAPER = ("chateval simultaneous-talk-with-summarizer", "chateval one-by-one, condensed to 1000")
 FILLER = " ".join(itertools.islice(itertools.cycle(
     "the text keeps its events in order and the reader can follow who does what and why it matters".split()),
     FILLER_WORDS))
@@ -84,6 +92,10 @@ def reply(request: dict) -> str:
     from debate_tui.testing.fake_server import prompt_text
 
     prompt = prompt_text(request)
+    if "Summarize this turn" in prompt:  # "in a few sentences"
+        return " ".join(FILLER.split()[:SUMMARY_WORDS]) + "."
+    if asked := re.search(r"Condense this earlier part of the debate into at most (\d+) words", prompt):
+        return " ".join(FILLER.split()[:min(int(asked.group(1)), FILLER_WORDS)]) + "."
     if "Criticise the score" in prompt:
         return f"{FILLER}. The score is too generous: the ending does not follow from the middle."
     if "[Submission 1]" in prompt:
@@ -159,23 +171,24 @@ def serialize(messages: list[dict]) -> str:
 def prefix_stats(prompts: dict[str, list[str]], text: str) -> dict:
     """Whether each agent's prompts share a prefix that holds the judged text, and how much repeats.
 
-    `cached_share`: characters of each prompt that repeat the start of the same
-    agent's previous prompt, over all prompt characters: what a provider's
-    prompt cache could serve (it caches prefixes).
+    `unstable`: agents that are sent the text but whose prompts do not all start
+    with the same system message and task (agents never sent it, a summarizer
+    of the talk, are not held to that). `cached_share`: characters of each prompt
+    that repeat the start of the same agent's previous prompt, over all prompt
+    characters: what a provider's prompt cache could serve (it caches prefixes).
     """
-    stable, repeated, total, agents = True, 0, 0, 0
+    unstable, repeated, total, agents = [], 0, 0, 0
     for agent, sent in prompts.items():
         if len(sent) < 2:
             continue
         agents += 1
-        common = os.path.commonprefix(sent)
-        stable &= text in common
+        if any(text in prompt for prompt in sent) and text not in os.path.commonprefix(sent):
+            unstable.append(agent)
         for previous, current in zip(sent, sent[1:]):
             repeated += len(os.path.commonprefix([previous, current]))
         total += sum(len(p) for p in sent[1:])
-    return {"stable": stable, "agents": agents, "cached_share": repeated / total if total else 0.0,
-            "unstable": [agent for agent, sent in prompts.items() if len(sent) > 1
-                         and text not in os.path.commonprefix(sent)]}
+    return {"stable": not unstable, "agents": agents, "cached_share": repeated / total if total else 0.0,
+            "unstable": unstable}
 
 
 # ----- the measurement ---------------------------------------------------------------------------
@@ -196,9 +209,11 @@ def measure() -> Section:
     with_prefix = [r for r in results.values() if r["prefix"]["agents"]]
     stable = all(r["prefix"]["stable"] for r in with_prefix)
     share = sum(r["prefix"]["cached_share"] for r in with_prefix) / len(with_prefix)
+    unstable = sorted({f"{name}: {agent}" for name, r in results.items() for agent in r["prefix"]["unstable"]})
     rows.append(Row("4 tokens", "stable prompt prefix (system + task) for every agent of every protocol",
                     "each agent's own calls", None, "all stable", stable,
-                    f"on average {share:.0%} of a prompt repeats the agent's previous prompt's start",
+                    f"on average {share:.0%} of a prompt repeats the agent's previous prompt's start"
+                    + (f"; not stable: {', '.join(unstable)}" if unstable else ""),
                     value="stable" if stable else "NOT stable"))
     rerun = sum(r["rerun_calls"] for r in results.values())
     rows.append(Row("4 tokens", f"identical rerun of all {len(results)} debates, response cache on", "0 calls",

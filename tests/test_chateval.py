@@ -283,3 +283,34 @@ def test_cli_same_persona_warns(capsys, story_file):
     rc, _, err = cli(capsys, "--protocol", "chateval", "--demo", "--text", str(story_file),
                      "--personas", "critic", "--turns", "1")
     assert rc == 0 and "share one persona" in err
+
+
+async def test_the_summarizer_reads_only_the_turn_it_summarizes(llm_server):
+    """Algorithm 3's SUM(BUF): earlier summaries are the referees' history, not the summarizer's input."""
+    llm_server.add_rule("SUMMARY-OF-THE-TURN: they roughly agree.", match="Summarize this turn")
+    script(llm_server, {name: [f"{name} says MARK-{i}.\nScore: 3"] for i, name in enumerate(REFEREES)})
+    await run(make_session(llm_server, turns=2, strategy="simultaneous-talk-with-summarizer"))
+    second = [prompt(r) for r in llm_server.requests if "Summarize this turn" in prompt(r)][1]
+    assert "SUMMARY-OF-THE-TURN" not in second and all(f"MARK-{i}" in second for i in range(3))
+
+
+@pytest.mark.parametrize("strategy", ["one-by-one", "simultaneous-talk", "simultaneous-talk-with-summarizer"])
+async def test_a_long_discussion_is_condensed_to_the_history_budget(llm_server, strategy):
+    from debate_tui.engine.condense import HISTORY_BUDGET_KEY
+    from debate_tui.llm.tokens import prompt_tokens
+
+    talk = "I read the story twice and weighed each sentence against the next one. " * 5
+    llm_server.add_rule("Condensed: every referee gave 3 so far.", match="Condense this earlier part")
+    llm_server.add_rule(f"{talk}", match="Summarize this turn")
+    script(llm_server, {name: [f"{talk}\nScore: 3"] for name in REFEREES})
+    session = make_session(llm_server, turns=4, strategy=strategy)
+    panel = chateval.Panel(None, session.task, session.criteria[0])  # type: ignore[arg-type]
+    frame = prompt_tokens("openai/fake-debater", panel.prompt(session.agent("Critic"), history=[]))
+    budget = frame + 150  # room for one turn of talk or summary, so every strategy has to condense
+    session.state[HISTORY_BUDGET_KEY] = budget
+    session, events = await run(session)
+    assert session.status == "completed"
+    assert any(t.agent.startswith("Condenser for ") for t in session.turns)
+    for request in llm_server.requests:
+        if "Now it's your time to talk" in prompt(request):
+            assert prompt_tokens("openai/fake-debater", request.messages) <= budget

@@ -95,7 +95,11 @@ async def test_discussion_shows_every_evaluation_and_reminds_who_speaks(llm_serv
     session = await run(make_session(llm_server, contrarian=True))
     speakers = session.state["order"]["speakers"]
     discussion = llm_server.requests[3:]
-    assert [r.messages[0]["content"].split("remember you are ")[1].split(".")[0] for r in discussion] == speakers
+    assert [r.messages[-1]["content"].split("remember you are ")[1].split(".")[0] for r in discussion] == speakers
+    every = [r.messages for r in llm_server.requests]
+    data = every[0][-1]["content"].split("[Criteria]")[0]
+    assert all(m[0] == every[0][0] and m[-1]["content"].startswith(data) for m in every), \
+        "one system message and the same data first in every prompt: a provider's prompt cache serves them"
     first = discussion[0].messages[-1]["content"]
     assert all(f"[{name}'s Initial Evaluation]" in first for name in speakers)
     last = discussion[-1].messages[-1]["content"]

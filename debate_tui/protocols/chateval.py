@@ -10,7 +10,13 @@ chat history H that every prompt quotes (Table 6's "discussion history" slot):
     ANS <- EXT(each referee's final-turn answer)
 
 EXT is the mean of the referees' scores for one text, or a majority vote of
-their preferences for a pair (see `pairs`). The paper does not ask the panel to
+their preferences for a pair (see `pairs`). The summarizer reads only the turn
+it summarizes (Algorithm 3's BUF), not the earlier summaries: the referees
+carry those already, and re-sending them grew every summary call.
+
+A history too long for a referee's budget (its model's window, or
+`--max-history-tokens`) is condensed before it speaks (engine.condense):
+the older entries become one summary, by one more recorded call. The paper does not ask the panel to
 reach a consensus, and neither do we. One history serves all referees: Algorithm
 1's index ranges would hide a later speaker's words from earlier ones in the
 next turn, which contradicts the text ("concatenate what previous other agents
@@ -27,6 +33,7 @@ from pydantic import BaseModel, Field
 
 from debate_tui.catalog import find_persona
 from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn
+from debate_tui.engine.condense import condense_log
 from debate_tui.engine.runner import Context
 from debate_tui.llm.base import Message
 from debate_tui.protocols.common import ModelChoice, concurrently, criterion_block, task_block
@@ -84,9 +91,14 @@ class Panel:
         self.hint = {"protocol": "chateval", "text": task.text, "text_b": task.text_b}
         self.history: list[str] = []
 
-    def prompt(self, referee: AgentSpec) -> list[Message]:
-        """Table 6: task, request, discussion history, role description, the call to speak."""
-        heard = "\n\n".join(self.history) or "(Nobody has spoken yet.)"
+    def prompt(self, referee: AgentSpec, history: list[str] | None = None) -> list[Message]:
+        """Table 6: task, request, discussion history, role description, the call to speak.
+
+        The task and request come first and never change, so a provider's prompt cache serves them on
+        every call; the history only grows at its end until it is condensed.
+        """
+        history = self.history if history is None else history
+        heard = "\n\n".join(history) or "(Nobody has spoken yet.)"
         role = referee.persona.role_prompt if referee.persona else ""
         return [{"role": "user", "content": (
             f"{self.brief}\n\nThere are a few other referees assigned the same task; it is your responsibility "
@@ -95,6 +107,12 @@ class Panel:
             f"Now it's your time to talk, please make your talk short and clear, {referee.name}! "
             + answer_form(self.criterion, self.pairwise)
         )}]
+
+    async def fit(self, referees: list[AgentSpec], turn_number: int) -> None:
+        """Condense the shared history if it would pass one of `referees`' budgets, before they speak."""
+        for referee in referees:
+            self.history = await condense_log(self.ctx, referee.name, self.history, round=turn_number,
+                                              around=self.prompt(referee, history=[]))
 
     async def speak(self, referee: AgentSpec, turn_number: int) -> Turn:
         persona = referee.persona.name if referee.persona else None
@@ -106,11 +124,10 @@ class Panel:
 
     async def summarize(self, turns: list[tuple[AgentSpec, Turn]], turn_number: int) -> None:
         """Algorithm 3's SUM(BUF): the referees will carry this summary forward, not their own words."""
-        earlier = "\n\n".join(self.history) or "(This was the first turn.)"
         said = "\n\n".join(f"[{referee.name}]: {turn.content.strip()}" for referee, turn in turns)
         summary = await self.ctx.turn(SUMMARIZER, [{"role": "user", "content": (
             f"Several referees are discussing the {self.criterion.name} of "
-            f"{'two texts' if self.pairwise else 'a text'}.\n\nSummaries of the earlier turns:\n{earlier}\n\n"
+            f"{'two texts' if self.pairwise else 'a text'}.\n\n"
             f"[Discussion in turn {turn_number}]\n{said}\n[End of discussion in turn {turn_number}]\n\n"
             "Summarize this turn for the referees in a few sentences: each referee's position with the "
             "score they gave, and where they agree or disagree. Do not add a judgment of your own."
@@ -132,6 +149,7 @@ TurnOf = Callable[[Panel, list[AgentSpec], int], Awaitable[list[Turn]]]
 async def one_by_one(panel: Panel, referees: list[AgentSpec], turn_number: int) -> list[Turn]:
     turns = []
     for referee in referees:
+        await panel.fit([referee], turn_number)
         turn = await panel.speak(referee, turn_number)
         panel.hear(referee, turn)
         turns.append(turn)
@@ -139,6 +157,7 @@ async def one_by_one(panel: Panel, referees: list[AgentSpec], turn_number: int) 
 
 
 async def simultaneous_talk(panel: Panel, referees: list[AgentSpec], turn_number: int) -> list[Turn]:
+    await panel.fit(referees, turn_number)
     turns = await concurrently(panel.speak(referee, turn_number) for referee in referees)
     for referee, turn in zip(referees, turns):
         panel.hear(referee, turn)
@@ -146,6 +165,7 @@ async def simultaneous_talk(panel: Panel, referees: list[AgentSpec], turn_number
 
 
 async def simultaneous_talk_with_summarizer(panel: Panel, referees: list[AgentSpec], turn_number: int) -> list[Turn]:
+    await panel.fit(referees, turn_number)
     turns = await concurrently(panel.speak(referee, turn_number) for referee in referees)
     await panel.summarize(list(zip(referees, turns)), turn_number)
     return turns

@@ -163,10 +163,13 @@ class Panel:
         """One discussion round: each speaker in turn reads all that was said and answers again."""
         said: dict[str, Turn] = {}
         for name in self.order.speakers:
-            prompt = f"{self.data()}\n\n" + "\n\n".join(self.record) + f"\n\n{DISCUSSION_REQUEST}"
+            # The paper puts the speaker's reminder in the system message; here it follows the record, so
+            # every prompt of every speaker starts with the same system message and data, which a
+            # provider's prompt cache then serves instead of billing it again.
+            prompt = (f"{self.data()}\n\n" + "\n\n".join(self.record)
+                      + f"\n\n{DISCUSSION_SYSTEM.format(name=name)}\n\n{DISCUSSION_REQUEST}")
             said[name] = turn = await self._ask(name, [
-                {"role": "system", "content": DISCUSSION_SYSTEM.format(name=name)},
-                {"role": "user", "content": prompt},
+                {"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt},
             ], round)
             self.record.append(f"[{name}'s Discussion -- Round {round}]: {turn.content}")
         return said
