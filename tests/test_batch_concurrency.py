@@ -1,7 +1,11 @@
-"""The issue's figure: 200 items, 200 ms latency, concurrency 16, against a measured sequential run.
+"""Batch concurrency, proved by what the server sees; the resumable real command, interrupted or killed.
 
-The fake server runs in its own process here, as a real one would: in this
-process it would take its share of the one interpreter lock from the client.
+How fast a batch goes is a benchmark (benchmarks/batch.py: items per second at
+concurrency 16 against raw litellm calls and a sequential loop, side by side),
+not a test: a timing depends on the machine and what else runs on it. What a
+test can assert everywhere is that the calls really overlap.
+
+The interrupt tests run the fake server in its own process, as a real one would.
 """
 
 from __future__ import annotations
@@ -14,10 +18,31 @@ import time
 
 import pytest
 
-from tests.test_batch_support import CRITIC, read_rows, run_batch, write_items
+from tests.test_batch_support import CRITIC, agreeing_debate, model_args, read_rows, run_batch, write_items
 
-ITEMS = 200
-SAMPLE = 10
+HELD_S = 1.5
+"""How long the server holds each request: requests arriving within that long of each other overlap."""
+
+
+def most_in_flight(arrivals: list[float], held: float) -> int:
+    """The largest number of requests the server was holding at one moment."""
+    ordered = sorted(arrivals)
+    return max(sum(1 for other in ordered if arrival - held < other <= arrival) for arrival in ordered)
+
+
+def test_concurrency_16_keeps_16_calls_in_flight_and_a_rerun_makes_none(capsys, llm_server, tmp_path):
+    """No more than 16 at once (each worker waits for its call), and all 16 at once."""
+    llm_server.latency = HELD_S
+    agreeing_debate(llm_server)
+    items, out = write_items(tmp_path / "in.jsonl", 24), tmp_path / "out.jsonl"
+    argv = [str(items), "--out", str(out), *model_args(llm_server), "--concurrency", "16", "--no-cache"]
+    code, summary, _ = run_batch(capsys, *argv)
+    assert code == 0 and summary["done"] == 24 and summary["calls"] == 48
+    assert most_in_flight([r.at for r in llm_server.requests], HELD_S) == 16
+    assert len(read_rows(out)) == 24
+
+    code, summary, _ = run_batch(capsys, *argv)
+    assert code == 0 and summary["skipped"] == 24 and summary["calls"] == 0  # a rerun makes zero calls
 
 
 @pytest.fixture
@@ -34,56 +59,10 @@ def remote_server(tmp_path):
         server.wait(timeout=10)
 
 
-def machine_is_busy() -> str | None:
-    """Why a timing would measure other processes rather than ours, if it would."""
-    load, cores = os.getloadavg()[0], os.cpu_count() or 1
-    return f"load average {load:.1f} on {cores} cores" if load > 1.25 * cores else None
-
-
-def test_200_items_at_concurrency_16_take_well_under_a_tenth_of_the_sequential_time(capsys, remote_server, tmp_path):
-    """Sequential time is measured on 10 items after a warm-up item, then scaled to 200.
-
-    A model name litellm knows (its price table has it) is used, as a real run would: for an unknown
-    name litellm spends a tenth more CPU per call looking for a price. Timing is skipped on a machine
-    busy with other work, where it would measure that work.
-    """
-    busy = machine_is_busy()
-    if busy:
-        pytest.skip(f"{busy}: the figure would measure other processes")
-    items = write_items(tmp_path / "in.jsonl", ITEMS)
-    common = ["--protocol", "debate", "--criteria", "coherence", "--model", "openai/gpt-4o-mini",
-              "--api-base", remote_server, "--no-cache"]
-    run_batch(capsys, str(items), "--out", str(tmp_path / "warm-up.jsonl"), *common, "--limit", "1")
-
-    started = time.perf_counter()
-    run_batch(capsys, str(items), "--out", str(tmp_path / "sequential.jsonl"), *common,
-              "--concurrency", "1", "--limit", str(SAMPLE))
-    sequential = (time.perf_counter() - started) / SAMPLE * ITEMS
-
-    def concurrently(out: str) -> tuple[float, dict]:
-        started = time.perf_counter()
-        code, summary, _ = run_batch(capsys, str(items), "--out", str(tmp_path / out), *common, "--concurrency", "16")
-        assert code == 0 and summary["done"] == ITEMS and summary["calls"] == 2 * ITEMS and summary["cost_usd"] > 0
-        return time.perf_counter() - started, summary
-
-    elapsed, _ = concurrently("out.jsonl")
-    if elapsed >= sequential / 10:  # other processes only ever slow a run down: the best of two is the fair figure
-        elapsed = min(elapsed, concurrently("again.jsonl")[0])
-    with capsys.disabled():
-        print(f"\n{ITEMS} items: {elapsed:.2f} s at concurrency 16; sequential {sequential:.1f} s "
-              f"(from {SAMPLE} items); ratio {elapsed / sequential:.3f}")
-    assert elapsed < sequential / 10
-    assert len(read_rows(tmp_path / "out.jsonl")) == ITEMS
-
-    code, summary, _ = run_batch(capsys, str(items), "--out", str(tmp_path / "out.jsonl"), *common, "--concurrency", "16")
-    assert code == 0 and summary["skipped"] == ITEMS and summary["calls"] == 0  # a rerun makes zero calls
-
-
 @pytest.mark.parametrize(("signal_name", "expected_exit"), [("SIGINT", 4), ("SIGKILL", -9)])
 def test_the_real_command_interrupted_or_killed_resumes_without_redoing_finished_items(
         capsys, remote_server, tmp_path, signal_name, expected_exit):
     """The installed command, stopped by Ctrl+C or killed outright mid-batch, then run again."""
-    import os
     import signal
 
     items, out = write_items(tmp_path / "in.jsonl", 120), tmp_path / "out.jsonl"
