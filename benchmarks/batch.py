@@ -4,10 +4,11 @@ Throughput. 200 items, the `single` protocol (one call per item, so an item
 is a call and the comparison is like for like), concurrency 16, the fake
 server in its own process answering after 200 ms. `debate-tui batch` runs as
 the real command in a child process and its own summary gives the elapsed
-time of the run (after litellm's import, which the baseline skips too). The
+time of the run (after litellm's import, which the baselines skip too). The
 baselines are children that call `litellm.acompletion` directly: 16 workers
-over the same 200 prompts, and a plain sequential loop (what the papers'
-scripts do) timed on a sample and scaled. Batch and raw runs are interleaved
+over 200 prompts of the same size, started cold like the batch, and a plain
+sequential loop (what the papers' scripts do) timed on a 10-item sample after
+one warm-up call and scaled. Batch and raw runs are interleaved
 and the median of the per-pair ratios is reported.
 
 Memory. Peak RSS of the batch command on 200 and on 2,000 items (server
@@ -59,19 +60,28 @@ def prompt(index: int) -> list[dict[str, str]]:
 # ----- children -----------------------------------------------------------------------------------
 
 
-async def raw_calls(url: str, count: int, concurrency: int) -> dict:
-    """`count` calls through litellm alone, `concurrency` at a time; the baseline the batch is held to."""
+async def raw_calls(url: str, count: int, concurrency: int, warm_up: bool) -> dict:
+    """`count` calls through litellm alone, `concurrency` at a time; the baseline the batch is held to.
+
+    `warm_up` makes one call before the clock starts: a sequential rate is scaled up from a
+    small sample, which one-off costs (the first connection) would distort.
+    """
     from debate_tui.llm.litellm_client import load_litellm
 
     litellm = load_litellm()
     pending = iter(range(count))
 
+    async def call(index: int) -> None:
+        response = await litellm.acompletion(model=KNOWN_MODEL, messages=prompt(index), api_base=url,
+                                             temperature=0.0, timeout=60, num_retries=0)
+        assert "Score" in (response.choices[0].message.content or "")
+
     async def worker() -> None:
         for index in pending:
-            response = await litellm.acompletion(model=KNOWN_MODEL, messages=prompt(index), api_base=url,
-                                                 temperature=0.0, timeout=60, num_retries=0)
-            assert "Score" in (response.choices[0].message.content or "")
+            await call(index)
 
+    if warm_up:
+        await call(-1)
     started = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     return {"items": count, "elapsed_s": time.perf_counter() - started}
@@ -121,12 +131,12 @@ def measure(repeats: int = 3) -> Section:
                 summary, _ = measured_batch(batch_command(items, work, url, f"out-{attempt}.jsonl"), env)
                 if summary["done"] != ITEMS or summary["calls"] != ITEMS:
                     raise RuntimeError(f"batch did not finish cleanly: {summary}")
-                raw = run_child("batch", ["--raw", url, str(ITEMS), str(CONCURRENCY)], env)
+                raw = run_child("batch", ["--raw", url, str(ITEMS), str(CONCURRENCY), "cold"], env)
                 mine, theirs = ITEMS / summary["elapsed_s"], raw["items"] / raw["elapsed_s"]
                 ours.append(mine)
                 raws.append(theirs)
                 ratios.append(mine / theirs)
-            sequential = run_child("batch", ["--raw", url, str(SEQUENTIAL_SAMPLE), "1"], env)
+            sequential = run_child("batch", ["--raw", url, str(SEQUENTIAL_SAMPLE), "1", "warm"], env)
             rerun, _ = measured_batch([a for a in batch_command(items, work, url, "cached.jsonl") if a != "--no-cache"]
                                       + ["--cache-dir", str(work / "cache")], env)
             again, _ = measured_batch([a for a in batch_command(items, work, url, "cached-again.jsonl")
@@ -161,12 +171,13 @@ def measure(repeats: int = 3) -> Section:
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.batch")
-    parser.add_argument("--raw", nargs=3, metavar=("URL", "COUNT", "CONCURRENCY"),
-                        help="child: COUNT calls through litellm alone, CONCURRENCY at a time")
+    parser.add_argument("--raw", nargs=4, metavar=("URL", "COUNT", "CONCURRENCY", "cold|warm"),
+                        help="child: COUNT calls through litellm alone, CONCURRENCY at a time, "
+                             "warm: after one call off the clock")
     args = parser.parse_args(argv)
     if args.raw:
-        url, count, concurrency = args.raw
-        emit(asyncio.run(raw_calls(url, int(count), int(concurrency))))
+        url, count, concurrency, start = args.raw
+        emit(asyncio.run(raw_calls(url, int(count), int(concurrency), start == "warm")))
     else:
         for row in measure().rows:
             print(row.cells())
