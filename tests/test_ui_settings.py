@@ -187,3 +187,19 @@ def test_tui_arguments_prefill_or_autostart(tmp_path: Path):
     launch = launch_from_args(parse("--text", str(text), "--demo", "--autostart", "--step"), UiState())
     assert launch.session is not None and launch.demo and launch.step
     assert launch.session.task.text.startswith("A short text")
+
+
+async def test_setup_uses_the_models_of_config_toml():
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "config.toml").write_text(
+        'default_model = "openai/judge-a"\n[roles]\ncritic = "openai/judge-b"\n'
+        '[models."openai/judge-a"]\napi_base = "http://127.0.0.1:9/v1"\n')
+    app = DebateTUI(Launch(texts={"text": "A text to judge."}), client=RecordingDemo())
+    async with app.run_test(size=(120, 36)) as pilot:
+        setup = await open_setup(pilot)
+        assert "Model: openai/judge-a" in str(setup.query_one("#demo-notice").render())
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen))
+        agents = {a.name: a for a in app.screen.session.agents}
+        assert agents["Scorer"].model == "openai/judge-a" and agents["Critic"].model == "openai/judge-b"
+        assert agents["Scorer"].params.get("api_base") == "http://127.0.0.1:9/v1"

@@ -8,7 +8,6 @@ file, so validating and starting never block a key press.
 from __future__ import annotations
 
 import importlib
-import os
 import random
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -16,6 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from debate_tui.cli.task_args import with_model_params
+from debate_tui.config import load_config
 from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task
 from debate_tui.inputs import InputError, check_text
 from debate_tui.llm.demo import DEMO_MODEL
@@ -85,8 +86,13 @@ def load_catalog() -> Catalog:
     return Catalog(protocols, descriptions, criteria, dict(all_personas()), problems)
 
 
+def configured_model() -> str:
+    """The default model outside the form: DEBATE_TUI_MODEL, else config.toml's default_model, else none."""
+    return load_config().default_model or ""
+
+
 def default_model(choices: SetupChoices) -> str:
-    return choices.model.strip() or os.environ.get("DEBATE_TUI_MODEL", "").strip() or DEMO_MODEL
+    return choices.model.strip() or configured_model() or DEMO_MODEL
 
 
 def _options_error(exc: ValidationError) -> str:
@@ -107,18 +113,19 @@ def build_agents(catalog: Catalog, choices: SetupChoices) -> list[AgentSpec]:
     """The protocol's agents for these options, with the per-agent models and personas applied."""
     module = catalog.protocols[choices.protocol]
     options = validate_options(module, choices.options)
+    config = load_config()
     model = default_model(choices)
     params = {"api_base": choices.api_base.strip()} if choices.api_base.strip() else {}
+    per_role = {} if model == DEMO_MODEL else config.role_models()  # as `run --demo`: the demo for every agent
     agents: list[AgentSpec] = module.build_agents(
-        options, ModelChoice(default=model, per_agent=dict(choices.agent_models), params=params))
+        options, ModelChoice(default=model, per_agent=dict(choices.agent_models), per_role=per_role, params=params))
+    with_model_params(agents, config)  # each model's api_base and key variable from config.toml
     for agent in agents:
         persona = choices.agent_personas.get(agent.name)
         if persona:
             if persona not in catalog.personas:
                 raise InputError(f"agent {agent.name}: unknown persona {persona!r}")
             agent.persona = catalog.personas[persona]
-        if agent.model == DEMO_MODEL:
-            agent.params = {}
     return agents
 
 

@@ -31,7 +31,7 @@ from debate_tui.protocols import PROTOCOLS
 from debate_tui.ui.literal import literal, one_line
 from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.session_builder import (
-    INPUT_LABELS, Catalog, build_agents, build_session, default_model, load_catalog,
+    INPUT_LABELS, Catalog, build_agents, build_session, configured_model, default_model, load_catalog,
 )
 from debate_tui.ui.state import SetupChoices
 from debate_tui.ui.widgets.option_form import OptionForm
@@ -309,7 +309,7 @@ class SetupScreen(BaseScreen[None]):
 
     def _update_demo_notice(self) -> None:
         notice = self.query_one("#demo-notice", Static)
-        model = self.query_one("#model", Input).value.strip() or os.environ.get("DEBATE_TUI_MODEL", "").strip()
+        model = self.query_one("#model", Input).value.strip() or configured_model()
         demo = model in ("", DEMO_MODEL)
         notice.update(literal(DEMO_NOTICE if demo else f"Model: {model} (all agents unless set below)",
                               "bold $warning" if demo else "dim"))
