@@ -3,7 +3,8 @@
 Each sub-command lives in its own module exposing `add_parser(subparsers)`,
 which registers the parser and sets `handler` (a function `args -> exit code`).
 Without a command (or with only options), the TUI starts: `debate-tui --text f`
-means `debate-tui tui --text f`.
+means `debate-tui tui --text f`. Only the module of the command being run is
+imported, so opening the TUI pays for no other command's imports.
 """
 
 from __future__ import annotations
@@ -14,18 +15,23 @@ import sys
 
 from debate_tui.config import ConfigError
 
-COMMANDS = ["tui", "run", "sessions", "dataset", "meta", "config", "models", "batch", "review"]
-"""Modules of this package, one per sub-command, in the order `--help` lists them."""
+COMMANDS = {
+    "tui": "tui", "run": "run", "sessions": "sessions", "resume": "sessions", "export": "sessions",
+    "dataset": "dataset", "meta": "meta", "config": "config", "models": "models", "batch": "batch", "review": "review",
+}
+"""Command -> module of this package that registers it, in the order `--help` lists them."""
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every command, or only with the module that registers `command`."""
     parser = argparse.ArgumentParser(
         prog="debate-tui",
         description="Judge text with debating LLM agents. Without a command, opens the TUI.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        importlib.import_module(f"{__name__}.{name}").add_parser(subparsers)
+    modules = [COMMANDS[command]] if command in COMMANDS else dict.fromkeys(COMMANDS.values())
+    for module in modules:
+        importlib.import_module(f"{__name__}.{module}").add_parser(subparsers)
     return parser
 
 
@@ -33,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
         argv = ["tui", *argv]
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv[0]).parse_args(argv)
     try:
         return args.handler(args)
     except ConfigError as exc:
