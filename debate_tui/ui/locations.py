@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 APP_NAME = "debate-tui"
 REPO = Path(__file__).resolve().parents[2]
 """The source checkout; `themes/` and `sessions/` live beside the package there."""
+
+
+def shipped(folder: str) -> Path:
+    """`themes/` or `sessions/`: beside the package in a checkout, else where a wheel installs them (data-files)."""
+    in_checkout = REPO / folder
+    return in_checkout if in_checkout.is_dir() else Path(sys.prefix) / "share" / APP_NAME / folder
 
 
 def config_dir() -> Path:
@@ -31,9 +38,9 @@ def config_toml_path() -> Path:
 
 def theme_dirs() -> list[Path]:
     """Shipped themes first, then the user's own (a user theme may replace a shipped one by name)."""
-    return [REPO / "themes", config_dir() / "themes"]
+    return [shipped("themes"), config_dir() / "themes"]
 
 
 def examples_dir() -> Path:
     """Example sessions recorded with the demo model, one per protocol."""
-    return REPO / "sessions"
+    return shipped("sessions")
