@@ -55,7 +55,7 @@ def reviewed_session() -> Session:
     errors = [
         ErrorSpan(type="REP", quote=repeated, start=second, end=second + len(repeated),
                   explanation="The sentence repeats the previous one word for word.", deduction=1),
-        ErrorSpan(type="LINC", quote="At first he was afraid", start=afraid - 13, end=afraid + 6,
+        ErrorSpan(type="LINC", quote="At first he was afraid", start=afraid - 16, end=afraid + 6,
                   explanation="The fear comes after the daily visits: the order is unclear.", deduction=1),
         ErrorSpan(type="FER", quote="without stopping", start=text.index("without stopping"),
                   end=text.index("without stopping") + 16, explanation="An unsupported claim of progress.",
