@@ -34,7 +34,7 @@ from debate_tui.llm.router import ModelRouter
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.store import read_session, write_session
 from debate_tui.testing.fake_server import FAULTS, FakeLLMServer
-from tests.conftest import FAKE_KEY, STORY
+from tests.conftest import FAKE_KEY
 from tests.test_debate import CRITIC, make_session
 
 FAST = RetryPolicy(attempts=4, base_delay_s=0.01, max_delay_s=0.2)
@@ -376,7 +376,6 @@ def session_for(protocol: str, server: FakeLLMServer, story: Path, *extra: str) 
     return build_session(args, build_task(args, lambda message: None), lambda message: None).session
 
 
-@pytest.mark.skipif("chateval" not in PROTOCOLS, reason="ChatEval is not registered")
 async def test_parallel_turns_reasked_in_any_order_resume_exactly(llm_server, story_file, tmp_path):
     """Slots of re-asked parallel turns follow arrival order; resume finds turns by agent, round and count."""
     session = session_for("chateval", llm_server, story_file, "--strategy", "simultaneous-talk", "--turns", "2")

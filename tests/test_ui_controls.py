@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 
-import pytest
 from textual.widgets import Button
 
 from debate_tui.domain import AgentSpec, Session, Task, Turn
@@ -101,10 +100,6 @@ async def test_escape_at_a_decision_stops_and_keeps_the_question_for_a_resume():
 
 
 async def test_scaleeval_without_consensus_asks_the_person():
-    from debate_tui.protocols import PROTOCOLS
-
-    if "scaleeval" not in PROTOCOLS:
-        pytest.skip("ScaleEval is not registered yet")
     from debate_tui.catalog import find_criterion
     from debate_tui.protocols import get_protocol
     from debate_tui.protocols.common import ModelChoice
