@@ -71,7 +71,11 @@ def main(argv: list[str]) -> int:
     for name in args.only:
         print(f"[bench] {name} ...", file=sys.stderr, flush=True)
         begun = time.perf_counter()
-        sections[name] = importlib.import_module(f"benchmarks.{name}").measure()
+        try:
+            sections[name] = importlib.import_module(f"benchmarks.{name}").measure()
+        except Exception as exc:  # one broken benchmark must not cost the others' figures
+            sections[name] = Section([Row(name, "the benchmark failed", "", None, "", False,
+                                          f"{type(exc).__name__}: {str(exc)[-300:]}", value="error")])
         print(f"[bench] {name} done in {time.perf_counter() - begun:.0f} s", file=sys.stderr, flush=True)
     text = report(sections, command, time.perf_counter() - started)
     print(text)

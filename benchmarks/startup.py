@@ -44,7 +44,7 @@ def first_frame(argv: list[str], marker: bytes, env: dict[str, str]) -> float:
     return seconds
 
 
-def measure(repeats: int) -> Section:
+def measure(repeats: int = 7) -> Section:
     bare = [PYTHON, "-m", "benchmarks.bare_app"]
     launches = {"no model (demo)": [debate_tui()], "real model configured": [debate_tui(), "--model", KNOWN_MODEL]}
     rows: list[Row] = []
@@ -68,7 +68,7 @@ def measure(repeats: int) -> Section:
                             f"median {median(ours) * 1000:.0f} ms vs {median(base) * 1000:.0f} ms, {repeats} pairs"))
         loaded = run_child("startup", ["--modules"], env)
         heavy = [name for name in HEAVY if name in loaded["modules"]]
-        rows.append(Row("1 start-up", "heavy modules imported before the first frame", "litellm, scipy, runner, store",
+        rows.append(Row("1 start-up", "heavy modules imported before the first frame", "litellm, scipy",
                         None, "none", not heavy, f"{loaded['count']} modules loaded at first frame",
                         value=", ".join(heavy) or "none"))
     return Section(rows)

@@ -1,18 +1,21 @@
 """Target 2, streaming: five agents streaming at once through litellm into the debate screen.
 
 Measured: the whole app's CPU time per streamed chunk (process CPU, all
-threads) while a 5-referee ChatEval simultaneous-talk debate streams from the
-fake server through litellm into the debate screen on a real pty, against a
-script that consumes the same streams (same server, replies, model name and
-concurrency) with `litellm.acompletion(stream=True)` alone. The server runs
-in its own process; both clients import litellm before the clock starts.
+threads) while a 5-referee ChatEval simultaneous-talk debate (2 turns, 10
+streams of about 215 chunks) streams from the fake server through litellm
+into the debate screen on a real pty, against a script that consumes the same
+streams (same server, replies, model name and concurrency) with
+`litellm.acompletion(stream=True)` alone. The server runs in its own process;
+both clients import litellm before the clock starts. Twice: at 50 chunks a
+second per stream (a fast hosted model; the UI's cost per frame is then
+shared by fewer chunks), and as fast as the server sends.
 
-The CPU window runs from the first model call to the return of the last one,
-so the app's work between turns (finishing a pane, saving the session) is
-counted, as a person would pay for it.
+The CPU window runs from the first chunk to the return of the last call, so
+the app's work between turns (finishing a pane, saving the session) is
+counted, as a person would pay for it; mounting the screen is not.
 
 Key latency: in a second run of the same debate, `p` is typed into the
-terminal in pairs (pause, resume) while the panes stream; each press is timed
+terminal every 300-500 ms while the panes stream; each press is timed
 from the moment it is written to the pty to the moment the app hands the
 terminal driver the first frame whose status line shows the new mode. A press
 that changes nothing on screen within the next press's time counts as lost.
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import sys
 import time
@@ -46,7 +50,7 @@ REPLY = ("Here is my assessment.\n\n" + "".join(f"Point {i}: {PARAGRAPH}\n\n" fo
 """About 1,700 characters of Markdown (paragraphs, a list, bold), i.e. some 215 chunks of 8 characters."""
 SPEAKING = b"speaking"
 """On the status line as soon as an agent speaks: the debate is streaming."""
-MAX_PRESSES = 60
+MAX_PRESSES = 40
 TEXT = ("The city council approved the new budget on Monday. The budget raises spending on schools. "
         "The budget raises spending on schools. Critics said the plan ignores public transport.")
 
@@ -210,22 +214,24 @@ def run_app_on_pty(url: str, work: Path, keys: bool) -> dict:
 
 
 def press_keys(run: PtyRun) -> list[float]:
-    """Type p into the terminal in pairs (pause, resume) while the panes stream; when each was typed."""
+    """Type p into the terminal every 300-500 ms while the panes stream; when each was typed.
+
+    Each press flips the mode (paused, auto, paused, ...), so each must show as a new mode.
+    """
     if run.wait_for(SPEAKING, timeout=60) is None:
         return []
     rng, sent = random.Random(7), []
     while run.process.poll() is None and len(sent) < MAX_PRESSES:
-        for _ in range(2):
-            sent.append(time.perf_counter())
-            run.send(b"p")
-            time.sleep(0.15)
-        time.sleep(rng.uniform(0.1, 0.3))
+        sent.append(time.perf_counter())
+        run.send(b"p")
+        time.sleep(rng.uniform(0.3, 0.5))
     return sent
 
 
 def match_presses(presses: list[float], frames: list[list], window: list[float]) -> list[float]:
     """Seconds from each press typed while streaming to the first frame after it showing a new mode.
 
+    A press whose change never shows before the next press is lost: its latency is infinite.
     perf_counter is the system's monotonic clock on Linux, the same in both processes.
     """
     latencies = []
@@ -234,34 +240,47 @@ def match_presses(presses: list[float], frames: list[list], window: list[float])
             continue
         before = presses[index + 1] if index + 1 < len(presses) else float("inf")
         shown = next((at for at, _ in frames if sent <= at < before), None)
-        if shown is not None:
-            latencies.append(shown - sent)
+        latencies.append(float("inf") if shown is None else shown - sent)
     return latencies
 
 
+def cpu_ratio(url: str, work: Path, env: dict[str, str], repeats: int) -> tuple[float, str]:
+    """The median over `repeats` pairs of (app CPU per chunk) / (litellm alone CPU per chunk), and the figures."""
+    ratios, app_ms, base_ms, rates, chunks = [], [], [], [], 0
+    for _ in range(repeats):
+        base = run_child("streaming", ["--litellm", url], env)
+        app = run_app_on_pty(url, work, keys=False)
+        per_app, per_base = app["cpu_s"] / app["chunks"], base["cpu_s"] / base["chunks"]
+        ratios.append(per_app / per_base)
+        app_ms.append(per_app * 1000)
+        base_ms.append(per_base * 1000)
+        rates.append(app["chunks"] / app["wall_s"])
+        chunks = app["chunks"]
+    return median(ratios), (f"{median(app_ms):.3f} vs {median(base_ms):.3f} ms CPU/chunk; {chunks} chunks at "
+                            f"{median(rates):.0f}/s; median of {repeats}")
+
+
 def measure(repeats: int = 2) -> Section:
-    with work_dir("streaming") as work, fake_server(latency=LATENCY_S, chunk_delay=CHUNK_DELAY_S, reply=REPLY) as url:
+    with work_dir("streaming") as work:
         env = quiet_env(work)
-        ratios, app_ms, base_ms, rates = [], [], [], []
-        for _ in range(repeats):
-            base = run_child("streaming", ["--litellm", url], env)
-            app = run_app_on_pty(url, work, keys=False)
-            per_app, per_base = app["cpu_s"] / app["chunks"], base["cpu_s"] / base["chunks"]
-            ratios.append(per_app / per_base)
-            app_ms.append(per_app * 1000)
-            base_ms.append(per_base * 1000)
-            rates.append(app["chunks"] / app["wall_s"])
-        keyed = run_app_on_pty(url, work, keys=True)
-    ratio = median(ratios)
+        with fake_server(latency=LATENCY_S, chunk_delay=CHUNK_DELAY_S, reply=REPLY) as url:
+            paced, paced_detail = cpu_ratio(url, work, env, repeats)
+            keyed = run_app_on_pty(url, work, keys=True)
+        with fake_server(latency=LATENCY_S, chunk_delay=0.0, reply=REPLY) as url:
+            flat_out, flat_out_detail = cpu_ratio(url, work, env, 1)
     latencies = [s * 1000 for s in keyed["latencies"]]
+    lost = sum(1 for value in latencies if value == float("inf"))
     p50, p95 = (percentile(latencies, 0.5), percentile(latencies, 0.95)) if latencies else (float("nan"),) * 2
     return Section([
-        Row("2 streaming", f"app CPU per chunk, {AGENTS} agents streaming into the debate screen",
-            "litellm alone, same streams", ratio, "<= 1.2x", ratio <= 1.2,
-            f"{median(app_ms):.3f} vs {median(base_ms):.3f} ms CPU/chunk; {app['chunks']} chunks at "
-            f"{median(rates):.0f}/s; median of {repeats}"),
-        Row("2 streaming", "key press to frame while streaming, p50 / p95", "100 ms", None, "p95 < 100 ms",
-            bool(latencies) and p95 < 100, f"{len(latencies)} presses of p", value=f"{p50:.0f} / {p95:.0f} ms"),
+        Row("2 streaming", f"app CPU per chunk, {AGENTS} agents streaming into the debate screen, "
+                           f"{1 / CHUNK_DELAY_S:.0f} chunks/s per stream", "litellm alone, same streams",
+            paced, "<= 1.2x", paced <= 1.2, paced_detail),
+        Row("2 streaming", f"the same, streams as fast as the server sends", "litellm alone, same streams",
+            flat_out, "<= 1.2x", flat_out <= 1.2, flat_out_detail),
+        Row("2 streaming", f"key press to frame while streaming ({1 / CHUNK_DELAY_S:.0f} chunks/s per stream), "
+                           "p50 / p95", "100 ms", None, "p95 < 100 ms", bool(latencies) and p95 < 100,
+            f"{len(latencies)} presses of p, {lost} never shown (counted as infinite)",
+            value=f"{p50:.0f} / {p95:.0f} ms"),
     ])
 
 
@@ -297,6 +316,8 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--frames", action="store_true", help="child: log when frames show a new mode")
     parser.add_argument("--profile", type=Path, help="child: write a pyinstrument profile of the app run here")
     args = parser.parse_args(argv)
+    if os.environ.get("BENCH_EXPERIMENT"):  # a profiling session's what-if, never part of the benchmark
+        exec(Path(os.environ["BENCH_EXPERIMENT"]).read_text(), {})
     if args.litellm:
         emit(profiled(args.profile, lambda: asyncio.run(litellm_alone(args.litellm))))
     elif args.app:
