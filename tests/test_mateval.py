@@ -113,6 +113,12 @@ async def test_reflection_sees_the_others_and_feedback_reaches_everyone_next_rou
     second_round_statement = requests[5][-1]["content"]
     assert "Round 2 of 5" in second_round_statement and "nobody checked the second sentence" in second_round_statement
     assert "Statements already made in this round" in requests[6][-1]["content"]
+    # the feedback once, under its own heading; the history before the round's question, so each
+    # evaluator's prompts share their start with the previous round's (prompt caching)
+    assert second_round_statement.count("nobody checked the second sentence") == 1
+    first_round_statement = requests[0][-1]["content"]
+    assert second_round_statement.index("The discussion so far") < second_round_statement.index("Round 2 of 5")
+    assert second_round_statement.startswith(first_round_statement.split("Round 1 of 5")[0])
 
 
 async def test_report_is_read_into_located_errors_and_paper_scores(llm_server):

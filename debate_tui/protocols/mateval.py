@@ -191,11 +191,18 @@ class Discussion:
         return EVALUATOR_SYSTEM.format(name=name, count=len(self.evaluators)) + persona
 
     def _statement_prompt(self, name: str, number: int, question: Question, said: dict[str, Turn]) -> list[dict[str, str]]:
-        parts = [self.brief, f"Round {number} of {self.rounds}. {question.text()}"]
-        if self.history:
-            parts.append("The discussion so far:\n" + "\n\n".join(self.history))
+        """The brief, then the discussion so far, then this round's question: the history only grows at its
+        end, so each evaluator's prompts share everything up to it (a provider's prompt cache serves that).
+
+        The last feedback closes the history, under its own heading, and is not repeated there.
+        """
+        parts = [self.brief]
+        earlier = self.history[:-1] if self.feedback else self.history
+        if earlier:
+            parts.append("The discussion so far:\n" + "\n\n".join(earlier))
         if self.feedback:
             parts.append(f"Feedback on the previous round, for every evaluator:\n{self.feedback}")
+        parts.append(f"Round {number} of {self.rounds}. {question.text()}")
         if said:
             parts.append("Statements already made in this round:\n" + _quoted(said))
         parts.append("State your view on this round's question only: say whether such errors occur, "
