@@ -159,7 +159,12 @@ class SetupScreen(BaseScreen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.call_after_refresh(self._mount_details)
+        """Mount the details after the first frame is on the terminal.
+
+        Scheduled through the app: the screen's own `call_after_refresh` runs while the app is still in its
+        start-up batch, when nothing is drawn, so the first frame waited for the whole form.
+        """
+        self.app.call_after_refresh(self._mount_details)
 
     async def _mount_details(self) -> None:
         await self.query_one("#setup-rest").mount(SetupDetails(self.choices, self.texts))
