@@ -314,3 +314,58 @@ async def test_a_long_discussion_is_condensed_to_the_history_budget(llm_server, 
     for request in llm_server.requests:
         if "Now it's your time to talk" in prompt(request):
             assert prompt_tokens("openai/fake-debater", request.messages) <= budget
+
+
+async def test_a_digested_history_costs_no_call_and_keeps_the_latest_talk_verbatim(llm_server):
+    from debate_tui.engine.condense import CONDENSE_MODE_KEY, HISTORY_BUDGET_KEY
+    from debate_tui.engine.digest import DIGEST_HEADER
+    from debate_tui.llm.tokens import prompt_tokens
+
+    talk = "I read the story twice and weighed each sentence against the next one. " * 5
+    script(llm_server, {name: [f"{name} opens with MARK-{i}. {talk}\nScore: {i + 2}"]
+                        for i, name in enumerate(REFEREES)})
+    session = make_session(llm_server, turns=4, strategy="one-by-one")
+    panel = chateval.Panel(None, session.task, session.criteria[0])  # type: ignore[arg-type]
+    frame = prompt_tokens("openai/fake-debater", panel.prompt(session.agent("Critic"), history=[]))
+    budget = frame + 300  # about two replies of talk
+    session.state.update({HISTORY_BUDGET_KEY: budget, CONDENSE_MODE_KEY: "digest"})
+    session, events = await run(session)
+    assert session.status == "completed"
+    assert llm_server.calls == 3 * 4 and not any(t.role == "summarizer" for t in session.turns)
+    assert any(isinstance(e, Notice) and "digested (no call" in e.message for e in events)
+    talks = [r for r in llm_server.requests if "Now it's your time to talk" in prompt(r)]
+    assert all(prompt_tokens("openai/fake-debater", r.messages) <= budget for r in talks)
+    last = prompt(talks[-1]).split(chateval.HISTORY_START)[1].split(chateval.HISTORY_END)[0]
+    digest, *verbatim = last.strip().split("\n\n")
+    assert digest.startswith(DIGEST_HEADER)
+    assert "[General Public]: General Public opens with MARK-0. ... Score: 2" in digest.splitlines()
+    assert "[Critic]: Critic opens with MARK-1. ... Score: 3" in digest.splitlines()
+    assert verbatim[-1] == f"[Critic]: Critic opens with MARK-1. {talk}\nScore: 3"  # News Author speaks last
+    assert len(last.split()) < len(talk.split()) * 3  # the history of eleven replies is under three of them
+
+
+async def test_a_digest_that_does_not_fit_falls_back_to_a_summary(llm_server):
+    from debate_tui.engine.condense import CONDENSE_MODE_KEY, HISTORY_BUDGET_KEY
+    from debate_tui.engine.digest import DIGEST_HEADER
+    from debate_tui.llm.tokens import prompt_tokens
+
+    talk = "I read the story twice and weighed each sentence against the next one. " * 5
+    llm_server.add_rule("Condensed: every referee gave 3 so far.", match="Condense this earlier part")
+    script(llm_server, {name: [f"{talk}\nScore: 3"] for name in REFEREES})
+    session = make_session(llm_server, turns=4, strategy="one-by-one")
+    panel = chateval.Panel(None, session.task, session.criteria[0])  # type: ignore[arg-type]
+    frame = prompt_tokens("openai/fake-debater", panel.prompt(session.agent("Critic"), history=[]))
+    session.state.update({HISTORY_BUDGET_KEY: frame + 150, CONDENSE_MODE_KEY: "digest"})
+    session, _ = await run(session)
+    assert session.status == "completed"
+    condensed = [prompt(r) for r in llm_server.requests if "Condense this earlier part" in prompt(r)]
+    assert condensed and DIGEST_HEADER in condensed[0]  # the digest was tried first, then summarized
+    assert llm_server.calls == 3 * 4 + len(condensed)
+
+
+def test_cli_condense_digest_is_kept_in_the_session(capsys, story_file):
+    rc, summary, err = cli(capsys, "--protocol", "chateval", "--demo", "--text", str(story_file), "--turns", "3",
+                           "--max-history-tokens", "600", "--condense", "digest")
+    session = json.loads(open(summary["session_path"]).read())
+    assert rc == 0 and session["state"] == {"max_history_tokens": 600, "condense": "digest"}
+    assert "digested (no call" in err and summary["calls"] == 3 * 3  # no condenser call

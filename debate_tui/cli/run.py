@@ -8,13 +8,13 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, get_args
 
 from debate_tui.cli.task_args import add_task_arguments, build_session, build_task, sessions_dir, warn_stderr
 from debate_tui.config import Config, effective_config, load_config
 from debate_tui.domain import Session
 from debate_tui.engine.budget import Budget
-from debate_tui.engine.condense import HISTORY_BUDGET_KEY, preflight
+from debate_tui.engine.condense import CONDENSE_MODE_KEY, HISTORY_BUDGET_KEY, CondenseMode, preflight
 from debate_tui.engine.control import RunControl
 from debate_tui.engine.events import (
     Event, Finished, NeedsHuman, Notice, TextDelta, TurnCompleted, TurnFailed, TurnStarted,
@@ -33,10 +33,16 @@ EXIT_BAD_INPUT = 2
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("run", help="run one evaluation headless", description=__doc__)
     add_task_arguments(parser, text_required=True)
-    add_limit_arguments(parser).add_argument(
+    limits = add_limit_arguments(parser)
+    limits.add_argument(
         "--max-history-tokens", type=int, metavar="N",
-        help="condense older rounds (summarized by one more call) once an agent's prompt passes N tokens "
+        help="condense older rounds once an agent's prompt passes N tokens "
              "(default: the model's context window when litellm knows it)")
+    limits.add_argument(
+        "--condense", choices=get_args(CondenseMode), default="summary",
+        help="how older rounds are condensed: summary (written by one more call) or digest (no call: each older "
+             "message becomes its speaker, opening words and answer line, summarized only if that does not fit; "
+             "ChatEval's history and DEBATE's log)")
     add_output_arguments(parser)
     parser.set_defaults(handler=handle)
 
@@ -156,15 +162,22 @@ def execute(session: Session, *, session_path: Path, report_path: Path, config: 
     return EXIT[session.status]
 
 
+def apply_history_options(args: argparse.Namespace, session: Session) -> None:
+    """Keep --max-history-tokens and --condense in the session, so a resume condenses alike."""
+    if args.max_history_tokens is not None:
+        if args.max_history_tokens <= 0:
+            raise InputError("--max-history-tokens: must be a positive number of tokens")
+        session.state[HISTORY_BUDGET_KEY] = args.max_history_tokens
+    if args.condense != "summary":
+        session.state[CONDENSE_MODE_KEY] = args.condense
+
+
 def handle(args: argparse.Namespace) -> int:
     try:
         task = build_task(args, warn_stderr)
         choice = build_session(args, task, warn_stderr)
         session = choice.session
-        if args.max_history_tokens is not None:
-            if args.max_history_tokens <= 0:
-                raise InputError("--max-history-tokens: must be a positive number of tokens")
-            session.state[HISTORY_BUDGET_KEY] = args.max_history_tokens
+        apply_history_options(args, session)
         preflight(session)
         config = effective_config(args)
     except InputError as exc:

@@ -24,9 +24,10 @@ once it does not; storing it back makes the summary once.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, cast
 
 from debate_tui.domain import AgentSpec, Session
+from debate_tui.engine.digest import digest_log
 from debate_tui.inputs import InputError
 from debate_tui.llm import tokens
 from debate_tui.llm.base import LLMError, Message
@@ -36,6 +37,9 @@ if TYPE_CHECKING:
 
 HISTORY_BUDGET_KEY = "max_history_tokens"
 """Key in `session.state` of `--max-history-tokens`: kept in the session so a resume condenses alike."""
+CONDENSE_MODE_KEY = "condense"
+"""Key in `session.state` of `--condense`: "summary" (the default) or "digest"."""
+CondenseMode = Literal["summary", "digest"]
 CONDENSER_SYSTEM = (
     "You condense the transcript of an evaluation debate so the debaters can go on within a limited context. "
     "Keep every score or verdict given and who gave it, every objection with its reason, and every concession. "
@@ -55,6 +59,11 @@ def history_budget(ctx: Context, agent: str) -> int | None:
     if configured:
         limits.append(int(configured))
     return min(limits) if limits else None
+
+
+def condense_mode(session: Session) -> CondenseMode:
+    """How `condense_log` reduces older entries: a summary by a model call, or a digest without one."""
+    return cast(CondenseMode, session.state.get(CONDENSE_MODE_KEY, "summary"))
 
 
 async def condense(ctx: Context, agent: str, messages: list[Message], *, round: int, keep_tail: int = 2,
@@ -77,7 +86,7 @@ async def condense(ctx: Context, agent: str, messages: list[Message], *, round: 
     summary = await summarize(ctx, agent, older, round=round, budget_tokens=budget,
                               target_tokens=(budget - fixed) // 2)
     condensed = [*head, {"role": "user", "content": summary}, *tail]
-    _announce(ctx, agent, older, budget)
+    _announce(ctx, agent, len(older), budget)
     size = tokens.prompt_tokens(model, condensed)
     if size > budget:
         raise _too_long(agent, size, budget, condensed=True)
@@ -104,11 +113,16 @@ async def condense_log(ctx: Context, agent: str, entries: list[str], *, round: i
     fixed = size(tail)
     if not older or fixed >= budget:
         raise _too_long(agent, fixed, budget)
+    if condense_mode(ctx.session) == "digest":
+        digested = [digest_log(older), *tail]
+        if size(digested) <= budget:
+            _announce(ctx, agent, len(older), budget, "digested (no call; the digest is in the next prompt)")
+            return digested
     older_messages: list[Message] = [{"role": "user", "content": entry} for entry in older]
     summary = await summarize(ctx, agent, older_messages, round=round, budget_tokens=budget,
                               target_tokens=(budget - fixed) // 2)
     condensed = [summary, *tail]
-    _announce(ctx, agent, older_messages, budget)
+    _announce(ctx, agent, len(older), budget)
     if size(condensed) > budget:
         raise _too_long(agent, size(condensed), budget, condensed=True)
     return condensed
@@ -182,9 +196,9 @@ def _brief_end(messages: list[Message]) -> int:
     return min(index + 1, len(messages))
 
 
-def _announce(ctx: Context, agent: str, older: list[Message], budget: int) -> None:
-    ctx.notice(f"{agent}'s history: {len(older)} older messages condensed into a summary to fit "
-               f"{budget:,} tokens (the summary is in the transcript)")
+def _announce(ctx: Context, agent: str, count: int, budget: int,
+              how: str = "condensed into a summary (the summary is in the transcript)") -> None:
+    ctx.notice(f"{agent}'s history: {count} older messages {how} to fit {budget:,} tokens")
 
 
 def _too_long(agent: str, size: int, budget: int, *, condensed: bool = False, single: bool = False) -> LLMError:
