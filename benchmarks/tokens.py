@@ -5,13 +5,13 @@ fake server (in this child process: only tokens are measured here, not time),
 at one fixed configuration: 3 agents, 4 rounds, one criterion, the same
 110-word text, and replies of a fixed length (120 words plus the answer line
 each protocol asks for), except where a prompt sets the length: ChatEval's
-summary of a turn "in a few sentences" is 50 words, and a condensation is as
-long as the word limit it is given. Tokens are the server's usage figures (4 tokens per
+summary of a turn and a condensation are as long as the word limit their
+prompt gives (capped at 120). Tokens are the server's usage figures (4 tokens per
 3 words), so every protocol is counted by one rule.
 
 MATEval's CoT strategies take one round per error type (five), SA one: the
 paper fixes them; O_b_O and SR take the 4 rounds. The ratios: ChatEval's simultaneous-talk-with-summarizer, and history
-condensation (`--max-history-tokens`), against full-history one-by-one.
+condensation (`--max-history-tokens`, by summary or by `--condense digest`), against full-history one-by-one.
 
 Stable prefix: every prompt an agent is sent is recorded; for each agent the
 longest prefix common to all its prompts must hold the whole material to
@@ -40,8 +40,6 @@ from pathlib import Path
 from benchmarks.common import KNOWN_MODEL, Row, Section, emit, quiet_env, run_child, work_dir
 
 FILLER_WORDS = 120
-SUMMARY_WORDS = 50
-"""A summary asked for "in a few sentences"; a condensation is as long as the words it is allowed."""
 TEXT = ("Maria opened the bakery at six, as she had every morning for twenty years. The first customer was a boy "
         "who wanted a cake for his mother's birthday, but he had only a few coins. Maria looked at the coins, then "
         "at the boy, and wrote a price on a card that matched them exactly. She boxed the smallest cake, added a "
@@ -65,6 +63,10 @@ CONFIGS: dict[str, list[str]] = {
     **{f"chateval one-by-one, condensed to {budget}": [
         "--protocol", "chateval", "--criteria", "coherence", "--agents", "3", "--turns", "4",
         "--strategy", "one-by-one", "--max-history-tokens", budget] for budget in ("700", "1000", "1300")},
+    **{f"chateval one-by-one, digested to {budget}": [
+        "--protocol", "chateval", "--criteria", "coherence", "--agents", "3", "--turns", "4",
+        "--strategy", "one-by-one", "--max-history-tokens", budget, "--condense", "digest"]
+       for budget in ("700", "1000", "1300")},
     "chateval simultaneous-talk-with-summarizer, condensed to 1000": [
         "--protocol", "chateval", "--criteria", "coherence", "--agents", "3", "--turns", "4",
         "--strategy", "simultaneous-talk-with-summarizer", "--max-history-tokens", "1000"],
@@ -76,7 +78,8 @@ CONFIGS: dict[str, list[str]] = {
     "single": ["--protocol", "single", "--criteria", "coherence"],
 }
 BASELINE = "chateval one-by-one"
-CHEAPER = ("chateval simultaneous-talk-with-summarizer", "chateval one-by-one, condensed to 1000")
+CHEAPER = ("chateval simultaneous-talk-with-summarizer", "chateval one-by-one, condensed to 1000",
+           "chateval one-by-one, digested to 1000")
 FILLER = " ".join(itertools.islice(itertools.cycle(
     "the text keeps its events in order and the reader can follow who does what and why it matters".split()),
     FILLER_WORDS))
@@ -92,9 +95,8 @@ def reply(request: dict) -> str:
     from debate_tui.testing.fake_server import prompt_text
 
     prompt = prompt_text(request)
-    if "Summarize this turn" in prompt:  # "in a few sentences"
-        return " ".join(FILLER.split()[:SUMMARY_WORDS]) + "."
-    if asked := re.search(r"Condense this earlier part of the debate into at most (\d+) words", prompt):
+    if asked := re.search(r"(?:Summarize this turn for the referees|Condense this earlier part of the debate) "
+                          r"(?:in|into) at most (\d+) words", prompt):
         return " ".join(FILLER.split()[:min(int(asked.group(1)), FILLER_WORDS)]) + "."
     if "Criticise the score" in prompt:
         return f"{FILLER}. The score is too generous: the ending does not follow from the middle."
@@ -117,7 +119,7 @@ async def run_all(work: Path) -> dict:
     from debate_tui.cli import build_parser
     from debate_tui.cli.task_args import build_session, build_task
     from debate_tui.engine import runner as runner_module
-    from debate_tui.engine.condense import HISTORY_BUDGET_KEY
+    from debate_tui.cli.run import apply_history_options
     from debate_tui.engine.runner import Runner
     from debate_tui.llm.cache import CachingClient, ResponseCache
     from debate_tui.llm.litellm_client import LiteLLMClient, load_litellm
@@ -146,8 +148,7 @@ async def run_all(work: Path) -> dict:
             runs = []
             for client in (LiteLLMClient(), cache, cache):  # measured; fills the cache; served from it
                 session = build_session(args, build_task(args, lambda note: None), lambda note: None).session
-                if args.max_history_tokens:
-                    session.state[HISTORY_BUDGET_KEY] = args.max_history_tokens
+                apply_history_options(args, session)
                 for agent in session.agents:
                     agent.params["temperature"] = 0.0
                 prompts.clear()

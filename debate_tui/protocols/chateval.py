@@ -44,6 +44,11 @@ REFEREE_PERSONAS = ("general-public", "critic", "news-author", "psychologist", "
 """The paper's five role prompts (Appendix A), in the order a panel is filled."""
 SUMMARIZER = "Summarizer"
 HISTORY_START, HISTORY_END = "[Discussion history]", "[End of discussion history]"
+SUMMARY_WORDS_PER_REFEREE, SUMMARY_WORDS_EXTRA = 10, 10
+"""A turn's summary: a clause per referee (name, score, main reason) and one on where they agree.
+
+Every referee reads every earlier summary in every later turn, so a summary's length is paid N*(T-t)
+times; "in a few sentences" left it to the model."""
 
 
 class Options(BaseModel):
@@ -129,10 +134,14 @@ class Panel:
             f"Several referees are discussing the {self.criterion.name} of "
             f"{'two texts' if self.pairwise else 'a text'}.\n\n"
             f"[Discussion in turn {turn_number}]\n{said}\n[End of discussion in turn {turn_number}]\n\n"
-            "Summarize this turn for the referees in a few sentences: each referee's position with the "
-            "score they gave, and where they agree or disagree. Do not add a judgment of your own."
+            f"Summarize this turn for the referees in at most {summary_words(len(turns))} words: each referee's "
+            "position with the score they gave, and where they agree or disagree. Do not add a judgment of your own."
         )}], round=turn_number, criterion=self.criterion, expect="text", hint=self.hint)
         self.history.append(f"[Summary of turn {turn_number}]: {summary.content.strip()}")
+
+
+def summary_words(referees: int) -> int:
+    return SUMMARY_WORDS_PER_REFEREE * referees + SUMMARY_WORDS_EXTRA
 
 
 def _request(task: Task, criterion: Criterion) -> str:
