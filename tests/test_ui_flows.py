@@ -299,6 +299,40 @@ async def test_sessions_list_replay_resume_delete():
         await wait_until(pilot, lambda: "broken" not in {r.summary.id for r in sessions.rows.values()})
 
 
+async def test_a_long_sessions_list_fills_every_row_and_opens_the_last(monkeypatch):
+    """Rows past the first screenful are added after it: all must arrive, newest first, and End reach the oldest."""
+    from datetime import datetime, timedelta, timezone
+
+    from debate_tui.store import SessionStore
+    from debate_tui.ui.locations import examples_dir
+    from debate_tui.ui.screens.sessions import SessionsScreen
+
+    count = 300
+    store = SessionStore()
+    store.root.mkdir(parents=True, exist_ok=True)
+    example = json.loads((examples_dir() / "debate-example.json").read_text(encoding="utf-8"))
+    for index in range(count):
+        created = (datetime(2026, 1, 1, tzinfo=timezone.utc) + timedelta(minutes=index)).isoformat()
+        data = {**example, "id": f"many-{index:03d}", "created_at": created, "updated_at": created}
+        store.path_for(data["id"]).write_text(json.dumps(data), encoding="utf-8")
+    monkeypatch.setattr("debate_tui.ui.app.examples_dir", lambda: None)
+
+    app = DebateTUI(Launch())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_setup(pilot)
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.rows, what="rows")
+        table = app.screen.query_one("#sessions-table")
+        await wait_until(pilot, lambda: table.row_count == count, what=f"all {count} rows in the table")
+        keys = [table.coordinate_to_cell_key((row, 0)).row_key.value for row in range(count)]
+        assert keys == [str(store.path_for(f"many-{index:03d}")) for index in reversed(range(count))]
+        await pilot.press("end")
+        assert table.cursor_row == count - 1
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen), what="the oldest session's report")
+        assert app.screen.session.id == "many-000"
+
+
 async def test_every_shipped_example_session_opens_and_replays():
     """A new user can open and replay one example per protocol at once, no model needed."""
     from debate_tui.protocols import PROTOCOLS
