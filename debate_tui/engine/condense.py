@@ -9,6 +9,9 @@ again) and replaced by that summary, marked as one. The brief (the text being
 judged) and the latest exchange are never condensed; when they alone do not
 fit, the run fails and says so. Nothing is dropped without a word.
 
+With `--condense digest`, `condense_log` first tries the extractive digest of
+engine.digest (no call); only a digest that still does not fit is summarized.
+
 How a protocol adopts it: keep each history in the protocol (a message list or
 a list of text entries), and before asking an agent store back
 

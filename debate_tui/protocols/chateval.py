@@ -16,7 +16,8 @@ carry those already, and re-sending them grew every summary call.
 
 A history too long for a referee's budget (its model's window, or
 `--max-history-tokens`) is condensed before it speaks (engine.condense):
-the older entries become one summary, by one more recorded call. The paper does not ask the panel to
+the older entries become one summary, by one more recorded call, or with
+`--condense digest` one line each (speaker, opening words, score) without a call. The paper does not ask the panel to
 reach a consensus, and neither do we. One history serves all referees: Algorithm
 1's index ranges would hide a later speaker's words from earlier ones in the
 next turn, which contradicts the text ("concatenate what previous other agents
