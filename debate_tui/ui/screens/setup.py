@@ -273,7 +273,7 @@ class SetupScreen(BaseScreen[None]):
         choices = self.choices.model_copy(deep=True)
         choices.protocol = str(self.query_one("#protocol", Select).value)
         forms = self.query("#option-form")
-        if forms:
+        if forms and forms.first(OptionForm).is_mounted:  # a form still mounting has no fields to read yet
             choices.options = forms.first(OptionForm).read()
         choices.model = self.query_one("#model", Input).value.strip()
         choices.api_base = self.query_one("#api-base", Input).value.strip()
