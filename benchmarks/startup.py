@@ -91,6 +91,8 @@ def first_frame_modules() -> dict:
     async def main() -> None:
         async with app.run_test(size=(120, 36)) as pilot:
             await pilot.pause()
+            await app.workers.wait_for_complete()  # the form finishes mounting: closing mid-mount trips Textual
+            await pilot.pause()
 
     asyncio.run(main())
     return {"modules": seen, "count": len(seen)}
