@@ -331,6 +331,14 @@ async def test_a_long_sessions_list_fills_every_row_and_opens_the_last(monkeypat
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen), what="the oldest session's report")
         assert app.screen.session.id == "many-000"
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen))
+        await pilot.press("f5")  # the same rows again: the fill must still finish
+
+        def filling() -> bool:
+            return any(worker.group == "sessions-list" and not worker.is_finished for worker in app.workers)
+
+        await wait_until(pilot, lambda: not filling() and table.row_count == count, what="the refreshed list")
 
 
 async def test_every_shipped_example_session_opens_and_replays():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 from textual import work
@@ -56,6 +57,19 @@ def add_rows(table: DataTable, rows: list[tuple[str, Row]]) -> None:
             cell(one_line(s.result, 28)), cell(one_line(", ".join(s.criteria), 24)), cell(one_line(text, 48)),
             key=key,
         )
+
+
+async def add_and_draw(table: DataTable, rows: list[tuple[str, Row]]) -> None:
+    """Add rows and return once a frame shows them.
+
+    DataTable lays new rows out when it is next idle, which can come after the next
+    refresh: waiting for one refresh let the next chunk in before the first was drawn.
+    Its height counts the header and every row (one line each) once they are laid out.
+    """
+    add_rows(table, rows)
+    while table.virtual_size.height < table.row_count + (table.header_height if table.show_header else 0):
+        await table.wait_for_refresh()
+    await table.wait_for_refresh()
 
 
 class SessionTable(DataTable):
@@ -116,11 +130,10 @@ class SessionsScreen(BaseScreen[None]):
         empty.update("No sessions yet: start one from the setup screen (Escape).")
         empty.display = not rows
         keyed = list(self.rows.items())
-        screenful = self.app.size.height
-        add_rows(table, keyed[:screenful])
-        for start in range(screenful, len(keyed), CHUNK_ROWS):
-            await table.wait_for_refresh()
-            add_rows(table, keyed[start:start + CHUNK_ROWS])
+        bounds = [0, *range(self.app.size.height, len(keyed), CHUNK_ROWS), len(keyed)]
+        for start, end in pairwise(bounds):
+            if start < end:
+                await add_and_draw(table, keyed[start:end])
 
     def _selected(self, readable: bool = True) -> Row | None:
         """The row under the cursor; an unreadable file is only good for deleting."""
