@@ -7,7 +7,10 @@ first open after an upgrade builds the index and is reported beside):
 
 - `SessionStore.list()`, the engine's listing;
 - the sessions screen in the TUI (headless `run_test`), from the key that
-  opens it to the table holding every row.
+  opens it to its first screenful drawn (the target: what the person sees and
+  can act on), and to the table holding every row (a detail: the rows past
+  the first screenful are added a chunk a frame after it). Once full, End
+  must put the cursor on the oldest session, or the run fails.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from pathlib import Path
 from benchmarks.common import ROOT, Row, Section, emit, median, quiet_env, run_child, work_dir
 
 SMALL, LARGE = 10, 1000
-REPEATS = 5
+REPEATS = 9
 
 
 def populate(directory: Path, count: int) -> None:
@@ -53,8 +56,8 @@ def time_store(directory: Path) -> dict:
     return {"first": first, "median": median(times), "rows": len(rows)}
 
 
-async def time_screen(directory: Path, expected: int) -> float:
-    """Seconds from F2 to a sessions table holding every row (examples excluded: they are the same for both)."""
+async def time_screen(directory: Path, expected: int) -> dict[str, float]:
+    """Seconds from F2 to the first screenful drawn, and to a table holding every row (examples excluded)."""
     from debate_tui.cli import build_parser
     from debate_tui.ui import locations
     from debate_tui.ui.app import DebateTUI
@@ -69,22 +72,47 @@ async def time_screen(directory: Path, expected: int) -> float:
     app_module.examples_dir = lambda: directory / "no-examples"  # type: ignore[assignment]
     app = DebateTUI(launch_from_args(build_parser().parse_args(["tui", "--sessions-dir", str(directory)]),
                                      load_state()))
-    times = []
+    first, full = [], []
+
+    async def rows_in_table(count: int) -> DataTable:
+        while True:
+            tables = app.screen.query(DataTable) if isinstance(app.screen, screen_module.SessionsScreen) else []
+            if tables and tables.first().row_count >= count:
+                return tables.first()
+            await asyncio.sleep(0.001)
+
+    async def drawn_with(count: int) -> float:
+        """When the screen was first up to date with `count` rows laid out in the table.
+
+        Checked in a callback run right after each refresh (polling could see the rows
+        a frame late, or before they were drawn); a table's height counts its header.
+        """
+        table = await rows_in_table(0)
+        drawn: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+
+        def check() -> None:
+            if table.row_count >= count and table.virtual_size.height > count:
+                drawn.set_result(time.perf_counter())
+            else:
+                table.call_after_refresh(check)
+
+        table.call_after_refresh(check)
+        return await drawn
+
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause(0.5)
         for _ in range(REPEATS + 1):
             started = time.perf_counter()
-            await pilot.press("f2")
-            while True:
-                tables = app.screen.query(DataTable)
-                if tables and tables.first().row_count >= expected:
-                    break
-                await asyncio.sleep(0.001)
-            await pilot.pause()
-            times.append(time.perf_counter() - started)
+            press = asyncio.create_task(pilot.press("f2"))  # it returns only once the screen is quiet: the full table
+            first.append(await drawn_with(min(expected, app.size.height)) - started)  # a screenful: a row a line
+            full.append(await drawn_with(expected) - started)
+            await press
+            table = await rows_in_table(expected)
+            await pilot.press("end")
+            assert table.cursor_row == expected - 1, f"End reached row {table.cursor_row} of {expected}"
             await pilot.press("escape")
             await pilot.pause()
-    return median(times[1:])
+    return {"first": median(first[1:]), "full": median(full[1:])}
 
 
 def child(work: Path) -> dict:
@@ -100,11 +128,15 @@ def measure() -> Section:
     with work_dir("sessions") as work:
         results = {int(k): v for k, v in run_child("sessions", ["--child", str(work)], quiet_env(work)).items()}
     small, large = results[SMALL], results[LARGE]
-    screen = large["screen"] / small["screen"]
+    first, full = (large["screen"][k] / small["screen"][k] for k in ("first", "full"))
     store = large["store"]["median"] / small["store"]["median"]
     return Section([
-        Row("5 sessions", f"sessions screen open to full table, {LARGE:,} sessions", f"{SMALL} sessions", screen,
-            "<= 2x", screen <= 2, f"{large['screen'] * 1000:.0f} vs {small['screen'] * 1000:.0f} ms"),
+        Row("5 sessions", f"sessions screen open to first screenful drawn, {LARGE:,} sessions", f"{SMALL} sessions",
+            first, "<= 2x", first <= 2,
+            f"{large['screen']['first'] * 1000:.0f} vs {small['screen']['first'] * 1000:.0f} ms"),
+        Row("5 sessions", f"sessions screen open to every row in the table, {LARGE:,} sessions", f"{SMALL} sessions",
+            full, "(detail)", True, f"{large['screen']['full'] * 1000:.0f} vs {small['screen']['full'] * 1000:.0f} ms; "
+            "rows past the first screenful are added a chunk a frame"),
         Row("5 sessions", f"SessionStore.list(), {LARGE:,} sessions", f"{SMALL} sessions", store, "(detail)", True,
             f"{large['store']['median'] * 1000:.1f} vs {small['store']['median'] * 1000:.2f} ms; first listing "
             f"(builds the index) {large['store']['first'] * 1000:.0f} ms"),
