@@ -142,7 +142,7 @@ async def test_more_than_four_agents_wrap_into_a_grid_and_long_panes_are_pruned(
         grid = debate.query_one("#panes")
         assert grid.styles.grid_size_columns == 3 and grid.styles.grid_size_rows == 2
         pane = debate.panes["Referee 1"]
-        assert len(pane.shown) == MAX_TURNS and pane.dropped == 4
+        assert len(pane.turns.entries) == MAX_TURNS and pane.turns.dropped == 4
         assert len(pane.trail.points) == MAX_TURNS + 4
 
 

@@ -29,8 +29,8 @@ async def test_model_output_with_markup_actions_and_escapes_is_shown_literally()
         await wait_until(pilot, client.held.is_set, what="the stream to hold before its last chunk")
         debate = app.screen
         pane = debate.panes["Scorer"]
-        await wait_until(pilot, lambda: "[@click" in pane.live.body.source, what="the live text")
-        live = pane.live.body.source
+        await wait_until(pilot, lambda: "\\x07" in pane.turns.live.source, what="the live text up to the hold")
+        live = pane.turns.live.source
         assert "[bold red]x[/]" in live and "[@click=app.quit]y[/]" in live
         assert "\x1b" not in live and "\\x1b[31m" in live and "\\x07" in live
         assert "[b]grumpy[/b]" in str(debate.panes["Critic"].header.render())
@@ -38,7 +38,7 @@ async def test_model_output_with_markup_actions_and_escapes_is_shown_literally()
         # clicking every cell of the live reply triggers nothing: no quit, no browser
         opened: list[str] = []
         app.open_url = lambda url, **kw: opened.append(url)  # type: ignore[method-assign]
-        region = pane.live.body.region
+        region = pane.turns.region
         for y in range(region.y, min(region.bottom, region.y + 3)):  # the reply's first lines hold the markup
             for x in range(region.x, region.right, 4):
                 await pilot.click(offset=(x, y))

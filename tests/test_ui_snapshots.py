@@ -89,7 +89,7 @@ def test_debate_mid_stream(snap_compare, size):
 
     async def run_before(pilot) -> None:
         await wait_until(pilot, client.held.is_set, what="the held stream")
-        await wait_until(pilot, lambda: "wanting" in pilot.app.screen.panes["Scorer"].live.body.source)
+        await wait_until(pilot, lambda: "wanting" in pilot.app.screen.panes["Scorer"].turns.live.source)
         await settle(pilot)
 
     assert snap_compare(app_with(make_session(), client), terminal_size=size, run_before=run_before)
@@ -132,7 +132,7 @@ def test_debate_three_panes_streaming(snap_compare, size):
 
     async def run_before(pilot) -> None:
         await wait_until(pilot, lambda: len(client.streaming) == 3, what="three referees mid-stream")
-        await wait_until(pilot, lambda: all("easy" in p.live.body.source for p in pilot.app.screen.panes.values()))
+        await wait_until(pilot, lambda: all("easy" in p.turns.live.source for p in pilot.app.screen.panes.values()))
         await settle(pilot)
 
     assert snap_compare(app_with(chateval_session(), client), terminal_size=size, run_before=run_before)

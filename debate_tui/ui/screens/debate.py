@@ -39,8 +39,8 @@ from debate_tui.ui.widgets.status_line import StatusLine
 
 PANES_IN_A_ROW = 4
 """Up to four agents side by side; more wrap into a grid."""
-FLUSH_S = 1 / 8
-"""How often streamed text reaches the panes: smooth to the eye, and each frame lays out all panes."""
+FLUSH_S = 1 / 4
+"""How often streamed text reaches the panes: live to the eye, and each flush redraws every speaking pane."""
 
 
 class Player(Protocol):
@@ -86,6 +86,8 @@ class DebateScreen(BaseScreen[None]):
         agents = [a for a in session.agents if a.role != "human"]
         self.panes = {a.name: AgentPane(a, scales, id=f"pane-{index}") for index, a in enumerate(agents)}
         self.status = StatusLine(id="status")
+        self._streamed: dict[int, list[str]] = {}
+        """Tokens not shown yet, by turn slot."""
 
     # ----- layout ---------------------------------------------------------------
 
@@ -121,12 +123,24 @@ class DebateScreen(BaseScreen[None]):
                         description=f"{self.kind} {self.session.protocol} {self.session.id}")
 
     def _emit(self, event: Event) -> None:
-        """The player's callback: queue the event; never do UI work on the player's stack."""
+        """The player's callback: queue the event; never do UI work on the player's stack.
+
+        Tokens skip the message queue (a message per token cost more than showing it): they wait
+        in `_streamed` for the flush timer, which hands them to the pane speaking that turn.
+        """
+        match event:
+            case TextDelta(slot=slot, text=text):
+                self._streamed.setdefault(slot, []).append(text)
+                return
+            case TurnStarted(slot=slot):
+                self._streamed.pop(slot, None)  # a retried turn starts over
         self.post_message(RunEvent(event))
 
-    async def _flush(self) -> None:
+    def _flush(self) -> None:
         for pane in self.panes.values():
-            await pane.flush()
+            slot = pane.live_slot
+            if slot is not None and (deltas := self._streamed.pop(slot, None)):
+                pane.append("".join(deltas))
 
     def _tick(self) -> None:
         if self._started_at is not None and not self.finished:
@@ -145,24 +159,22 @@ class DebateScreen(BaseScreen[None]):
 
     # ----- engine events ----------------------------------------------------------
 
-    async def on_run_event(self, message: RunEvent) -> None:
+    def on_run_event(self, message: RunEvent) -> None:
         match message.event:
             case TurnStarted(slot=slot, agent=agent, round=round_, criterion=criterion):
                 self.status.round, self.status.speaking = round_, agent
                 if agent in self.panes:
-                    await self.panes[agent].start_turn(slot, round_, criterion)
-            case TextDelta(slot=slot, agent=agent, text=text):
-                if agent in self.panes:
-                    self.panes[agent].feed(slot, text)
-                return  # nothing else changes with a token
+                    self.panes[agent].start_turn(slot, round_, criterion)
             case TurnCompleted(turn=turn):
+                self._streamed.pop(turn.slot, None)
                 if turn.agent in self.panes:
-                    await self.panes[turn.agent].finish_turn(turn)
+                    self.panes[turn.agent].finish_turn(turn)
                 self.status.speaking = ""
                 self.status.set_usage(self.session.usage)
-            case TurnFailed(slot=slot, agent=agent, error=error, will_retry=retry):
+            case TurnFailed(slot=slot, agent=agent, error=error, partial_text=partial, will_retry=retry):
+                self._streamed.pop(slot, None)
                 if agent in self.panes:
-                    await self.panes[agent].fail_turn(slot, error, retry)
+                    self.panes[agent].fail_turn(slot, error, partial, retry)
                 self.status.speaking = ""
             case RoundCompleted(round=round_):
                 self.status.round = round_

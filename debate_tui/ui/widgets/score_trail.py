@@ -27,7 +27,9 @@ def trail(points: list[tuple[float, float, float]]) -> Content:
 
 
 class ScoreTrail(Static):
-    """Redrawn once per scored turn, never per token."""
+    """One line, redrawn once per scored turn, never per token, and never laid out again."""
+
+    DEFAULT_CSS = "ScoreTrail { height: 1; }"
 
     def __init__(self, **kwargs) -> None:
         super().__init__(trail([]), **kwargs)
@@ -35,4 +37,4 @@ class ScoreTrail(Static):
 
     def add(self, value: float, low: float, high: float) -> None:
         self.points.append((value, low, high))
-        self.update(trail(self.points))
+        self.update(trail(self.points), layout=False)

@@ -1,0 +1,110 @@
+"""The agent pane's turn log: live Markdown by blocks, following the end, leaving a reader alone."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from textual.app import App, ComposeResult
+from textual.pilot import Pilot
+
+from debate_tui.ui.widgets.turn_log import TurnLog, last_boundary
+
+WIDTH, VIEW = 30, 8
+PARAGRAPH = "The summary keeps the main event and names the people, **but** it repeats one sentence. "
+
+
+class LogApp(App):
+    CSS = f"TurnLog {{ width: {WIDTH + 3}; height: {VIEW}; }}"  # padding 0 1 and a one-cell scroll bar
+
+    def compose(self) -> ComposeResult:
+        yield TurnLog(keep=3)
+
+
+@asynccontextmanager
+async def open_log() -> AsyncIterator[tuple[Pilot, TurnLog]]:
+    """A mounted, sized log in a headless app."""
+    app = LogApp()
+    async with app.run_test(size=(60, 30)) as pilot:
+        await pilot.pause()
+        yield pilot, app.query_one(TurnLog)
+
+
+def texts(log: TurnLog) -> list[str]:
+    return [line.text.rstrip() for line in log._lines]
+
+
+def visible(log: TurnLog) -> list[str]:
+    return [log.render_line(y).text.rstrip() for y in range(VIEW)]
+
+
+def test_blocks_end_at_blank_lines_and_list_items_but_never_inside_a_code_fence():
+    assert last_boundary("One.\n\nTwo", 0) == (6, True)
+    assert last_boundary("- a\n- b\n- c", 0) == (8, False)
+    assert last_boundary("Intro\n1. first", 0) == (6, False)
+    assert last_boundary("```\ncode\n\nmore\n```\n\nafter", 0) == (20, True)
+    assert last_boundary("```\ncode\n\nstill code", 0) is None
+    assert last_boundary("A paragraph\nstill the same one", 0) is None
+    assert last_boundary("Done.\n\nNext", 6) is None, "only what follows `start` is looked at"
+
+
+async def test_a_streamed_turn_shows_the_lines_of_the_turn_rendered_whole():
+    reply = f"Intro line.\n\n{PARAGRAPH}\n\n- one {PARAGRAPH}\n- two\n- three\n\n```\nx = 1\n\ny = 2\n```\n\nScore: 4"
+    async with open_log() as (pilot, log):
+        log.begin(1, "round 1")
+        for start in range(0, len(reply), 7):
+            log.append(reply[start:start + 7])
+        live = texts(log)
+        assert len(log.live.blocks) >= 6, "paragraphs, list items and the fence were settled one by one"
+        log.add_turn("round 1 · score 4", reply)
+        whole = texts(log)
+        await pilot.pause()
+    assert [line for line in live[1:] if line] == [line for line in whole[1:] if line], \
+        "block by block, the same text lines as the reply rendered whole (only blank lines may differ)"
+    assert live[0] == "round 1" and whole[0] == "round 1 · score 4"
+    assert not any(a == b == "" for a, b in zip(live, live[1:])), "one blank line at most between live blocks"
+    assert " • one The summary keeps the" in whole and "Score: 4" in whole
+    assert not any("**" in line for line in whole), "Markdown is rendered, not shown as source"
+
+
+async def test_the_log_follows_the_end_by_jumping_and_lands_the_last_line_at_the_bottom():
+    async with open_log() as (pilot, log):
+        log.begin(1, "round 1")
+        for _ in range(12):
+            log.append(PARAGRAPH)
+            newest = texts(log)[-1]
+            assert newest in visible(log), "the newest line is always in view"
+        assert log.scroll_y > 0 and visible(log)[-1] == "", "a jump leaves room below the newest line"
+        log.add_turn("round 1 · score 4", PARAGRAPH * 12)
+        await pilot.pause()
+        assert visible(log)[-2:] == [texts(log)[-2], ""], "at the turn's end the last line sits at the bottom"
+        assert log.show_vertical_scrollbar
+
+
+async def test_a_reader_scrolled_up_is_not_moved_while_text_arrives():
+    async with open_log() as (pilot, log):
+        log.begin(1, "round 1")
+        log.append(PARAGRAPH * 6)
+        await pilot.pause()
+        log.scroll_to(y=0, animate=False, immediate=True)
+        shown = visible(log)
+        for _ in range(6):
+            log.append(PARAGRAPH)
+        log.add_turn("round 1 · score 4", PARAGRAPH * 12)
+        await pilot.pause()
+        assert log.scroll_y == 0 and visible(log)[1:] == shown[1:]
+        log.scroll_end(animate=False, immediate=True)
+        log.begin(2, "round 2")
+        log.append(PARAGRAPH * 3)
+        assert texts(log)[-1] in visible(log), "back at the end, it follows again"
+
+
+async def test_old_turns_are_dropped_with_a_note_and_a_short_log_has_no_scroll_bar():
+    async with open_log() as (pilot, log):
+        log.add_turn("round 1", "Short.")
+        await pilot.pause()
+        assert not log.show_vertical_scrollbar and texts(log)[:2] == ["round 1", "Short."]
+        for round_ in range(2, 6):
+            log.add_turn(f"round {round_}", "Short.")
+        assert len(log.entries) == 3 and log.dropped == 2
+        assert " ".join(texts(log)[:2]) == "… 2 earlier turn(s) hidden; the report has them all"
