@@ -31,7 +31,7 @@ from typing import Annotated, Any
 import platformdirs
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from debate_tui.inputs import InputError
+from debate_tui.inputs import ConfigError
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.redact import redact
 
@@ -80,10 +80,6 @@ BARE_MODEL_PROVIDERS = (("gpt-", "openai"), ("chatgpt-", "openai"), ("o1", "open
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 _SECRET_NAME = re.compile(r"(?i)(^|_)(api_?key|key|token|secret|password|passwd|credentials?)$")
-
-
-class ConfigError(InputError):
-    """A configuration that cannot be used; each line names a setting and where its value came from."""
 
 
 def config_dir() -> Path:

@@ -13,6 +13,14 @@ class InputError(ValueError):
     """Bad input: the message is the one-line reason shown to the person."""
 
 
+class ConfigError(InputError):
+    """A configuration that cannot be used; each line names a setting and where its value came from.
+
+    Defined here, not in `config` (which builds pydantic models), so the command line can catch it
+    without importing pydantic before the TUI's first frame.
+    """
+
+
 def max_chars() -> int:
     configured = os.environ.get("DEBATE_TUI_MAX_TEXT_CHARS", "")
     try:

@@ -13,7 +13,7 @@ import argparse
 import importlib
 import sys
 
-from debate_tui.config import ConfigError
+from debate_tui.inputs import ConfigError
 
 COMMANDS = {
     "tui": "tui", "run": "run", "sessions": "sessions", "resume": "sessions", "export": "sessions",

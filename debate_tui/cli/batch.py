@@ -20,7 +20,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from debate_tui.cli.task_args import add_task_arguments, build_session, sessions_dir, warn_stderr
+from debate_tui.cli.task_args import build_session, sessions_dir, warn_stderr
+from debate_tui.cli.task_flags import add_task_arguments
 from debate_tui.domain import Session
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_STOPPED = 0, 2, 3, 4

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 from typing import TextIO, get_args
 
-from debate_tui.cli.task_args import add_task_arguments, build_session, build_task, sessions_dir, warn_stderr
+from debate_tui.cli.task_args import build_session, build_task, sessions_dir, warn_stderr
+from debate_tui.cli.task_flags import add_task_arguments
 from debate_tui.config import Config, effective_config, load_config
 from debate_tui.domain import Session
 from debate_tui.engine.budget import Budget

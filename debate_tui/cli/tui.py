@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from debate_tui.cli.task_args import add_task_arguments
+from debate_tui.cli.task_flags import add_task_arguments
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

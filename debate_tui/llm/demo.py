@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from debate_tui.domain import Usage
+from debate_tui.llm import DEMO_MODEL as DEMO_MODEL  # re-exported: callers import the name with the model
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback
 
-DEMO_MODEL = "demo/offline"
 LABEL = "(demo)"
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 _WORD = re.compile(r"\w+")

@@ -15,9 +15,10 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from debate_tui.domain import Criterion
+if TYPE_CHECKING:
+    from debate_tui.domain import Criterion
 
 Variant = Literal["general", "shortened", "gibberish", "shuffled", "flipped", "masked"]
 VARIANTS: tuple[Variant, ...] = ("general", "shortened", "gibberish", "shuffled", "flipped", "masked")

@@ -1,11 +1,13 @@
 """The Textual app: wires screens to the engine, the store, themes, keymap and remembered state.
 
-Start-up does only what the first frame needs (arguments, remembered state,
-themes, keymap, the setup screen). Everything else is imported by a thread
-right after the first frame (`LATER`): the other screens, the engine and,
-when a real model is configured, litellm. The methods that open those
-screens import them where they are used; once warmed up that is a dictionary
-lookup, never a file read on a key press.
+Start-up does only what the first frame needs (arguments, a quick read of the
+remembered state, themes, keymap, the top of the setup screen: see
+`ui.opening`); nothing imports pydantic before it. Right after the first frame
+the remembered state and the config are read and validated (`Launch`), and
+everything else is imported by a thread (`LATER`): the other screens, the
+engine and, when a real model is configured, litellm. The methods that open
+those screens import them where they are used; once warmed up that is a
+dictionary lookup, never a file read on a key press.
 """
 
 from __future__ import annotations
@@ -26,20 +28,20 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 if TYPE_CHECKING:
+    from debate_tui.domain import Session
+    from debate_tui.llm.base import LLMClient
+    from debate_tui.ui.launch import Launch
     from debate_tui.ui.screens.debate import DebateScreen
+    from debate_tui.ui.session_builder import Catalog
+    from debate_tui.ui.state import SetupChoices
 
-from debate_tui.domain import Session
 from debate_tui.inputs import InputError
-from debate_tui.llm.base import LLMClient
-from debate_tui.llm.demo import DEMO_MODEL
-from debate_tui.store import SessionStore
+from debate_tui.llm import DEMO_MODEL
 from debate_tui.ui.commands import binding_commands
 from debate_tui.ui.keymap import load_keymap
-from debate_tui.ui.launch import Launch, launch_from_args
 from debate_tui.ui.locations import examples_dir, theme_dirs
+from debate_tui.ui.opening import DEFAULT_THEME, Opening, read_opening
 from debate_tui.ui.screens.setup import SetupScreen
-from debate_tui.ui.session_builder import Catalog
-from debate_tui.ui.state import SetupChoices, load_state, save_state
 from debate_tui.ui.themes import load_themes
 
 LATER = (
@@ -85,12 +87,14 @@ class DebateTUI(App[int]):
         Binding("f3", "setup", "New", id="app.setup", tooltip="Back to the setup screen for a new debate"),
     ]
 
-    def __init__(self, launch: Launch | None = None, *, client: LLMClient | None = None,
+    def __init__(self, launch: Launch | Opening | None = None, *, client: LLMClient | None = None,
                  clock: Callable[[], float] = time.monotonic, stamp: Callable[[Session], None] | None = None,
                  demo_delay_s: float = DEMO_DELAY_S, replay_delay_s: float = REPLAY_DELAY_S) -> None:
-        """`client`, `clock` and `stamp` (fixes a new session's id and date) let tests make runs reproducible."""
+        """An `Opening` draws the first frame unvalidated and builds the `Launch` right after it.
+
+        `client`, `clock` and `stamp` (fixes a new session's id and date) let tests make runs reproducible.
+        """
         super().__init__()
-        self.launch = launch or Launch()
         self.client = client
         self.clock = clock
         self.stamp = stamp
@@ -98,33 +102,79 @@ class DebateTUI(App[int]):
         self.replay_delay_s = replay_delay_s
         self.user = current_user()
         self.catalog: Catalog | None = None
-        self.store = SessionStore(self.launch.sessions_dir)
-        self.state = self.launch.state
+        self.config_error: str | None = None
+        """A config that cannot be used, found after the first frame; `run_app` reports it once the app is gone."""
+        self.opening = launch if isinstance(launch, Opening) else None
+        if self.opening is not None:
+            self.notes, theme = self.opening.notes, self.opening.theme
+        else:
+            if launch is None:
+                from debate_tui.ui.launch import Launch
+
+                launch = Launch()
+            self._adopt(launch)
+            self.notes, theme = self.launch.notes, self.state.theme
         themes, problems = load_themes(theme_dirs())
-        for theme in themes:
-            self.register_theme(theme)
-        self.launch.notes.extend(problems)
+        for each in themes:
+            self.register_theme(each)
+        self.notes.extend(problems)
         keymap, problem = load_keymap()
         if problem:
-            self.launch.notes.append(problem)
+            self.notes.append(problem)
         self.set_keymap(keymap)
-        self.theme = self.state.theme if self.state.theme in self.available_themes else "debate-dark"
+        self._use_theme(theme)
+
+    def _adopt(self, launch: Launch) -> None:
+        """Raises ConfigError when the sessions directory comes from a config file that cannot be used."""
+        from debate_tui.store import SessionStore
+
+        self.launch = launch
+        self.store = SessionStore(launch.sessions_dir)
+        self.state = launch.state
+
+    def _use_theme(self, theme: str) -> None:
+        self.theme = theme if theme in self.available_themes else DEFAULT_THEME
 
     # ----- start-up -------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        launch = self.launch
-        for note in launch.notes:
+        for note in self.notes:
             self.notify(note, severity="warning", markup=False)
-        if launch.session is not None:
-            self.start_run(launch.session, demo=launch.demo)  # setup is built only when someone goes back to it
+        if self.opening is not None:
+            self.push_screen(SetupScreen(self.opening.top, self.opening.texts))
+        elif self.launch.session is not None:
+            self.start_run(self.launch.session, demo=self.launch.demo)  # setup is built when someone goes back
         else:
             self._open_setup()
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
+        if self.opening is not None and not self._finish_opening(self.opening):
+            return
         tune_gc()
         self._warm_up()
+
+    def _finish_opening(self, opening: Opening) -> bool:
+        """Read and validate what the first frame took unchecked; False when the config cannot be used.
+
+        The form then shows the choices as validated: they differ from the quick read only when
+        ui-state.json is partly invalid (its defaults are used then, as they always were).
+        """
+        from debate_tui.ui.launch import launch_from_args
+        from debate_tui.ui.state import state_from
+
+        self.opening = None
+        try:
+            self._adopt(launch_from_args(opening.args, state_from(opening.remembered), texts=opening.texts))
+        except InputError as exc:  # a config file that cannot be used: reported as when it stopped the start
+            self.config_error = str(exc)
+            self.exit(return_code=2)
+            return False
+        self._use_theme(self.state.theme)
+        for screen in self.screen_stack:
+            if isinstance(screen, SetupScreen):
+                screen.fill(self.launch.choices, self.launch.criteria_spec)
+        return True
 
     def _open_setup(self) -> None:
         launch = self.launch
@@ -202,10 +252,12 @@ class DebateTUI(App[int]):
         self._save_state()
 
     def _save_state(self) -> None:
+        from debate_tui.ui.state import save_state
+
         self.run_worker(save_state(self.state.model_copy(deep=True)), group="state", description="save ui state")
 
     def watch_theme(self, theme: str) -> None:
-        if self.is_mounted and theme != self.state.theme:
+        if self.opening is None and self.is_mounted and theme != self.state.theme:  # no state to save before it is read
             self.state.theme = theme
             self._save_state()
 
@@ -251,15 +303,25 @@ class DebateTUI(App[int]):
         yield from binding_commands(self, screen)
 
 
-def run_app(args: argparse.Namespace) -> int:
-    """The `tui` command's handler."""
+def _autostart_launch(args: argparse.Namespace) -> Launch:
+    """With --autostart the debate is the first screen: everything is read and validated before it, as in `run`."""
+    from debate_tui.ui.launch import launch_from_args
+    from debate_tui.ui.state import load_state
+
     state = load_state()
     if getattr(args, "protocol", None) is None:
         args.protocol = state.setup.protocol
+    return launch_from_args(args, state)
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """The `tui` command's handler."""
     try:
-        app = DebateTUI(launch_from_args(args, state))
+        app = DebateTUI(_autostart_launch(args) if getattr(args, "autostart", False) else read_opening(args))
     except InputError as exc:  # includes a config file that cannot be used
         print(f"debate-tui: error: {exc}", file=sys.stderr)
         return 2
     app.run()
+    if app.config_error:
+        print(f"debate-tui: error: {app.config_error}", file=sys.stderr)
     return app.return_code or 0

@@ -11,13 +11,12 @@ import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from debate_tui.cli.task_args import OPTION_KEYS, build_session, build_task, sessions_dir
+from debate_tui.cli.task_args import build_session, build_task, sessions_dir
+from debate_tui.cli.task_flags import OPTION_KEYS
 from debate_tui.domain import Session
-from debate_tui.inputs import read_text
-from debate_tui.llm.demo import DEMO_MODEL
+from debate_tui.llm import DEMO_MODEL
+from debate_tui.ui.opening import read_texts, top_of_form
 from debate_tui.ui.state import SetupChoices, UiState
-
-TEXT_ARGS = {"text": "--text", "text_b": "--text-b", "source": "--source", "context": "--context"}
 
 
 @dataclass
@@ -35,18 +34,18 @@ class Launch:
     notes: list[str] = field(default_factory=list)
 
 
-def launch_from_args(args: argparse.Namespace, state: UiState) -> Launch:
-    """Raises InputError (one-line reason) when a given file cannot be read or --autostart is invalid."""
+def launch_from_args(args: argparse.Namespace, state: UiState, texts: dict[str, str] | None = None) -> Launch:
+    """Raises InputError (one-line reason) when a given file cannot be read or --autostart is invalid.
+
+    `texts`: the files already read for the first frame (`Opening`), not read twice (stdin cannot be).
+    """
     notes: list[str] = []
     launch = Launch(state=state, step=bool(getattr(args, "step", False)), sessions_dir=sessions_dir(args),
                     notes=notes, criteria_spec=getattr(args, "criteria", None))
     if getattr(args, "autostart", False):
         choice = build_session(args, build_task(args, notes.append), notes.append)
         launch.session, launch.demo = choice.session, choice.demo
-    for key, flag in TEXT_ARGS.items():
-        ref = getattr(args, key, None)
-        if ref:
-            launch.texts[key] = read_text(ref, flag, notes.append)
+    launch.texts = read_texts(args, notes.append) if texts is None else texts
     launch.choices = prefill(state.setup, args)
     return launch
 
@@ -54,8 +53,10 @@ def launch_from_args(args: argparse.Namespace, state: UiState) -> Launch:
 def prefill(remembered: SetupChoices, args: argparse.Namespace) -> SetupChoices:
     """Arguments given on the command line win over remembered choices."""
     choices = remembered.model_copy(deep=True)
-    if getattr(args, "protocol", None) and args.protocol != choices.protocol:
-        choices.protocol, choices.options, choices.agent_models, choices.agent_personas = args.protocol, {}, {}, {}
+    top = top_of_form(args, choices.protocol, choices.text_path)
+    if top.protocol != choices.protocol:
+        choices.protocol, choices.options, choices.agent_models, choices.agent_personas = top.protocol, {}, {}, {}
+    choices.text_path = top.text_path
     choices.options.update((key, getattr(args, key)) for key in OPTION_KEYS if getattr(args, key, None) is not None)
     if getattr(args, "tie_breaker", False):
         choices.options["tie_breaker"] = "agent"
@@ -65,6 +66,4 @@ def prefill(remembered: SetupChoices, args: argparse.Namespace) -> SetupChoices:
         choices.model = args.model
     if getattr(args, "api_base", None):
         choices.api_base = args.api_base
-    if getattr(args, "text", None) and args.text != "-":
-        choices.text_path = args.text
     return choices

@@ -21,6 +21,7 @@ from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task
 from debate_tui.inputs import InputError, check_text
 from debate_tui.llm.demo import DEMO_MODEL
 from debate_tui.protocols.common import ModelChoice
+from debate_tui.ui.opening import INPUT_LABELS
 from debate_tui.ui.state import SetupChoices
 
 TASK_INPUTS: dict[str, tuple[str, ...]] = {
@@ -32,12 +33,6 @@ TASK_INPUTS: dict[str, tuple[str, ...]] = {
 }
 """Which extra inputs a protocol reads, unless its module declares `INPUTS` itself."""
 REQUIRED_INPUTS: dict[str, tuple[str, ...]] = {"scaleeval": ("text_b",)}
-INPUT_LABELS = {
-    "text": "Text to judge",
-    "text_b": "Second answer (pairwise)",
-    "source": "Source or question",
-    "context": "Context or facts",
-}
 
 
 @dataclass

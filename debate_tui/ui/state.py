@@ -8,7 +8,6 @@ used); writing is done off the event loop by `save_state`.
 from __future__ import annotations
 
 import asyncio
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from pydantic import BaseModel, Field, ValidationError
 from debate_tui.domain import Criterion
 from debate_tui.store import write_atomic
 from debate_tui.ui.locations import ui_state_path
+from debate_tui.ui.opening import DEFAULT_THEME, read_remembered
 
 
 class SetupChoices(BaseModel):
@@ -41,16 +41,20 @@ class SetupChoices(BaseModel):
 
 
 class UiState(BaseModel):
-    theme: str = "debate-dark"
+    theme: str = DEFAULT_THEME
     setup: SetupChoices = Field(default_factory=SetupChoices)
 
 
 def load_state(path: Path | None = None) -> UiState:
     """The remembered state, or the defaults when there is none or it cannot be read."""
-    path = path or ui_state_path()
+    return state_from(read_remembered(path))
+
+
+def state_from(remembered: dict[str, Any]) -> UiState:
+    """The state read by `read_remembered`, validated; the defaults when it is not valid."""
     try:
-        return UiState.model_validate(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, ValidationError):
+        return UiState.model_validate(remembered)
+    except ValidationError:
         return UiState()
 
 

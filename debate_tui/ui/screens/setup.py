@@ -4,6 +4,10 @@ The protocol modules and the built-in catalog are loaded in a worker after
 the first frame; until then the form shows what it remembers and waits. File
 loads (text, criteria TOML) run in threads. Nothing is validated on a key
 press beyond cheap checks; Start validates everything and says what is wrong.
+
+The top of the form is the app's first frame, drawn before pydantic is
+imported (see `ui.opening`): what needs pydantic (the catalog, the session
+builder, the option form) is imported in the methods that run after it.
 """
 
 from __future__ import annotations
@@ -11,8 +15,8 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -23,18 +27,17 @@ from textual.widgets import (
 )
 from textual.widgets.selection_list import Selection
 
-from debate_tui.catalog import CatalogError, load_criteria_file
-from debate_tui.domain import Criterion
 from debate_tui.inputs import InputError, read_text
-from debate_tui.llm.demo import DEMO_MODEL
+from debate_tui.llm import DEMO_MODEL
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.ui.literal import literal, one_line
+from debate_tui.ui.opening import INPUT_LABELS, TopOfForm
 from debate_tui.ui.screens.base import BaseScreen
-from debate_tui.ui.session_builder import (
-    INPUT_LABELS, Catalog, build_agents, build_session, configured_model, default_model, load_catalog,
-)
-from debate_tui.ui.state import SetupChoices
-from debate_tui.ui.widgets.option_form import OptionForm
+
+if TYPE_CHECKING:
+    from debate_tui.domain import Criterion
+    from debate_tui.ui.session_builder import Catalog
+    from debate_tui.ui.state import SetupChoices
 
 EXTRA_INPUTS = ("text_b", "source", "context")
 DEMO_NOTICE = (
@@ -126,9 +129,13 @@ class SetupScreen(BaseScreen[None]):
                 tooltip="Read the text to judge from the file path typed beside the text box"),
     ]
 
-    def __init__(self, choices: SetupChoices, texts: dict[str, str], criteria_spec: str | None = None) -> None:
+    def __init__(self, choices: SetupChoices | TopOfForm, texts: dict[str, str],
+                 criteria_spec: str | None = None) -> None:
+        """With only the `TopOfForm` (the app's first frame), the rest waits for `fill`."""
         super().__init__()
-        self.choices = choices
+        quick = isinstance(choices, TopOfForm)
+        self.top = choices if quick else TopOfForm(choices.protocol, choices.text_path)
+        self.choices: SetupChoices | None = None if quick else choices
         self.texts = texts
         self.criteria_spec = criteria_spec
         self.catalog: Catalog | None = None
@@ -139,8 +146,7 @@ class SetupScreen(BaseScreen[None]):
     # ----- layout -------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        choices = self.choices
-        protocol = choices.protocol if choices.protocol in PROTOCOLS else "debate"
+        protocol = _shown(self.top.protocol)
         with VerticalScroll(id="setup"):
             yield Static("", id="demo-notice")
             with Horizontal(classes="form-row"):
@@ -151,7 +157,7 @@ class SetupScreen(BaseScreen[None]):
             yield Label(INPUT_LABELS["text"], classes="section")
             yield TextArea(self.texts.get("text", ""), id="text-text", soft_wrap=True, show_line_numbers=False)
             with Horizontal(classes="form-row"):
-                yield Input(choices.text_path, placeholder="or a file to load (ctrl+l)", id="text-path", compact=True)
+                yield Input(self.top.text_path, placeholder="or a file to load (ctrl+l)", id="text-path", compact=True)
                 yield Button("Load", id="load-text", compact=True)
             yield Vertical(id="setup-rest")
             yield Static("", id="setup-errors")
@@ -164,7 +170,17 @@ class SetupScreen(BaseScreen[None]):
         Scheduled through the app: the screen's own `call_after_refresh` runs while the app is still in its
         start-up batch, when nothing is drawn, so the first frame waited for the whole form.
         """
-        self.app.call_after_refresh(self._mount_details)
+        if self.choices is not None:
+            self.app.call_after_refresh(self._mount_details)
+
+    def fill(self, choices: SetupChoices, criteria_spec: str | None) -> None:
+        """The validated choices, after a first frame drawn from the `TopOfForm`; the details follow."""
+        self.choices, self.criteria_spec = choices, criteria_spec
+        if _shown(choices.protocol) != _shown(self.top.protocol):
+            self.query_one("#protocol", Select).value = _shown(choices.protocol)
+        if choices.text_path != self.top.text_path:
+            self.query_one("#text-path", Input).value = choices.text_path
+        self.call_later(self._mount_details)
 
     async def _mount_details(self) -> None:
         await self.query_one("#setup-rest").mount(SetupDetails(self.choices, self.texts))
@@ -176,6 +192,9 @@ class SetupScreen(BaseScreen[None]):
 
     @work(group="setup-catalog", exclusive=True, exit_on_error=False, description="load protocols and catalog")
     async def load(self) -> None:
+        from debate_tui.catalog import CatalogError, load_criteria_file
+        from debate_tui.ui.session_builder import load_catalog
+
         catalog = getattr(self.app, "catalog", None) or await asyncio.to_thread(load_catalog)
         self.app.catalog = catalog
         extra: list[Criterion] = []
@@ -221,6 +240,8 @@ class SetupScreen(BaseScreen[None]):
     async def _build_options(self, protocol: str) -> None:
         if self.catalog is None or protocol not in self.catalog.protocols or protocol == self._form_protocol:
             return
+        from debate_tui.ui.widgets.option_form import OptionForm
+
         self._form_protocol = protocol
         holder = self.query_one("#options", Vertical)
         await holder.remove_children()
@@ -243,6 +264,8 @@ class SetupScreen(BaseScreen[None]):
     async def _rebuild_agents(self) -> None:
         if self.catalog is None:
             return
+        from debate_tui.ui.session_builder import build_agents, default_model
+
         choices = self.read_choices()
         try:
             agents = build_agents(self.catalog, choices.model_copy(update={"agent_personas": {}}))
@@ -270,6 +293,8 @@ class SetupScreen(BaseScreen[None]):
 
     def read_choices(self) -> SetupChoices:
         """The form as it stands (remembered choices for what is not on screen yet)."""
+        from debate_tui.ui.widgets.option_form import OptionForm
+
         choices = self.choices.model_copy(deep=True)
         choices.protocol = str(self.query_one("#protocol", Select).value)
         forms = self.query("#option-form")
@@ -313,6 +338,8 @@ class SetupScreen(BaseScreen[None]):
         self._schedule_agents()
 
     def _update_demo_notice(self) -> None:
+        from debate_tui.ui.session_builder import configured_model
+
         notice = self.query_one("#demo-notice", Static)
         model = self.query_one("#model", Input).value.strip() or configured_model()
         demo = model in ("", DEMO_MODEL)
@@ -353,6 +380,8 @@ class SetupScreen(BaseScreen[None]):
 
     @work(group="setup-file", exclusive=True, exit_on_error=False, description="read a criteria file")
     async def load_criteria(self, path: str) -> None:
+        from debate_tui.catalog import CatalogError, load_criteria_file
+
         try:
             criteria = await asyncio.to_thread(load_criteria_file, Path(path).expanduser())
         except CatalogError as exc:
@@ -367,6 +396,10 @@ class SetupScreen(BaseScreen[None]):
 
     @on(Button.Pressed, "#add-criterion")
     async def add_criterion(self) -> None:
+        from pydantic import ValidationError
+
+        from debate_tui.domain import Criterion
+
         name = self.query_one("#new-name", Input).value.strip()
         description = self.query_one("#new-description", Input).value.strip()
         if not name or "/" in name:
@@ -397,6 +430,8 @@ class SetupScreen(BaseScreen[None]):
         if self.catalog is None:
             self.complain("Still loading the protocols; try again in a moment.")
             return
+        from debate_tui.ui.session_builder import build_session
+
         choices = self.read_choices()
         try:
             session, demo = build_session(self.catalog, choices, self.read_texts())
@@ -408,3 +443,8 @@ class SetupScreen(BaseScreen[None]):
         self.choices = choices
         self.app.remember(choices)
         self.app.start_run(session, demo=demo)
+
+
+def _shown(protocol: str) -> str:
+    """The protocol the form shows: one it does not know (an old remembered name) shows as debate."""
+    return protocol if protocol in PROTOCOLS else "debate"
