@@ -14,6 +14,7 @@ from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.locations import config_dir, ui_state_path
 from debate_tui.ui.opening import DEFAULT_THEME, TopOfForm, read_opening
 from tests.test_ui_flows import open_setup
+from tests.test_ui_helpers import wait_until
 
 
 def args(*argv: str):
@@ -82,3 +83,12 @@ async def test_a_bad_config_stops_the_tui_with_the_same_error():
     assert app.return_code == 2
     assert app.config_error.startswith(f"{path}: limits.timeout: Input should be greater than 0")
 
+
+
+async def test_a_theme_chosen_after_the_quick_start_is_remembered():
+    app = DebateTUI(read_opening(args()))
+    async with app.run_test() as pilot:
+        await open_setup(pilot)
+        app.theme = "debate-paper"
+        await wait_until(pilot, lambda: ui_state_path().exists() and "debate-paper" in ui_state_path().read_text())
+    assert read_opening(args()).theme == "debate-paper"
