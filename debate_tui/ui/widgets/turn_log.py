@@ -103,11 +103,15 @@ class LiveTurn:
 
 
 class TurnLog(ScrollView, can_focus=False):
-    """Finished turns, then the live one, as strips; follows the newest text while scrolled to the end."""
+    """Finished turns, then the live one, as strips; follows the newest text while scrolled to the end.
+
+    Its scroll bar is always there (`overflow-y: scroll`): a bar coming and going lays out the whole
+    screen, which five panes did at nearly every turn's start and end.
+    """
 
     COMPONENT_CLASSES = {"turn-log--heading", "turn-log--error", "turn-log--note"}
     DEFAULT_CSS = """
-    TurnLog { overflow-x: hidden; padding: 0 1; }
+    TurnLog { overflow-x: hidden; overflow-y: scroll; padding: 0 1; }
     TurnLog > .turn-log--heading { color: $primary; text-style: bold; }
     TurnLog > .turn-log--error { color: $error; }
     TurnLog > .turn-log--note { color: $text-muted; text-style: italic; }
@@ -271,7 +275,8 @@ class TurnLog(ScrollView, can_focus=False):
             height = max(rows, top + view) if settle else max(rows, self.virtual_size.height)
         self._top, self._following = top, top >= height - view
         size = Size(self._drawn_for[0], height)
-        if (height > view) != self.show_vertical_scrollbar:
+        wants_bar = self.styles.overflow_y == "scroll" or height > view
+        if wants_bar != self.show_vertical_scrollbar:
             self.virtual_size = size
             self._scroll_update(size)  # the layout skips this when its size and ours happen to agree
         elif size != self.virtual_size:
