@@ -18,7 +18,7 @@ from debate_tui.cli.task_args import build_session, build_task
 from debate_tui.config import Config, ConfigError, config_path, load_config, resolve_current
 from debate_tui.engine.runner import RetryPolicy
 from debate_tui.llm.base import ChatRequest, LLMError
-from debate_tui.llm.demo import DEMO_MODEL
+from debate_tui.llm import DEMO_MODEL
 from debate_tui.llm.litellm_client import LiteLLMClient
 from debate_tui.protocols import get_protocol
 from debate_tui.store import SessionStore

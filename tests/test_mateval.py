@@ -13,7 +13,7 @@ from debate_tui.catalog import find_criterion, resolve_criteria
 from debate_tui.cli import main
 from debate_tui.domain import ErrorSpan, Session, Task
 from debate_tui.engine.runner import Runner
-from debate_tui.llm import demo
+from debate_tui.llm import DEMO_MODEL, demo
 from debate_tui.llm.router import ModelRouter
 from debate_tui.meta.datasets import data_dir
 from debate_tui.parsing import parse_error_report
@@ -244,7 +244,7 @@ def test_demo_summarizer_answers_only_mateval_requests():
     from debate_tui.llm.base import ChatRequest
 
     assert demo.BEHAVIOURS["mateval/summarizer"] is not demo.BEHAVIOURS.get("summarizer")
-    request = ChatRequest(model=demo.DEMO_MODEL, messages=[], hint={"role": "summarizer", "protocol": "other"})
+    request = ChatRequest(model=DEMO_MODEL, messages=[], hint={"role": "summarizer", "protocol": "other"})
     assert demo.BEHAVIOURS.get("summarizer", demo._judge)(request, demo.TextFacts.of(STORY)) != \
         mateval.demo_mateval.summarizer(request, demo.TextFacts.of(STORY))
 

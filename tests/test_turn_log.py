@@ -57,11 +57,14 @@ async def test_a_streamed_turn_shows_the_lines_of_the_turn_rendered_whole():
         live = texts(log)
         assert len(log.live.blocks) >= 6, "paragraphs, list items and the fence were settled one by one"
         log.add_turn("round 1 · score 4", reply)
-        whole = texts(log)
+        provisional = texts(log)
         await pilot.pause()
+        whole = texts(log)
+    assert provisional[1:-1] == live[1:], "until the whole reply is rendered, the streamed lines stand in"
+    assert whole != provisional, "then the reply rendered whole replaces them (Rich spaces a list and a fence wider)"
     assert [line for line in live[1:] if line] == [line for line in whole[1:] if line], \
         "block by block, the same text lines as the reply rendered whole (only blank lines may differ)"
-    assert live[0] == "round 1" and whole[0] == "round 1 · score 4"
+    assert live[0] == "round 1" and provisional[0] == whole[0] == "round 1 · score 4"
     assert not any(a == b == "" for a, b in zip(live, live[1:])), "one blank line at most between live blocks"
     assert " • one The summary keeps the" in whole and "Score: 4" in whole
     assert not any("**" in line for line in whole), "Markdown is rendered, not shown as source"

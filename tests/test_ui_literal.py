@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Markdown
 
 from debate_tui.domain import Persona
-from debate_tui.llm.demo import DEMO_MODEL
+from debate_tui.llm import DEMO_MODEL
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.debate import DebateScreen

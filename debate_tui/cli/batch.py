@@ -169,7 +169,7 @@ def _model_client(args: argparse.Namespace):
 
 def _warm_up(template: Session) -> None:
     """Import litellm now (seconds) rather than inside the first item, where it would skew rate and ETA."""
-    from debate_tui.llm.demo import DEMO_MODEL
+    from debate_tui.llm import DEMO_MODEL
 
     if any(agent.model != DEMO_MODEL for agent in template.agents):
         from debate_tui.llm.litellm_client import load_litellm

@@ -15,7 +15,7 @@ from debate_tui.cli.task_flags import OPTION_KEYS
 from debate_tui.config import Config, config_path, effective_config
 from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task
 from debate_tui.inputs import InputError, read_text
-from debate_tui.llm.demo import DEMO_MODEL
+from debate_tui.llm import DEMO_MODEL
 from debate_tui.protocols import get_protocol
 from debate_tui.protocols.common import ModelChoice, name_key
 from debate_tui.textsafe import inert

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from debate_tui.domain import Usage
-from debate_tui.llm import DEMO_MODEL as DEMO_MODEL  # re-exported: callers import the name with the model
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback
 
 LABEL = "(demo)"

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from debate_tui.llm import DEMO_MODEL
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient
-from debate_tui.llm.demo import DEMO_MODEL, DemoClient
+from debate_tui.llm.demo import DemoClient
 
 
 class ModelRouter:

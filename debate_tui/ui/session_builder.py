@@ -19,7 +19,7 @@ from debate_tui.cli.task_args import with_model_params
 from debate_tui.config import load_config
 from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task
 from debate_tui.inputs import InputError, check_text
-from debate_tui.llm.demo import DEMO_MODEL
+from debate_tui.llm import DEMO_MODEL
 from debate_tui.protocols.common import ModelChoice
 from debate_tui.ui.opening import INPUT_LABELS
 from debate_tui.ui.state import SetupChoices

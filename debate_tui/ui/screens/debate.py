@@ -26,7 +26,7 @@ from debate_tui.engine.events import (
     Event, Finished, NeedsHuman, Notice, OutcomeReached, RoundCompleted, TextDelta, TurnCompleted, TurnFailed,
     TurnStarted,
 )
-from debate_tui.llm.demo import DEMO_MODEL
+from debate_tui.llm import DEMO_MODEL
 from debate_tui.store import summarize
 from debate_tui.ui.export import start_export
 from debate_tui.ui.literal import literal

@@ -10,8 +10,8 @@ the lines that changed, and nothing outside the pane is laid out again.
 The live turn is Markdown too, rendered block by block: a block is settled
 once a blank line or a new list item (outside a code fence) follows it, and
 rendered once; only the unsettled tail is rendered again as text arrives.
-When the turn ends it is rendered whole (once), so spacing comes out exactly
-as in the report.
+When the turn ends it is rendered whole, once and a moment later, so spacing
+comes out exactly as in the report.
 """
 
 from __future__ import annotations
@@ -142,6 +142,9 @@ class TurnLog(ScrollView, can_focus=False):
         """A finished turn (heading, the reply as Markdown, the error if any), in place of the live one.
 
         One step, not two: the log never shrinks in between, so its scroll bar does not blink out and back.
+        When the reply is what was streamed, its streamed lines stand in until the whole reply is
+        rendered, a moment later: the panes' turns often end together, and rendering five replies in
+        one go held a key press for a tenth of a second.
         """
 
         def build() -> RenderableType:
@@ -150,13 +153,24 @@ class TurnLog(ScrollView, can_focus=False):
                 parts.append(Text(inert(error), style=self.get_component_rich_style("turn-log--error")))
             return Group(*parts, Text(""))
 
-        self.entries.append(Entry(build))
+        entry = Entry(build)
+        live, look = self.live, self._drawn_for
+        if live is not None and look and not error and live.source.strip() == inert(content).strip():
+            entry.drawn_for = look
+            entry.lines = (self._render(self._heading(heading), look[0], look[1])
+                           + self._live_lines(look)[len(self._strips(live.heading, look)):] + [Strip.blank(*look[:2])])
+            self.call_later(self._redraw, entry)
+        self.entries.append(entry)
         if len(self.entries) > self.keep:
             del self.entries[0]
             self.dropped += 1
             note = f"… {self.dropped} earlier turn(s) hidden; the report has them all"
             self._note = [Entry(lambda: Text(note, style=self.get_component_rich_style("turn-log--note")))]
         self.live = None
+        self._rebuild()
+
+    def _redraw(self, entry: Entry) -> None:
+        entry.drawn_for = ()
         self._rebuild()
 
     def begin(self, slot: int, heading: str) -> None:
