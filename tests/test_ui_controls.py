@@ -9,7 +9,7 @@ from textual.widgets import Button
 from debate_tui.domain import AgentSpec, Session, Task, Turn
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
-from debate_tui.ui.screens.debate import DebateScreen
+from debate_tui.ui.screens.debate import FLUSH_S, PANE_REDRAWS_PER_S, DebateScreen, flush_interval
 from debate_tui.ui.screens.dialogs import DecisionDialog
 from debate_tui.ui.widgets.agent_pane import MAX_TURNS
 from tests.conftest import STORY
@@ -169,3 +169,9 @@ async def test_f3_returns_to_setup_once_the_run_is_over():
         await wait_until(pilot, lambda: debate.finished, what="the end")
         await pilot.press("f3")
         await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen), what="the setup screen")
+
+
+def test_streaming_panes_share_a_redraw_budget():
+    assert flush_interval(1) == flush_interval(2) == FLUSH_S, "one or two speakers: redrawn at the full rate"
+    assert [round(n / flush_interval(n)) for n in (3, 5, 8)] == [PANE_REDRAWS_PER_S] * 3, \
+        "more speakers share the same number of pane redraws a second"

@@ -39,8 +39,11 @@ from debate_tui.ui.widgets.status_line import StatusLine
 
 PANES_IN_A_ROW = 4
 """Up to four agents side by side; more wrap into a grid."""
-FLUSH_S = 1 / 4
-"""How often streamed text reaches the panes: live to the eye, and each flush redraws every speaking pane."""
+FLUSH_S = 1 / 8
+"""How often streamed text may reach a pane: live to the eye when one or two agents speak."""
+PANE_REDRAWS_PER_S = 16
+"""What all streaming panes share: with five speaking at once each is redrawn about three times a
+second, so the screen's cost stays bounded however many agents stream (no one reads five at once)."""
 
 
 class Player(Protocol):
@@ -50,6 +53,11 @@ class Player(Protocol):
 
 
 PlayerFactory = Callable[[Callable[[Event], None]], Player]
+
+
+def flush_interval(streaming: int) -> float:
+    """Seconds between two redraws of a pane while `streaming` panes have new text."""
+    return max(FLUSH_S, streaming / PANE_REDRAWS_PER_S)
 
 
 def grid_columns(panes: int) -> int:
@@ -88,6 +96,8 @@ class DebateScreen(BaseScreen[None]):
         self.status = StatusLine(id="status")
         self._streamed: dict[int, list[str]] = {}
         """Tokens not shown yet, by turn slot."""
+        self._shown_at: dict[AgentPane, float] = {}
+        """When `_flush` last handed each pane its tokens (`time.monotonic`)."""
 
     # ----- layout ---------------------------------------------------------------
 
@@ -137,10 +147,14 @@ class DebateScreen(BaseScreen[None]):
         self.post_message(RunEvent(event))
 
     def _flush(self) -> None:
-        for pane in self.panes.values():
-            slot = pane.live_slot
-            if slot is not None and (deltas := self._streamed.pop(slot, None)):
-                pane.append("".join(deltas))
+        """Hand each speaking pane its gathered tokens, each pane at most `interval` apart."""
+        now = time.monotonic()  # real time, whatever clock the status line shows
+        waiting = [pane for pane in self.panes.values() if pane.live_slot in self._streamed]
+        interval = flush_interval(len(waiting))
+        for pane in waiting:
+            if now - self._shown_at.get(pane, 0.0) >= interval * 0.9:  # timers drift: a tick early is on time
+                self._shown_at[pane] = now
+                pane.append("".join(self._streamed.pop(pane.live_slot)))
 
     def _tick(self) -> None:
         if self._started_at is not None and not self.finished:
