@@ -157,8 +157,8 @@ class TurnLog(ScrollView, can_focus=False):
         live, look = self.live, self._drawn_for
         if live is not None and look and not error and live.source.strip() == inert(content).strip():
             entry.drawn_for = look
-            entry.lines = (self._render(self._heading(heading), look[0], look[1])
-                           + self._live_lines(look)[len(self._strips(live.heading, look)):] + [Strip.blank(*look[:2])])
+            entry.lines = [*self._render(self._heading(heading), look[0], look[1]), *self._live_body(live, look),
+                           self._blank_line()]
             self.call_later(self._redraw, entry)
         self.entries.append(entry)
         if len(self.entries) > self.keep:
@@ -228,11 +228,12 @@ class TurnLog(ScrollView, can_focus=False):
 
     def _live_lines(self, look: tuple) -> list[Strip]:
         live = self.live
-        if live is None:
-            return []
-        width, base = look[0], look[1]
-        gap = Strip.blank(width, base)
-        lines = list(self._strips(live.heading, look))
+        return [*self._strips(live.heading, look), *self._live_body(live, look)] if live else []
+
+    def _live_body(self, live: LiveTurn, look: tuple) -> list[Strip]:
+        """The live turn under its heading: the settled blocks as rendered once, the tail rendered now."""
+        gap = self._blank_line()
+        lines: list[Strip] = []
         for index, (block, gap_before) in enumerate(live.blocks):
             if index and gap_before:
                 lines.append(gap)
@@ -241,7 +242,7 @@ class TurnLog(ScrollView, can_focus=False):
         if tail:
             if live.blocks and live.gap:
                 lines.append(gap)
-            lines.extend(self._render(markdown(tail), width, base, trim=True))
+            lines.extend(self._render(markdown(tail), look[0], look[1], trim=True))
         return lines
 
     def _rebuild(self, live_only: bool = False) -> None:
@@ -312,11 +313,13 @@ class TurnLog(ScrollView, can_focus=False):
 
     def render_line(self, y: int) -> Strip:
         index = int(self.scroll_y) + y
-        if index < len(self._lines):
-            return self._lines[index]
+        return self._lines[index] if index < len(self._lines) else self._blank_line()
+
+    def _blank_line(self) -> Strip:
+        """An empty line in the current look, made once (half a pane of them follow a jump)."""
         look = self._look()
         if self._blank is None or self._blank.cell_length != look[0]:
-            self._blank = Strip.blank(look[0], look[1])  # half a pane of them after a jump: made once
+            self._blank = Strip.blank(look[0], look[1])
         return self._blank
 
     def on_mount(self) -> None:
