@@ -7,12 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from textual.color import Color
 from textual.widgets import Input, Select, TextArea
 
 from debate_tui.cli import build_parser
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.locations import config_dir, ui_state_path
 from debate_tui.ui.opening import DEFAULT_THEME, TopOfForm, read_opening
+from debate_tui.ui.screens.setup import SetupScreen
 from tests.test_ui_flows import open_setup
 from tests.test_ui_helpers import wait_until
 
@@ -71,6 +73,30 @@ async def test_remembered_choices_and_texts_reach_the_form(tmp_path: Path):
         assert setup.query_one("#opt-samples", Input).value == "2"
         assert setup.query_one("#text-text", TextArea).text == "A text to judge."
         assert setup.query_one("#text-path", Input).value == str(text)
+
+
+async def test_the_first_frame_is_the_text_box_and_the_controls_follow(monkeypatch):
+    """The stylesheet is parsed once at start (no re-parse for the theme); Start and Load wait for their controls."""
+    drawn: dict[str, object] = {}
+    mount_details = SetupScreen._mount_details
+
+    async def first_frame_then_details(screen: SetupScreen) -> None:
+        drawn.update(text=bool(screen.query("#text-text")), protocol=bool(screen.query("#protocol")),
+                     start=screen.check_action("start", ()), load=screen.check_action("load_text", ()))
+        await mount_details(screen)
+
+    monkeypatch.setattr(SetupScreen, "_mount_details", first_frame_then_details)
+    app = DebateTUI(read_opening(args()))
+    reparsed: list[bool] = []
+    app.stylesheet.reparse = lambda: reparsed.append(True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        setup = await open_setup(pilot)
+        assert drawn == {"text": True, "protocol": False, "start": None, "load": None}
+        assert setup.check_action("start", ()) and setup.check_action("load_text", ())
+        assert [w.id for w in setup.query_one("#setup").children if w.id] == [
+            "demo-notice", "protocol-row", "protocol-desc", "text-text", "setup-rest", "setup-errors", "start"]
+        assert setup.styles.background == Color.parse(app.get_theme(DEFAULT_THEME).background)
+    assert not reparsed
 
 
 async def test_a_bad_config_stops_the_tui_with_the_same_error():

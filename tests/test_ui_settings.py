@@ -158,7 +158,8 @@ async def test_changing_protocol_rebuilds_options_agents_and_inputs():
     app = DebateTUI(Launch(), client=RecordingDemo())
     async with app.run_test(size=(120, 36)) as pilot:
         setup = await open_setup(pilot)
-        assert not setup.query_one("#input-text_b").display
+        shown = {key for key in ("text_b", "source", "context") if setup.query_one(f"#input-{key}").display}
+        assert shown == {"source", "context"}  # DEBATE's inputs, from the start (not only after a protocol change)
         setup.query_one("#opt-tie_breaker", Select).value = "agent"
         await wait_until(pilot, lambda: "Tie-Breaker" in {r.agent_name for r in setup.query("AgentRow")})
         if "scaleeval" in setup.catalog.protocols:

@@ -6,7 +6,6 @@ import argparse
 import gc
 
 from debate_tui.cli.task_flags import add_task_arguments
-from debate_tui.ui import GC_THRESHOLDS
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -19,7 +18,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    gc.set_threshold(*GC_THRESHOLDS)  # before the imports: start-up allocates much and frees little
+    gc.disable()  # until the first frame (`ui.app.tune_gc`): start-up allocates much and frees little
     from debate_tui.ui.app import run_app
 
     return run_app(args)

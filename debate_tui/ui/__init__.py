@@ -4,6 +4,3 @@ Nothing here runs a protocol: the engine does, in the app's event loop, and
 the UI only renders what it emits. Model and user text is always data, never
 markup (see `ui.literal`).
 """
-
-GC_THRESHOLDS = (10_000, 50, 1_000)
-"""The cyclic garbage collector's thresholds in the TUI, from its start (`cli.tui`) on: see `app.tune_gc`."""

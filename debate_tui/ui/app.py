@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.reactive import Reactive
 from textual.screen import Screen
 
 if TYPE_CHECKING:
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 
 from debate_tui.inputs import InputError
 from debate_tui.llm import DEMO_MODEL
-from debate_tui.ui import GC_THRESHOLDS
 from debate_tui.ui.commands import binding_commands
 from debate_tui.ui.keymap import load_keymap
 from debate_tui.ui.locations import examples_dir, theme_dirs
@@ -50,6 +50,8 @@ LATER = (
     "debate_tui.ui.replay", "debate_tui.ui.saving", "debate_tui.engine.runner", "debate_tui.llm.router",
 )
 """Modules the first frame does not need, imported in a thread just after it."""
+GC_THRESHOLDS = (10_000, 50, 1_000)
+"""The cyclic garbage collector's thresholds once the first frame is drawn: see `tune_gc`."""
 DEMO_DELAY_S = 0.02
 """Seconds between the demo model's chunks in the TUI, so streaming is visible."""
 REPLAY_DELAY_S = 0.01
@@ -64,11 +66,13 @@ def tune_gc() -> None:
     what start-up allocated takes it out of every later collection, and larger
     thresholds make collections of the young generation frequent but short
     (5-15 ms) and full ones rare. Measured with `gc.callbacks` while streaming.
-    `debate-tui` sets these thresholds before its imports already: with the
-    defaults, collections took about 65 ms before the first frame (`gc.callbacks`).
+    `debate-tui` turns the collector off before its imports, and this turns it
+    back on: start-up allocates much and frees little, and collections took
+    about 65 ms before the first frame with the default thresholds, 15 ms with these.
     """
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+    gc.enable()
 
 
 def current_user() -> str:
@@ -89,6 +93,9 @@ class DebateTUI(App[int]):
                 tooltip="Past sessions and examples: read, replay, resume, delete"),
         Binding("f3", "setup", "New", id="app.setup", tooltip="Back to the setup screen for a new debate"),
     ]
+    theme: Reactive[str] = Reactive(DEFAULT_THEME)
+    """Ours from the start: setting `theme` in `__init__` instead queued a re-parse of the whole stylesheet
+    before the first frame (about 25 ms on a pty, and the parse cache emptied), though nothing was parsed yet."""
 
     def __init__(self, launch: Launch | Opening | None = None, *, client: LLMClient | None = None,
                  clock: Callable[[], float] = time.monotonic, stamp: Callable[[Session], None] | None = None,
@@ -125,7 +132,8 @@ class DebateTUI(App[int]):
         if problem:
             self.notes.append(problem)
         self.set_keymap(keymap)
-        self._use_theme(theme)
+        self.stylesheet.set_variables(self.get_css_variables())  # App.__init__ read them before ours was registered
+        self._use_theme(theme)  # another theme remembered: Textual's watcher applies it
 
     def _adopt(self, launch: Launch) -> None:
         """Raises ConfigError when the sessions directory comes from a config file that cannot be used."""

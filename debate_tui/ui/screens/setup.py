@@ -146,26 +146,26 @@ class SetupScreen(BaseScreen[None]):
     # ----- layout -------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        protocol = _shown(self.top.protocol)
+        """The first frame: the text box, ready for a paste, and the labels around it.
+
+        The controls (the protocol's Select, the file row, the details and Start) follow in `_mount_details`,
+        right after it: Select, Input and Button took about 80 ms of the 240 ms from `run` to the first frame
+        (their styles parsed and applied).
+        The protocol's row keeps its height, so nothing above the text box moves when they come.
+        """
         with VerticalScroll(id="setup"):
             yield Static("", id="demo-notice")
-            with Horizontal(classes="form-row"):
+            with Horizontal(classes="form-row", id="protocol-row"):
                 yield Label("Protocol", classes="form-label")
-                yield Select([(name, name) for name in PROTOCOLS], value=protocol, allow_blank=False, id="protocol",
-                             compact=True)
-            yield Static(literal(PROTOCOLS[protocol], "italic"), id="protocol-desc")
+            yield Static(literal(PROTOCOLS[_shown(self.top.protocol)], "italic"), id="protocol-desc")
             yield Label(INPUT_LABELS["text"], classes="section")
             yield TextArea(self.texts.get("text", ""), id="text-text", soft_wrap=True, show_line_numbers=False)
-            with Horizontal(classes="form-row"):
-                yield Input(self.top.text_path, placeholder="or a file to load (ctrl+l)", id="text-path", compact=True)
-                yield Button("Load", id="load-text", compact=True)
             yield Vertical(id="setup-rest")
             yield Static("", id="setup-errors")
-            yield Button("Start the debate (ctrl+r)", variant="primary", id="start")
         yield Footer()
 
     def on_mount(self) -> None:
-        """Mount the details after the first frame is on the terminal.
+        """Mount the controls after the first frame is on the terminal.
 
         Scheduled through the app: the screen's own `call_after_refresh` runs while the app is still in its
         start-up batch, when nothing is drawn, so the first frame waited for the whole form.
@@ -174,19 +174,38 @@ class SetupScreen(BaseScreen[None]):
             self.app.call_after_refresh(self._mount_details)
 
     def fill(self, choices: SetupChoices, criteria_spec: str | None) -> None:
-        """The validated choices, after a first frame drawn from the `TopOfForm`; the details follow."""
+        """The validated choices, after a first frame drawn from the `TopOfForm`; the controls follow."""
         self.choices, self.criteria_spec = choices, criteria_spec
         if _shown(choices.protocol) != _shown(self.top.protocol):
-            self.query_one("#protocol", Select).value = _shown(choices.protocol)
-        if choices.text_path != self.top.text_path:
-            self.query_one("#text-path", Input).value = choices.text_path
+            self.query_one("#protocol-desc", Static).update(literal(PROTOCOLS[_shown(choices.protocol)], "italic"))
         self.call_later(self._mount_details)
 
     async def _mount_details(self) -> None:
-        await self.query_one("#setup-rest").mount(SetupDetails(self.choices, self.texts))
-        self._show_inputs(self.choices.protocol)
+        choices = self.choices
+        form = self.query_one("#setup", VerticalScroll)
+        with self.app.batch_update():
+            mounted = [
+                self.query_one("#protocol-row").mount(
+                    Select([(name, name) for name in PROTOCOLS], value=_shown(choices.protocol), allow_blank=False,
+                           id="protocol", compact=True)),
+                form.mount(Horizontal(
+                    Input(choices.text_path, placeholder="or a file to load (ctrl+l)", id="text-path", compact=True),
+                    Button("Load", id="load-text", compact=True), classes="form-row"), after="#text-text"),
+                self.query_one("#setup-rest").mount(SetupDetails(choices, self.texts)),
+                form.mount(Button("Start the debate (ctrl+r)", variant="primary", id="start")),
+            ]
+        for each in mounted:
+            await each
+        self._show_inputs(choices.protocol)
         self._update_demo_notice()
+        self.refresh_bindings()
         self.load()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Start and Load need the form's controls: shown dimmed in the first frame, until they are mounted."""
+        if action in ("start", "load_text") and not self.query("#start"):
+            return None
+        return True
 
     # ----- catalog and prefill ---------------------------------------------------------
 
@@ -214,6 +233,7 @@ class SetupScreen(BaseScreen[None]):
         self.catalog = catalog
         for problem in catalog.problems:
             self.notify(problem, severity="warning", markup=False)
+        self._show_inputs(self.choices.protocol)
         await self._fill_criteria()
         await self._build_options(self.choices.protocol)
 
