@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from textual.app import App, ComposeResult
+from textual.geometry import Region
 from textual.pilot import Pilot
 
 from debate_tui.ui.widgets.turn_log import TurnLog, last_boundary
@@ -82,6 +83,23 @@ async def test_the_log_follows_the_end_by_jumping_and_lands_the_last_line_at_the
         await pilot.pause()
         assert visible(log)[-2:] == [texts(log)[-2], ""], "at the turn's end the last line sits at the bottom"
         assert log.show_vertical_scrollbar
+
+
+async def test_new_text_repaints_the_lines_it_changed_where_they_are_in_view():
+    async with open_log() as (pilot, log):
+        log.begin(1, "round 1")
+        while log.scroll_y == 0 or len(texts(log)) + 2 > log.scroll_y + VIEW:  # past a jump, with room below
+            log.append(PARAGRAPH)
+            await pilot.pause()
+        top, before = int(log.scroll_y), texts(log)
+        repainted: list[Region] = []
+        log.refresh = lambda *regions, **kwargs: repainted.extend(regions)
+        log.append("more words")
+        after = texts(log)
+        first = next(y for y, (a, b) in enumerate(zip(before + [None], after)) if a != b)
+        assert log.scroll_y == top and top < first < len(after), "the text grew in view, the view did not move"
+        assert [(r.y, r.height) for r in repainted] == [(first - top, len(after) - first)], \
+            "from the first changed line down, in view coordinates"
 
 
 async def test_a_reader_scrolled_up_is_not_moved_while_text_arrives():

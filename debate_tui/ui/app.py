@@ -31,6 +31,7 @@ from textual.screen import Screen
 if TYPE_CHECKING:
     from debate_tui.domain import Session
     from debate_tui.llm.base import LLMClient
+    from debate_tui.llm.threaded import ThreadedClient
     from debate_tui.ui.launch import Launch
     from debate_tui.ui.screens.debate import DebateScreen
     from debate_tui.ui.session_builder import Catalog
@@ -48,6 +49,7 @@ from debate_tui.ui.themes import load_themes
 LATER = (
     "debate_tui.ui.screens.debate", "debate_tui.ui.screens.report", "debate_tui.ui.screens.sessions",
     "debate_tui.ui.replay", "debate_tui.ui.saving", "debate_tui.engine.runner", "debate_tui.llm.router",
+    "debate_tui.llm.threaded",
 )
 """Modules the first frame does not need, imported in a thread just after it."""
 GC_THRESHOLDS = (10_000, 50, 1_000)
@@ -106,6 +108,7 @@ class DebateTUI(App[int]):
         """
         super().__init__()
         self.client = client
+        self._own_client: ThreadedClient | None = None
         self.clock = clock
         self.stamp = stamp
         self.demo_delay_s = demo_delay_s
@@ -209,11 +212,17 @@ class DebateTUI(App[int]):
     # ----- what screens ask for ---------------------------------------------------------
 
     def _client(self) -> LLMClient:
+        """Our own client runs the calls in a thread (`llm.threaded`); one given by a test runs on this loop."""
         if self.client is None:
             from debate_tui.llm.router import ModelRouter
+            from debate_tui.llm.threaded import ThreadedClient
 
-            self.client = ModelRouter(demo_delay_s=self.demo_delay_s)
+            self.client = self._own_client = ThreadedClient(ModelRouter(demo_delay_s=self.demo_delay_s))
         return self.client
+
+    def on_unmount(self) -> None:
+        if self._own_client is not None:
+            self._own_client.close()
 
     def start_run(self, session: Session, *, demo: bool) -> None:
         """A new debate: saved in the sessions directory after every turn."""

@@ -261,8 +261,8 @@ class TurnLog(ScrollView, can_focus=False):
         else:
             first = next((y for y, (a, b) in enumerate(zip(old, self._lines)) if a is not b and a.text != b.text),
                          min(len(old), len(self._lines)))
-            top = int(self.scroll_y)
-            self.refresh_lines(max(first - top, 0), max(len(old), len(self._lines)) - max(first, top))
+            first = max(first, int(self.scroll_y))  # lines above the view need no repaint
+            self.refresh_lines(first, max(len(old), len(self._lines)) - first)
         if not live_only:
             self._sync_scrollbar()
 
