@@ -15,7 +15,7 @@ the app's work between turns (finishing a pane, saving the session) is
 counted, as a person would pay for it; mounting the screen is not.
 
 Key latency: in a second run of the same debate, `p` is typed into the
-terminal every 300-500 ms while the panes stream; each press is timed
+terminal every 150-300 ms while the panes stream; each press is timed
 from the moment it is written to the pty to the moment the app hands the
 terminal driver the first frame whose status line shows the new mode. A press
 that changes nothing on screen within the next press's time counts as lost.
@@ -51,7 +51,7 @@ REPLY = ("Here is my assessment.\n\n" + "".join(f"Point {i}: {PARAGRAPH}\n\n" fo
 """About 1,700 characters of Markdown (paragraphs, a list, bold), i.e. some 215 chunks of 8 characters."""
 SPEAKING = b"speaking"
 """On the status line as soon as an agent speaks: the debate is streaming."""
-MAX_PRESSES = 40
+MAX_PRESSES = 80
 TEXT = ("The city council approved the new budget on Monday. The budget raises spending on schools. "
         "The budget raises spending on schools. Critics said the plan ignores public transport.")
 
@@ -219,7 +219,7 @@ def run_app_on_pty(url: str, work: Path, keys: bool) -> dict:
 
 
 def press_keys(run: PtyRun) -> list[float]:
-    """Type p into the terminal every 300-500 ms while the panes stream; when each was typed.
+    """Type p into the terminal every 150-300 ms while the panes stream; when each was typed.
 
     Each press flips the mode (paused, auto, paused, ...), so each must show as a new mode.
     """
@@ -229,7 +229,7 @@ def press_keys(run: PtyRun) -> list[float]:
     while run.process.poll() is None and len(sent) < MAX_PRESSES:
         sent.append(time.perf_counter())
         run.send(b"p")
-        time.sleep(rng.uniform(0.3, 0.5))
+        time.sleep(rng.uniform(0.15, 0.3))
     return sent
 
 
@@ -266,7 +266,7 @@ def cpu_ratio(url: str, work: Path, env: dict[str, str], repeats: int) -> tuple[
                             f"{median(ui_ms):.3f}); {chunks} chunks at {median(rates):.0f}/s; median of {repeats}")
 
 
-def measure(repeats: int = 2) -> Section:
+def measure(repeats: int = 3) -> Section:
     with work_dir("streaming") as work:
         env = quiet_env(work)
         with fake_server(latency=LATENCY_S, chunk_delay=CHUNK_DELAY_S, reply=REPLY) as url:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.pilot import Pilot
@@ -118,6 +119,23 @@ async def test_a_reader_scrolled_up_is_not_moved_while_text_arrives():
         log.begin(2, "round 2")
         log.append(PARAGRAPH * 3)
         assert texts(log)[-1] in visible(log), "back at the end, it follows again"
+
+
+async def test_the_log_draws_its_own_scroll_bar_and_the_mouse_wheel_scrolls_it():
+    async with open_log() as (pilot, log):
+        log.add_turn("round 1 · score 4", PARAGRAPH * 12)
+        await pilot.pause()
+        thumb = log.get_component_rich_style("turn-log--thumb").bgcolor
+
+        def bar() -> str:
+            return "".join("#" if list(log.render_line(y))[-1].style.bgcolor == thumb else "." for y in range(VIEW))
+
+        assert log.render_line(0).cell_length == WIDTH + 2 and texts(log)[-2] in visible(log)
+        assert bar().endswith("#") and bar().startswith("."), "at the end: the thumb at the bottom of the bar"
+        for _ in range(40):
+            log.post_message(events.MouseScrollUp(log, 1, 1, 0, -1, 0, False, False, False))
+        await pilot.pause()
+        assert log.scroll_y == 0 and bar().startswith("#") and bar().endswith("."), "wheel up to the top"
 
 
 async def test_old_turns_are_dropped_with_a_note_and_the_scroll_bar_never_comes_and_goes():

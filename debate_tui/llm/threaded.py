@@ -17,6 +17,7 @@ cancelled.
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 from collections.abc import Callable
 
@@ -25,6 +26,10 @@ from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClien
 
 HANDOVER_S = 0.05
 """Most time a delta waits in the calls' thread: the TUI shows text at most eight times a second anyway."""
+SWITCH_INTERVAL_S = 0.001
+"""How long a thread may keep the interpreter while another waits, once the calls' thread runs (Python's
+default is 5 ms). A key press crosses the event loop several times, and each crossing waited for a
+switch while litellm finished five streams: key press p95 72-134 ms, 58-72 ms at 1 ms, at no CPU cost."""
 
 
 class DeltaRelay:
@@ -76,6 +81,7 @@ class ThreadedClient:
     def _calls_loop(self) -> asyncio.AbstractEventLoop:
         with self._lock:
             if self._loop is None:
+                sys.setswitchinterval(SWITCH_INTERVAL_S)
                 loop = asyncio.new_event_loop()
                 self._thread = threading.Thread(target=loop.run_forever, name=self.name, daemon=True)
                 self._thread.start()

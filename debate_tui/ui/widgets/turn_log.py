@@ -28,15 +28,17 @@ from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from debate_tui.textsafe import inert
 
 FENCES = ("```", "~~~")
-SCROLLBAR_S = 1.0
-"""How often a growing log's scroll bar is redrawn: drawing one costs more than the text's new lines."""
+THUMB_S = 1.0
+"""How often a growing log's scroll thumb may move: its rows are repainted when it does."""
+GUTTER = 2
+"""Columns right of the text: a blank one, then the log's own scroll bar."""
 
 
 @cache
@@ -105,13 +107,19 @@ class LiveTurn:
 class TurnLog(ScrollView, can_focus=False):
     """Finished turns, then the live one, as strips; follows the newest text while scrolled to the end.
 
-    Its scroll bar is always there (`overflow-y: scroll`): a bar coming and going lays out the whole
-    screen, which five panes did at nearly every turn's start and end.
+    It draws its own scroll bar, one column at the right of every line. Textual's (a widget beside
+    the text, drawn line by line with every repaint, and cutting each screen row in two more places)
+    was a quarter of the screen's cost while five panes streamed. Textual's scrolling stays: its
+    bar has no width (`scrollbar-size-vertical: 0`) but is always on (`overflow-y: scroll`), so
+    the mouse wheel scrolls, and no bar coming and going lays out the screen at a turn's start or end.
     """
 
-    COMPONENT_CLASSES = {"turn-log--heading", "turn-log--error", "turn-log--note"}
+    COMPONENT_CLASSES = {"turn-log--heading", "turn-log--error", "turn-log--note", "turn-log--track",
+                         "turn-log--thumb"}
     DEFAULT_CSS = """
-    TurnLog { overflow-x: hidden; overflow-y: scroll; padding: 0 1; }
+    TurnLog { overflow-x: hidden; overflow-y: scroll; scrollbar-size-vertical: 0; padding: 0 0 0 1; }
+    TurnLog > .turn-log--track { background: $scrollbar-background; }
+    TurnLog > .turn-log--thumb { background: $scrollbar; }
     TurnLog > .turn-log--heading { color: $primary; text-style: bold; }
     TurnLog > .turn-log--error { color: $error; }
     TurnLog > .turn-log--note { color: $text-muted; text-style: italic; }
@@ -134,7 +142,9 @@ class TurnLog(ScrollView, can_focus=False):
         self._top = 0
         """Where `_place` left the view: a different `scroll_y` means the reader scrolled."""
         self._following = True
-        self._scrollbar_stale = False
+        self._thumb_drawn = (0, 0)
+        """The rows of the view the scroll thumb was last drawn on (`_thumb` is where it belongs now)."""
+        self._edges: tuple[Strip, Strip] | None = None
 
     # ----- what the pane tells it ---------------------------------------------------
 
@@ -207,7 +217,7 @@ class TurnLog(ScrollView, can_focus=False):
         Kept until the size or the styles change: reading the styles cost more than a flush's new text.
         """
         if self._look_cache is None:
-            self._look_cache = (self.scrollable_content_region.width, self.rich_style,
+            self._look_cache = (self.scrollable_content_region.width - GUTTER, self.rich_style,
                                 *(self.get_component_rich_style(name) for name in sorted(self.COMPONENT_CLASSES)))
         return self._look_cache
 
@@ -264,7 +274,7 @@ class TurnLog(ScrollView, can_focus=False):
             first = max(first, int(self.scroll_y))  # lines above the view need no repaint
             self.refresh_lines(first, max(len(old), len(self._lines)) - first)
         if not live_only:
-            self._sync_scrollbar()
+            self._sync_thumb()
 
     def _place(self, settle: bool) -> bool:
         """Size the scrollable area and move the view for the new lines; whether the view moved.
@@ -273,8 +283,7 @@ class TurnLog(ScrollView, can_focus=False):
         bottom, rather than scrolling a line at a time: between jumps a flush repaints only the lines
         that changed, not the whole pane. When the turn ends (`settle`) the newest line goes to the
         bottom. Setting `virtual_size` would lay out the whole screen: only a scroll bar appearing or
-        going needs that, so otherwise the size is set quietly and `_sync_scrollbar` redraws the bar
-        at most once a second (drawing one costs more than the text's new lines).
+        going needs that, so otherwise the size is set quietly and the thumb follows within `THUMB_S`.
         """
         rows, view = len(self._lines), self.scrollable_content_region.height
         top = round(self.scroll_y)
@@ -296,24 +305,50 @@ class TurnLog(ScrollView, can_focus=False):
             self._scroll_update(size)  # the layout skips this when its size and ours happen to agree
         elif size != self.virtual_size:
             self.set_reactive(TurnLog.virtual_size, size)
-            self._scrollbar_stale = True
         if top == round(self.scroll_y):
             return False
         self.set_reactive(TurnLog.scroll_y, float(top))
         self.set_reactive(TurnLog.scroll_target_y, float(top))
-        self._scrollbar_stale = True
+        self._thumb_drawn = self._thumb()  # the whole view is repainted
         return True
 
-    def _sync_scrollbar(self) -> None:
-        if self._scrollbar_stale:
-            self._scrollbar_stale = False
-            self._scroll_update(self.virtual_size)
-            if self.show_vertical_scrollbar:
-                self.vertical_scrollbar.position = self.scroll_y
+    def _thumb(self) -> tuple[int, int]:
+        """The rows of the view the scroll thumb belongs on: none when everything fits."""
+        view = self.scrollable_content_region.height
+        total = max(self.virtual_size.height, view)
+        if total <= view:
+            return (0, 0)
+        size = max(1, round(view * view / total))
+        start = min(view - size, round(self.scroll_y * view / total))
+        return (start, start + size)
+
+    def _sync_thumb(self) -> None:
+        """Move the thumb where it belongs, repainting only the rows it left or reached."""
+        old, new = self._thumb_drawn, self._thumb()
+        if new != old:
+            self._thumb_drawn = new
+            x = self.scrollable_content_region.width - 1
+            self.refresh(*(Region(x, y, 1, 1) for y in set(range(*old)) ^ set(range(*new))))
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        """The reader scrolled (the log's own moves are quiet): the whole view, thumb included, is redrawn."""
+        super().watch_scroll_y(old, new)
+        self._thumb_drawn = self._thumb()
 
     def render_line(self, y: int) -> Strip:
         index = int(self.scroll_y) + y
-        return self._lines[index] if index < len(self._lines) else self._blank_line()
+        line = self._lines[index] if index < len(self._lines) else self._blank_line()
+        start, end = self._thumb_drawn
+        return Strip.join([line, self._edge(start <= y < end)])
+
+    def _edge(self, thumb: bool) -> Strip:
+        """The gap and the scroll bar's cell at the end of a line, made once per theme."""
+        if self._edges is None:
+            base = self._look()[1]
+            track, thumb_cell = (Strip([Segment(" ", base), Segment(" ", base + self.get_component_rich_style(name))])
+                                 for name in ("turn-log--track", "turn-log--thumb"))
+            self._edges = (track, thumb_cell)
+        return self._edges[thumb]
 
     def _blank_line(self) -> Strip:
         """An empty line in the current look, made once (half a pane of them follow a jump)."""
@@ -323,7 +358,7 @@ class TurnLog(ScrollView, can_focus=False):
         return self._blank
 
     def on_mount(self) -> None:
-        self.set_interval(SCROLLBAR_S, self._sync_scrollbar)
+        self.set_interval(THUMB_S, self._sync_thumb)
 
     def on_resize(self) -> None:
         self._look_cache = None
@@ -331,7 +366,7 @@ class TurnLog(ScrollView, can_focus=False):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._look_cache = self._blank = None
+        self._look_cache = self._blank = self._edges = None
         self.call_after_refresh(self._restyle)
 
     def _restyle(self) -> None:
