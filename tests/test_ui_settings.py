@@ -169,6 +169,14 @@ async def test_changing_protocol_rebuilds_options_agents_and_inputs():
             await wait_until(pilot, lambda: {r.agent_name for r in setup.query("AgentRow")} >= {"Speaker 1"})
 
 
+def test_an_agent_row_still_mounting_reads_as_it_was_made():
+    from debate_tui.ui.screens.setup import AgentRow
+
+    row = AgentRow("Critic", "critic", "strictly-negative", "plain", ["plain", "strictly-negative"], "gpt-x ", "")
+    assert row.read() == ("plain", "gpt-x")
+    assert AgentRow("Scorer", "scorer", None, None, ["plain"], "", "").read() == (None, "")
+
+
 def parse(*argv: str):
     args = build_parser().parse_args(["tui", *argv])
     if getattr(args, "protocol", None) is None:

@@ -69,8 +69,11 @@ class AgentRow(Horizontal):
         yield Input(self.model, placeholder=self.placeholder, classes="agent-model", compact=True)
 
     def read(self) -> tuple[str | None, str]:
-        persona = self.query_one(Select).value
-        return (None if persona is Select.NULL else str(persona)), self.query_one(Input).value.strip()
+        """The persona and model shown; a row still mounting (agents rebuilt twice in a row) shows its own."""
+        if not (selects := self.query(Select)) or not (inputs := self.query(Input)):
+            return (self.chosen if self.chosen in self.personas else None), self.model.strip()
+        persona = selects.first().value
+        return (None if persona is Select.NULL else str(persona)), inputs.first().value.strip()
 
 
 class SetupDetails(Vertical):
