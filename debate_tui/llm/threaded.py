@@ -5,7 +5,7 @@ when a stream ends, rebuilds the whole reply, copies it and runs its logging:
 20-60 ms a call, and five calls end together at a ChatEval turn. On the TUI's
 loop that work ran between frames, and a key press waited behind all of it.
 On a loop of its own it still takes the interpreter's lock, but the two threads
-take turns every few milliseconds, so a key press waits that long, not a burst.
+take turns every millisecond, so a key press waits that long, not a burst.
 
 Deltas cross back in batches, at most `HANDOVER_S` apart for all the calls
 together: the caller's loop wakes some twenty times a second, not once a chunk
@@ -23,13 +23,12 @@ from collections.abc import Callable
 
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient
 
-
 HANDOVER_S = 0.05
 """Most time a delta waits in the calls' thread: the TUI shows text at most eight times a second anyway."""
 SWITCH_INTERVAL_S = 0.001
 """How long a thread may keep the interpreter while another waits, once the calls' thread runs (Python's
 default is 5 ms). A key press crosses the event loop several times, and each crossing waited for a
-switch while litellm finished five streams: key press p95 72-134 ms, 58-72 ms at 1 ms, at no CPU cost."""
+switch while litellm finished five streams: key press p95 72-134 ms, 56-72 ms at 1 ms, for no measurable CPU."""
 
 
 class DeltaRelay:
