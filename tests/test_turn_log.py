@@ -121,7 +121,7 @@ async def test_a_reader_scrolled_up_is_not_moved_while_text_arrives():
         assert texts(log)[-1] in visible(log), "back at the end, it follows again"
 
 
-async def test_the_log_draws_its_own_scroll_bar_and_the_mouse_wheel_scrolls_it():
+async def test_the_log_draws_its_own_scroll_bar_the_wheel_scrolls_and_a_click_on_the_bar_moves_there():
     async with open_log() as (pilot, log):
         log.add_turn("round 1 · score 4", PARAGRAPH * 12)
         await pilot.pause()
@@ -136,6 +136,10 @@ async def test_the_log_draws_its_own_scroll_bar_and_the_mouse_wheel_scrolls_it()
             log.post_message(events.MouseScrollUp(log, 1, 1, 0, -1, 0, False, False, False))
         await pilot.pause()
         assert log.scroll_y == 0 and bar().startswith("#") and bar().endswith("."), "wheel up to the top"
+        await pilot.click(TurnLog, offset=(log.outer_size.width - 1, VIEW - 1))
+        assert log.scroll_y == log.max_scroll_y > 0 and bar().endswith("#"), "a click at the bar's foot: the end"
+        await pilot.click(TurnLog, offset=(log.outer_size.width - 2, 0))
+        assert log.scroll_y == log.max_scroll_y, "a click beside the bar scrolls nothing"
 
 
 async def test_old_turns_are_dropped_with_a_note_and_the_scroll_bar_never_comes_and_goes():

@@ -28,6 +28,7 @@ from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -112,6 +113,7 @@ class TurnLog(ScrollView, can_focus=False):
     was a quarter of the screen's cost while five panes streamed. Textual's scrolling stays: its
     bar has no width (`scrollbar-size-vertical: 0`) but is always on (`overflow-y: scroll`), so
     the mouse wheel scrolls, and no bar coming and going lays out the screen at a turn's start or end.
+    A click on the drawn bar scrolls to that place.
     """
 
     COMPONENT_CLASSES = {"turn-log--heading", "turn-log--error", "turn-log--note", "turn-log--track",
@@ -329,6 +331,13 @@ class TurnLog(ScrollView, can_focus=False):
             self._thumb_drawn = new
             x = self.scrollable_content_region.width - 1
             self.refresh(*(Region(x, y, 1, 1) for y in set(range(*old)) ^ set(range(*new))))
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on the scroll bar scrolls there (the thumb is drawn, not a widget: it cannot be dragged)."""
+        at, view = event.get_content_offset(self), self.scrollable_content_region
+        if at is not None and at.x == view.width - 1:
+            event.stop()
+            self.scroll_to(y=self.max_scroll_y * at.y / max(1, view.height - 1), animate=False)
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         """The reader scrolled (the log's own moves are quiet): the whole view, thumb included, is redrawn."""
