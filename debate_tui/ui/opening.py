@@ -32,7 +32,8 @@ DEFAULT_THEME = "debate-dark"
 
 @dataclass(frozen=True)
 class TopOfForm:
-    """The setup form's first lines: the protocol and the text file offered."""
+    """The protocol and text file to offer, arguments winning over remembered choices (`prefill` merges the same
+    way); the first frame shows the protocol, the file row comes with the form's other controls."""
 
     protocol: str = "debate"
     text_path: str = ""
