@@ -10,14 +10,14 @@ from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.pilot import Pilot
 
-from debate_tui.ui.widgets.turn_log import TurnLog, last_boundary
+from debate_tui.ui.widgets.turn_log import TurnLog, boundaries
 
 WIDTH, VIEW = 30, 8
 PARAGRAPH = "The summary keeps the main event and names the people, **but** it repeats one sentence. "
 
 
 class LogApp(App):
-    CSS = f"TurnLog {{ width: {WIDTH + 3}; height: {VIEW}; }}"  # padding 0 1 and a one-cell scroll bar
+    CSS = f"TurnLog {{ width: {WIDTH + 3}; height: {VIEW}; }}"  # a margin, a gap and a one-cell scroll bar
 
     def compose(self) -> ComposeResult:
         yield TurnLog(keep=3)
@@ -37,39 +37,59 @@ def texts(log: TurnLog) -> list[str]:
 
 
 def visible(log: TurnLog) -> list[str]:
-    return [log.render_line(y).text.rstrip() for y in range(VIEW)]
+    """The rows in view as drawn, margin cut off."""
+    return [log.render_line(y).text[1:].rstrip() for y in range(VIEW)]
 
 
 def test_blocks_end_at_blank_lines_and_list_items_but_never_inside_a_code_fence():
-    assert last_boundary("One.\n\nTwo", 0) == (6, True)
-    assert last_boundary("- a\n- b\n- c", 0) == (8, False)
-    assert last_boundary("Intro\n1. first", 0) == (6, False)
-    assert last_boundary("```\ncode\n\nmore\n```\n\nafter", 0) == (20, True)
-    assert last_boundary("```\ncode\n\nstill code", 0) is None
-    assert last_boundary("A paragraph\nstill the same one", 0) is None
-    assert last_boundary("Done.\n\nNext", 6) is None, "only what follows `start` is looked at"
+    assert list(boundaries("One.\n\nTwo", 0)) == [(6, True)]
+    assert list(boundaries("- a\n- b\n- c", 0)) == [(4, False), (8, False)]
+    assert list(boundaries("Intro\n1. first", 0)) == [(6, False)]
+    assert list(boundaries("```\ncode\n\nmore\n```\n\nafter", 0)) == [(20, True)]
+    assert list(boundaries("```\ncode\n\nstill code", 0)) == []
+    assert list(boundaries("A paragraph\nstill the same one", 0)) == []
+    assert list(boundaries("Done.\n\nNext", 6)) == [], "only what follows `start` is looked at"
 
 
-async def test_a_streamed_turn_shows_the_lines_of_the_turn_rendered_whole():
-    reply = f"Intro line.\n\n{PARAGRAPH}\n\n- one {PARAGRAPH}\n- two\n- three\n\n```\nx = 1\n\ny = 2\n```\n\nScore: 4"
+REPLY = f"Intro line.\n\n{PARAGRAPH}\n\n- one {PARAGRAPH}\n- two\n- three\n\n```\nx = 1\n\ny = 2\n```\n\nScore: 4"
+
+
+async def test_a_finished_turn_keeps_the_lines_it_streamed_rendered_block_by_block():
     async with open_log() as (pilot, log):
         log.begin(1, "round 1")
-        for start in range(0, len(reply), 7):
-            log.append(reply[start:start + 7])
+        for start in range(0, len(REPLY) - 3, 7):  # the last characters never reach the pane while it streams
+            log.append(REPLY[start:start + 7])
         live = texts(log)
-        assert len(log.live.blocks) >= 6, "paragraphs, list items and the fence were settled one by one"
-        log.add_turn("round 1 · score 4", reply)
-        provisional = texts(log)
+        settled = [part.lines for part, _ in log.live.blocks]
+        assert len(settled) >= 6, "paragraphs, list items and the fence were settled one by one"
+        log.add_turn("round 1 · score 4", REPLY)
+        finished = texts(log)
+        kept = [part.lines for part, _ in log.entries[0].blocks][:len(settled)]
+        log.add_turn("round 2", REPLY)  # never streamed: rendered from the reply, the same way
+        fresh = texts(log)[len(finished):]
+    assert all(a is b for a, b in zip(kept, settled)), "the settled blocks were not rendered again"
+    assert finished[0] == "round 1 · score 4" and live[0] == "round 1"
+    assert finished[1:-2] == live[1:-1] and finished[-2] == "Score: 4" and finished[-1] == "", \
+        "the streamed lines stay where they were; the missing end completes the last one"
+    assert fresh[1:] == finished[1:], "a turn that did not stream looks the same"
+    assert not any(a == b == "" for a, b in zip(live, live[1:])), "one blank line at most between blocks"
+    assert " • one The summary keeps the" in finished and " x = 1" in finished
+    assert not any("**" in line for line in finished), "Markdown is rendered, not shown as source"
+
+
+async def test_the_rows_are_drawn_by_the_log_and_filtered_as_textual_would():
+    async with open_log() as (pilot, log):
+        log.add_turn("round 1", PARAGRAPH)
         await pilot.pause()
-        whole = texts(log)
-    assert provisional[1:-1] == live[1:], "until the whole reply is rendered, the streamed lines stand in"
-    assert whole != provisional, "then the reply rendered whole replaces them (Rich spaces a list and a fence wider)"
-    assert [line for line in live[1:] if line] == [line for line in whole[1:] if line], \
-        "block by block, the same text lines as the reply rendered whole (only blank lines may differ)"
-    assert live[0] == "round 1" and provisional[0] == whole[0] == "round 1 · score 4"
-    assert not any(a == b == "" for a, b in zip(live, live[1:])), "one blank line at most between live blocks"
-    assert " • one The summary keeps the" in whole and "Score: 4" in whole
-    assert not any("**" in line for line in whole), "Markdown is rendered, not shown as source"
+        drawn = log.render_lines(Region(0, 0, WIDTH + 3, VIEW))
+        again = log.render_lines(Region(0, 0, WIDTH + 3, VIEW))
+        part = log.render_lines(Region(1, 2, 5, 1))
+        filters = pilot.app.get_line_filters()
+    assert [row.text[1:].rstrip() for row in drawn] == visible(log) and drawn[1].text.startswith(" The summary")
+    assert all(a is b for a, b in zip(drawn, again)), "an unchanged row is the same strip, its filters cached"
+    assert filters and all(a is not b for a, b in zip(drawn, (log.render_line(y) for y in range(VIEW)))), \
+        "the app's line filters were applied"
+    assert part[0].text == drawn[2].text[1:6] and part[0].cell_length == 5, "a crop is cut from the row"
 
 
 async def test_the_log_follows_the_end_by_jumping_and_lands_the_last_line_at_the_bottom():
@@ -130,7 +150,7 @@ async def test_the_log_draws_its_own_scroll_bar_the_wheel_scrolls_and_a_click_on
         def bar() -> str:
             return "".join("#" if list(log.render_line(y))[-1].style.bgcolor == thumb else "." for y in range(VIEW))
 
-        assert log.render_line(0).cell_length == WIDTH + 2 and texts(log)[-2] in visible(log)
+        assert log.render_line(0).cell_length == WIDTH + 3 and texts(log)[-2] in visible(log)
         assert bar().endswith("#") and bar().startswith("."), "at the end: the thumb at the bottom of the bar"
         for _ in range(40):
             log.post_message(events.MouseScrollUp(log, 1, 1, 0, -1, 0, False, False, False))

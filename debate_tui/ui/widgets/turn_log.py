@@ -7,20 +7,24 @@ press waited for the next frame. Here a pane's turns are one Line API widget
 of fixed size: text is rendered to strips once per width, growth touches only
 the lines that changed, and nothing outside the pane is laid out again.
 
-The live turn is Markdown too, rendered block by block: a block is settled
-once a blank line or a new list item (outside a code fence) follows it, and
-rendered once; only the unsettled tail is rendered again as text arrives.
-When the turn ends it is rendered whole, once and a moment later, so spacing
-comes out exactly as in the report.
+A turn is Markdown rendered block by block: a block is settled once a blank
+line or a new list item (outside a code fence) follows it, and rendered once;
+only the unsettled tail of the live turn is rendered again as text arrives.
+Finished turns are rendered the same way, so a turn that ends keeps the lines
+it streamed (nothing moves, nothing is rendered twice). Rich spaces a few
+constructs differently when it renders a reply whole (a list right after a
+paragraph, a fence): the review report shows replies whole.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from copy import copy
 from dataclasses import dataclass, field
 from functools import cache
+from typing import NamedTuple
 
 from markdown_it import MarkdownIt
 from rich.console import Group, RenderableType
@@ -29,6 +33,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.color import Color
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -38,6 +43,8 @@ from debate_tui.textsafe import inert
 FENCES = ("```", "~~~")
 THUMB_S = 1.0
 """How often a growing log's scroll thumb may move: its rows are repainted when it does."""
+MARGIN = 1
+"""Columns left of the text: a blank one."""
 GUTTER = 2
 """Columns right of the text: a blank one, then the log's own scroll bar."""
 
@@ -65,61 +72,89 @@ BOUNDARY = re.compile(r"\n\n+|\n(?=(?:[-*+]|\d{1,9}[.)])[ \t])")
 """Where a block ends: at blank lines, or before a list item (so a growing list re-renders one item)."""
 
 
-def last_boundary(text: str, start: int) -> tuple[int, bool] | None:
-    """The last block end in `text[start:]` outside a code fence: where the next block starts, and
-    whether a blank line separates them."""
-    found, fence_lines, scanned = None, 0, start
+def boundaries(text: str, start: int) -> Iterator[tuple[int, bool]]:
+    """Each block end in `text[start:]` outside a code fence, in order: where the next block starts,
+    and whether a blank line separates them. `start` must be outside a fence."""
+    fence_lines, scanned = 0, start
     for match in BOUNDARY.finditer(text, start):
         fence_lines += sum(line.lstrip().startswith(FENCES) for line in text[scanned:match.start()].split("\n"))
         scanned = match.start()
         if fence_lines % 2 == 0:
-            found = (match.end(), len(match.group()) > 1)
-    return found
+            yield match.end(), len(match.group()) > 1
 
 
 @dataclass
-class Entry:
+class Part:
     """Something shown in the log, rendered to strips at most once per width and theme."""
 
     build: Callable[[], RenderableType]
     """Makes the renderable when it is drawn, so theme styles are read then, not when the text arrived."""
     trim: bool = False
-    """Drop blank lines around it: a block of a live turn, spaced by the log rather than by Rich."""
+    """Drop blank lines around it: a block of a turn, spaced by the log rather than by Rich."""
     drawn_for: tuple = ()
-    """The width and styles `lines` were rendered for."""
+    """The look `lines` were rendered for."""
     lines: list[Strip] = field(default_factory=list)
 
 
 @dataclass
-class LiveTurn:
-    """The turn being spoken: its heading, its settled blocks (each rendered once) and the tail."""
+class TurnView:
+    """A turn as shown: its heading, its settled blocks (each rendered once), the tail, an error."""
 
-    slot: int
-    heading: Entry
+    heading: Part
+    slot: int | None = None
+    """The engine's slot of the live turn."""
     source: str = ""
     settled: int = 0
     """`source[:settled]` is in `blocks`; the rest is the tail."""
-    blocks: list[tuple[Entry, bool]] = field(default_factory=list)
+    blocks: list[tuple[Part, bool]] = field(default_factory=list)
     """Each settled block, and whether a blank line precedes it."""
     gap: bool = False
     """Whether a blank line precedes the tail."""
+    error: Part | None = None
+
+    def settle(self, final: bool = False) -> None:
+        """Move the blocks a boundary closed out of the tail; when the turn is over (`final`), the tail too."""
+        for end, blank in boundaries(self.source, self.settled):
+            self._add_block(end)
+            self.gap = blank or self.gap
+        if final:
+            self._add_block(len(self.source))
+
+    def _add_block(self, end: int) -> None:
+        block = self.source[self.settled:end].strip("\n")
+        if block:
+            self.blocks.append((Part(lambda: markdown(block), trim=True), self.gap))
+            self.gap = False
+        self.settled = end
+
+
+class Look(NamedTuple):
+    """What rendered lines depend on besides their text."""
+
+    width: int
+    base: Style
+    background: Color
+    """The log's background, which the app's line filters are given."""
+    styles: dict[str, Style]
+    """The component classes' styles."""
 
 
 class TurnLog(ScrollView, can_focus=False):
     """Finished turns, then the live one, as strips; follows the newest text while scrolled to the end.
 
-    It draws its own scroll bar, one column at the right of every line. Textual's (a widget beside
-    the text, drawn line by line with every repaint, and cutting each screen row in two more places)
-    was a quarter of the screen's cost while five panes streamed. Textual's scrolling stays: its
-    bar has no width (`scrollbar-size-vertical: 0`) but is always on (`overflow-y: scroll`), so
-    the mouse wheel scrolls, and no bar coming and going lays out the screen at a turn's start or end.
-    A click on the drawn bar scrolls to that place.
+    It draws its own rows, margin and scroll bar included (`render_lines`). Textual's bar (a widget
+    beside the text, drawn line by line with every repaint, and cutting each screen row in two more
+    places) was a quarter of the screen's cost while five panes streamed, and its per-row styling
+    pass (padding, borders, tint) cost 40 us a row, a whole pane of rows after each jump. Textual's
+    scrolling stays: its bar has no width (`scrollbar-size-vertical: 0`) but is always on
+    (`overflow-y: scroll`), so the mouse wheel scrolls, and no bar coming and going lays out the
+    screen at a turn's start or end. A click on the drawn bar scrolls to that place.
     """
 
     COMPONENT_CLASSES = {"turn-log--heading", "turn-log--error", "turn-log--note", "turn-log--track",
                          "turn-log--thumb"}
     DEFAULT_CSS = """
-    TurnLog { overflow-x: hidden; overflow-y: scroll; scrollbar-size-vertical: 0; padding: 0 0 0 1; }
+    TurnLog { overflow-x: hidden; overflow-y: scroll; scrollbar-size-vertical: 0; padding: 0; }
     TurnLog > .turn-log--track { background: $scrollbar-background; }
     TurnLog > .turn-log--thumb { background: $scrollbar; }
     TurnLog > .turn-log--heading { color: $primary; text-style: bold; }
@@ -132,21 +167,25 @@ class TurnLog(ScrollView, can_focus=False):
         self.keep = keep
         """How many finished turns stay in the log; older ones are counted, the report has them."""
         self.dropped = 0
-        self._note: list[Entry] = []
+        self._note: list[Part] = []
         """Says how many turns were dropped, once there are any."""
-        self.entries: list[Entry] = []
-        self.live: LiveTurn | None = None
+        self.entries: list[TurnView] = []
+        self.live: TurnView | None = None
         self._finished: list[Strip] = []
         self._lines: list[Strip] = []
-        self._drawn_for: tuple = ()
-        self._look_cache: tuple | None = None
+        self._drawn_for: Look | None = None
+        self._look_cache: Look | None = None
         self._blank: Strip | None = None
+        self._rows: dict[tuple[int, bool], tuple[Strip, Strip]] = {}
+        """Each line as a row (margin, line, gutter with track or thumb), by the line's id and the thumb:
+        a line keeps its row, and the row its filtered copies, however often it is drawn or moved."""
         self._top = 0
         """Where `_place` left the view: a different `scroll_y` means the reader scrolled."""
         self._following = True
         self._thumb_drawn = (0, 0)
         """The rows of the view the scroll thumb was last drawn on (`_thumb` is where it belongs now)."""
-        self._edges: tuple[Strip, Strip] | None = None
+        self._thumb_moved = 0.0
+        """When streamed text last let the thumb move (`time.monotonic`)."""
 
     # ----- what the pane tells it ---------------------------------------------------
 
@@ -154,39 +193,27 @@ class TurnLog(ScrollView, can_focus=False):
         """A finished turn (heading, the reply as Markdown, the error if any), in place of the live one.
 
         One step, not two: the log never shrinks in between, so its scroll bar does not blink out and back.
-        When the reply is what was streamed, its streamed lines stand in until the whole reply is
-        rendered, a moment later: the panes' turns often end together, and rendering five replies in
+        When the reply continues what was streamed, the turn keeps the blocks already rendered and
+        renders only the rest: the panes' turns often end together, and rendering five replies in
         one go held a key press for a tenth of a second.
         """
-
-        def build() -> RenderableType:
-            parts: list[RenderableType] = [self._heading(heading), markdown(content)]
-            if error:
-                parts.append(Text(inert(error), style=self.get_component_rich_style("turn-log--error")))
-            return Group(*parts, Text(""))
-
-        entry = Entry(build)
-        live, look = self.live, self._drawn_for
-        if live is not None and look and not error and live.source.strip() == inert(content).strip():
-            entry.drawn_for = look
-            entry.lines = [*self._render(self._heading(heading), look[0], look[1]), *self._live_body(live, look),
-                           self._blank_line()]
-            self.call_later(self._redraw, entry)
-        self.entries.append(entry)
+        text, live, title = inert(content), self.live, Part(lambda: self._heading(heading))
+        turn = live if live is not None and text.startswith(live.source) else TurnView(title)
+        turn.heading, turn.source, turn.slot = title, text, None
+        turn.settle(final=True)
+        if error:
+            turn.error = Part(lambda: Text(inert(error), style=self.get_component_rich_style("turn-log--error")))
+        self.entries.append(turn)
         if len(self.entries) > self.keep:
             del self.entries[0]
             self.dropped += 1
             note = f"… {self.dropped} earlier turn(s) hidden; the report has them all"
-            self._note = [Entry(lambda: Text(note, style=self.get_component_rich_style("turn-log--note")))]
+            self._note = [Part(lambda: Text(note, style=self.get_component_rich_style("turn-log--note")))]
         self.live = None
         self._rebuild()
 
-    def _redraw(self, entry: Entry) -> None:
-        entry.drawn_for = ()
-        self._rebuild()
-
     def begin(self, slot: int, heading: str) -> None:
-        self.live = LiveTurn(slot, Entry(lambda: self._heading(heading)))
+        self.live = TurnView(Part(lambda: self._heading(heading)), slot)
         self._rebuild()
 
     def end(self) -> None:
@@ -195,17 +222,12 @@ class TurnLog(ScrollView, can_focus=False):
         self._rebuild()
 
     def append(self, text: str) -> None:
-        """More of the live turn: settle the blocks a blank line closed, re-render only the tail."""
+        """More of the live turn: settle the blocks a boundary closed, re-render only the tail."""
         live = self.live
         if live is None or not text:
             return
         live.source += inert(text)
-        boundary = last_boundary(live.source, live.settled)
-        if boundary is not None:
-            block = live.source[live.settled:boundary[0]].strip("\n")
-            if block:
-                live.blocks.append((Entry(lambda: markdown(block), trim=True), live.gap))
-            live.settled, live.gap = boundary[0], boundary[1] or (live.gap and not block)
+        live.settle()
         self._rebuild(live_only=True)
 
     # ----- rendering --------------------------------------------------------------
@@ -213,61 +235,61 @@ class TurnLog(ScrollView, can_focus=False):
     def _heading(self, heading: str) -> Text:
         return Text(inert(heading), style=self.get_component_rich_style("turn-log--heading"))
 
-    def _look(self) -> tuple:
-        """What cached lines depend on besides their text: the width and the theme's styles.
-
-        Kept until the size or the styles change: reading the styles cost more than a flush's new text.
-        """
+    def _look(self) -> Look:
+        """Kept until the size or the styles change: reading the styles cost more than a flush's new text."""
         if self._look_cache is None:
-            self._look_cache = (self.scrollable_content_region.width - GUTTER, self.rich_style,
-                                *(self.get_component_rich_style(name) for name in sorted(self.COMPONENT_CLASSES)))
+            self._look_cache = Look(self.scrollable_content_region.width - MARGIN - GUTTER, self.rich_style,
+                                    self.background_colors[1],
+                                    {name: self.get_component_rich_style(name) for name in self.COMPONENT_CLASSES})
         return self._look_cache
 
-    def _strips(self, entry: Entry, look: tuple) -> list[Strip]:
-        if entry.drawn_for != look:
-            entry.drawn_for, entry.lines = look, self._render(entry.build(), look[0], look[1], entry.trim)
-        return entry.lines
+    def _strips(self, part: Part, look: Look) -> list[Strip]:
+        if part.drawn_for != look:
+            part.drawn_for, part.lines = look, self._render(part.build(), look, part.trim)
+        return part.lines
 
-    def _render(self, renderable: RenderableType, width: int, base: Style, trim: bool = False) -> list[Strip]:
-        options = self.app.console_options.update(highlight=False, width=width, height=None)
+    def _render(self, renderable: RenderableType, look: Look, trim: bool = False) -> list[Strip]:
+        options = self.app.console_options.update(highlight=False, width=look.width, height=None)
         segments = self.app.console.render(renderable, options)
-        lines = [Strip(line, width).apply_style(base) for line in
-                 Segment.split_and_crop_lines(segments, width, include_new_lines=False, pad=True)]
+        lines = [Strip(line, look.width).apply_style(look.base) for line in
+                 Segment.split_and_crop_lines(segments, look.width, include_new_lines=False, pad=True)]
         if trim:
             filled = [index for index, line in enumerate(lines) if line.text.strip()]
             lines = lines[filled[0]:filled[-1] + 1] if filled else []
         return lines
 
-    def _live_lines(self, look: tuple) -> list[Strip]:
-        live = self.live
-        return [*self._strips(live.heading, look), *self._live_body(live, look)] if live else []
-
-    def _live_body(self, live: LiveTurn, look: tuple) -> list[Strip]:
-        """The live turn under its heading: the settled blocks as rendered once, the tail rendered now."""
+    def _turn_lines(self, turn: TurnView, look: Look) -> list[Strip]:
+        """A turn under its heading: the settled blocks as rendered once, the tail rendered now."""
         gap = self._blank_line()
-        lines: list[Strip] = []
-        for index, (block, gap_before) in enumerate(live.blocks):
+        lines = [*self._strips(turn.heading, look)]
+        for index, (block, gap_before) in enumerate(turn.blocks):
             if index and gap_before:
                 lines.append(gap)
             lines.extend(self._strips(block, look))
-        tail = live.source[live.settled:].strip("\n")
+        tail = turn.source[turn.settled:].strip("\n")
         if tail:
-            if live.blocks and live.gap:
+            if turn.blocks and turn.gap:
                 lines.append(gap)
-            lines.extend(self._render(markdown(tail), look[0], look[1], trim=True))
+            lines.extend(self._render(markdown(tail), look, trim=True))
+        if turn.error is not None:
+            lines.extend(self._strips(turn.error, look))
         return lines
 
     def _rebuild(self, live_only: bool = False) -> None:
         """Recompute the lines; repaint only those that changed, lay out only when the height did."""
         look = self._look()
-        width = look[0]
-        if width <= 0:
+        if look.width <= 0:
             return
         if not live_only or look != self._drawn_for:
-            self._finished = [line for entry in self._note + self.entries for line in self._strips(entry, look)]
+            notes = [line for part in self._note for line in self._strips(part, look)]
+            self._finished = notes + [line for turn in self.entries
+                                      for line in (*self._turn_lines(turn, look), self._blank_line())]
         old = self._lines
         self._drawn_for = look
-        self._lines = self._finished + self._live_lines(look)
+        self._lines = self._finished + (self._turn_lines(self.live, look) if self.live else [])
+        if len(self._rows) > 2 * len(self._lines) + 64:  # forget the rows of lines gone
+            kept = {id(line) for line in self._lines}
+            self._rows = {key: row for key, row in self._rows.items() if key[0] in kept}
         if self._place(settle=not live_only):
             self.refresh()
         else:
@@ -275,7 +297,9 @@ class TurnLog(ScrollView, can_focus=False):
                          min(len(old), len(self._lines)))
             first = max(first, int(self.scroll_y))  # lines above the view need no repaint
             self.refresh_lines(first, max(len(old), len(self._lines)) - first)
-        if not live_only:
+        now = time.monotonic()
+        if not live_only or now - self._thumb_moved >= THUMB_S:
+            self._thumb_moved = now
             self._sync_thumb()
 
     def _place(self, settle: bool) -> bool:
@@ -300,7 +324,7 @@ class TurnLog(ScrollView, can_focus=False):
         else:  # someone is reading further up: the ground under them stays
             height = max(rows, top + view) if settle else max(rows, self.virtual_size.height)
         self._top, self._following = top, top >= height - view
-        size = Size(self._drawn_for[0], height)
+        size = Size(self._drawn_for.width if self._drawn_for else 0, height)
         wants_bar = self.styles.overflow_y == "scroll" or height > view
         if wants_bar != self.show_vertical_scrollbar:
             self.virtual_size = size
@@ -344,30 +368,39 @@ class TurnLog(ScrollView, can_focus=False):
         super().watch_scroll_y(old, new)
         self._thumb_drawn = self._thumb()
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The rows in `crop`, with the app's line filters (as Textual's styling pass would apply them)."""
+        background = self._look().background
+        rows = [self.render_line(y) for y in crop.line_range]
+        for line_filter in self.app.get_line_filters():
+            rows = [row.apply_filter(line_filter, background) for row in rows]
+        if crop.x or crop.width != self.size.width:
+            rows = [row.crop(crop.x, crop.right) for row in rows]
+        return rows
+
     def render_line(self, y: int) -> Strip:
         index = int(self.scroll_y) + y
         line = self._lines[index] if index < len(self._lines) else self._blank_line()
         start, end = self._thumb_drawn
-        return Strip.join([line, self._edge(start <= y < end)])
+        key = (id(line), start <= y < end)
+        row = self._rows.get(key)
+        if row is None or row[0] is not line:
+            row = self._rows[key] = (line, self._row(line, key[1]))
+        return row[1]
 
-    def _edge(self, thumb: bool) -> Strip:
-        """The gap and the scroll bar's cell at the end of a line, made once per theme."""
-        if self._edges is None:
-            base = self._look()[1]
-            track, thumb_cell = (Strip([Segment(" ", base), Segment(" ", base + self.get_component_rich_style(name))])
-                                 for name in ("turn-log--track", "turn-log--thumb"))
-            self._edges = (track, thumb_cell)
-        return self._edges[thumb]
+    def _row(self, line: Strip, thumb: bool) -> Strip:
+        """A line as drawn: the margin, the text, the gap and the scroll bar's cell (track or thumb)."""
+        look = self._look()
+        bar = look.base + look.styles["turn-log--thumb" if thumb else "turn-log--track"]
+        return Strip([Segment(" " * MARGIN, look.base), *line, Segment(" " * (GUTTER - 1), look.base),
+                      Segment(" ", bar)], MARGIN + line.cell_length + GUTTER)
 
     def _blank_line(self) -> Strip:
         """An empty line in the current look, made once (half a pane of them follow a jump)."""
         look = self._look()
-        if self._blank is None or self._blank.cell_length != look[0]:
-            self._blank = Strip.blank(look[0], look[1])
+        if self._blank is None or self._blank.cell_length != look.width:
+            self._blank = Strip.blank(look.width, look.base)
         return self._blank
-
-    def on_mount(self) -> None:
-        self.set_interval(THUMB_S, self._sync_thumb)
 
     def on_resize(self) -> None:
         self._look_cache = None
@@ -375,7 +408,8 @@ class TurnLog(ScrollView, can_focus=False):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._look_cache = self._blank = self._edges = None
+        self._look_cache = self._blank = None
+        self._rows.clear()
         self.call_after_refresh(self._restyle)
 
     def _restyle(self) -> None:
