@@ -35,6 +35,7 @@ from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.screens.dialogs import DecisionDialog, OverrideAnswer, OverrideDialog, TextPrompt
 from debate_tui.ui.screens.report import ReportScreen
 from debate_tui.ui.widgets.agent_pane import AgentPane
+from debate_tui.ui.widgets.kept_lines import KeptLines
 from debate_tui.ui.widgets.status_line import StatusLine
 
 PANES_IN_A_ROW = 4
@@ -44,6 +45,10 @@ FLUSH_S = 1 / 8
 PANE_REDRAWS_PER_S = 16
 """What all streaming panes share: with five speaking at once each is redrawn about three times a
 second, so the screen's cost stays bounded however many agents stream (no one reads five at once)."""
+
+
+class PaneGrid(Grid, KeptLines):
+    """The panes' grid: its gaps are redrawn when they change, not with every pane's repaint."""
 
 
 class Player(Protocol):
@@ -103,7 +108,7 @@ class DebateScreen(BaseScreen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(self._title(), id="debate-title")
-        with Grid(id="panes"):
+        with PaneGrid(id="panes"):
             yield from self.panes.values()
         yield Static("", id="verdict")
         yield self.status
@@ -117,7 +122,7 @@ class DebateScreen(BaseScreen[None]):
                        + (" · demo model: not a real judgment" if demo else ""), "bold")
 
     def on_mount(self) -> None:
-        grid = self.query_one("#panes", Grid)
+        grid = self.query_one("#panes", PaneGrid)
         grid.styles.grid_size_columns = grid_columns(len(self.panes))
         grid.styles.grid_size_rows = math.ceil(len(self.panes) / grid_columns(len(self.panes)))
         self.query_one("#verdict").display = False

@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from debate_tui.domain import AgentSpec, Turn
 from debate_tui.ui.literal import literal
+from debate_tui.ui.widgets.kept_lines import KeptLines
 from debate_tui.ui.widgets.score_trail import ScoreTrail
 from debate_tui.ui.widgets.turn_log import TurnLog
 
@@ -41,7 +42,11 @@ def heading_text(round_: int, criterion: str | None, result: str = "") -> str:
     return " · ".join([f"round {round_}"] + ([criterion] if criterion else []) + ([result] if result else []))
 
 
-class AgentPane(Vertical):
+class PaneHeader(Static, KeptLines):
+    """Who the agent is and what it concluded: three lines, redrawn when they change, not with every repaint."""
+
+
+class AgentPane(Vertical, KeptLines):
     """Display only: the debate screen tells it when a turn starts, grows, ends or fails."""
 
     def __init__(self, agent: AgentSpec, scales: dict[str, tuple[float, float]], **kwargs) -> None:
@@ -49,7 +54,7 @@ class AgentPane(Vertical):
         self.agent = agent
         self.scales = scales
         self.result = "waiting"
-        self.header = Static(self._header_text(), classes="pane-header")
+        self.header = PaneHeader(self._header_text(), classes="pane-header")
         self.trail = ScoreTrail(classes="pane-trail")
         self.turns = TurnLog(keep=MAX_TURNS, classes="pane-turns")
         self._round = 0

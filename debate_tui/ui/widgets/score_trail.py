@@ -5,6 +5,8 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from debate_tui.ui.widgets.kept_lines import KeptLines
+
 BARS = "▁▂▃▄▅▆▇█"
 SHOWN = 12
 """Only the latest points are drawn: a pane is narrow and the report has them all."""
@@ -26,7 +28,7 @@ def trail(points: list[tuple[float, float, float]]) -> Content:
     return Content.assemble((chart, "bold"), "  ", (numbers, "dim"))
 
 
-class ScoreTrail(Static):
+class ScoreTrail(Static, KeptLines):
     """One line, redrawn once per scored turn, never per token, and never laid out again."""
 
     DEFAULT_CSS = "ScoreTrail { height: 1; }"

@@ -7,6 +7,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from debate_tui.domain import Usage
+from debate_tui.ui.widgets.kept_lines import KeptLines
 
 
 def clock(seconds: float) -> str:
@@ -18,7 +19,7 @@ def clock(seconds: float) -> str:
 MODE_STYLES = {"paused": "bold reverse", "waiting for you": "bold reverse", "step": "bold"}
 
 
-class StatusLine(Static):
+class StatusLine(Static, KeptLines):
     """Reactive fields, so a key press (pause) shows on the very next frame."""
 
     round: reactive[int | None] = reactive(None)
