@@ -250,9 +250,8 @@ class TurnLog(ScrollView, can_focus=False):
 
     def _render(self, renderable: RenderableType, look: Look, trim: bool = False) -> list[Strip]:
         options = self.app.console_options.update(highlight=False, width=look.width, height=None)
-        segments = self.app.console.render(renderable, options)
-        lines = [Strip(line, look.width).apply_style(look.base) for line in
-                 Segment.split_and_crop_lines(segments, look.width, include_new_lines=False, pad=True)]
+        lines = [Strip(line, look.width) for line in
+                 self.app.console.render_lines(renderable, options, style=look.base, new_lines=False)]
         if trim:
             filled = [index for index, line in enumerate(lines) if line.text.strip()]
             lines = lines[filled[0]:filled[-1] + 1] if filled else []
