@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -371,3 +372,19 @@ async def test_every_shipped_example_session_opens_and_replays():
             await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen))
             await pilot.press("escape", "escape")
             await wait_until(pilot, lambda: app.screen is sessions)
+
+
+async def test_agents_rebuilt_twice_at_once_never_remove_rows_still_mounting():
+    app = DebateTUI(Launch(texts={"text": STORY}))
+    async with app.run_test() as pilot:
+        setup = await open_setup(pilot)
+        rows = list(setup.query("AgentRow"))
+        await setup._rebuild_agents()
+        assert list(setup.query("AgentRow")) == rows, "the same agents: the rows are kept"
+        for index in range(3):
+            rows[0].query_one(".agent-model", Input).value = f"openai/model-{index}"
+            await asyncio.gather(setup._rebuild_agents(), setup._rebuild_agents())
+            await pilot.pause()
+            models = [row.read()[1] for row in setup.query("AgentRow")]
+            assert models[0] == f"openai/model-{index}" and len(models) == len(rows)
+            rows = list(setup.query("AgentRow"))

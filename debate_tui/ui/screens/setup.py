@@ -62,6 +62,11 @@ class AgentRow(Horizontal):
         self.model = model
         self.placeholder = placeholder
 
+    @property
+    def made_from(self) -> tuple:
+        """What the row was made from: a rebuild that would make the same row keeps this one."""
+        return self.agent_name, self.role, self.default, self.chosen, self.personas, self.model, self.placeholder
+
     def compose(self) -> ComposeResult:
         yield Label(literal(f"{self.agent_name} ({self.role.replace('_', ' ')})"), classes="form-label")
         yield Select([(p, p) for p in self.personas], value=self.chosen if self.chosen in self.personas
@@ -143,6 +148,7 @@ class SetupScreen(BaseScreen[None]):
         self.criteria_spec = criteria_spec
         self.catalog: Catalog | None = None
         self._agents_timer: Timer | None = None
+        self._agents_lock = asyncio.Lock()
         self._form_protocol: str | None = None
         """The protocol the option form was built for: a Select echoing its value must not rebuild it."""
 
@@ -285,26 +291,34 @@ class SetupScreen(BaseScreen[None]):
     # ----- agents -------------------------------------------------------------------
 
     async def _rebuild_agents(self) -> None:
+        """Make one row per agent, one rebuild at a time, and only when the rows would differ.
+
+        Rows removed while an earlier rebuild's rows were still mounting crashed Textual's Select (it
+        looks for its own parts when mounted); at start-up the model's input asked for a second
+        rebuild of the same agents while the first was mounting.
+        """
         if self.catalog is None:
             return
         from debate_tui.ui.session_builder import build_agents, default_model
 
-        choices = self.read_choices()
-        try:
-            agents = build_agents(self.catalog, choices.model_copy(update={"agent_personas": {}}))
-        except InputError as exc:
-            self.query_one("#agents-note", Static).update(literal(f"Agents not updated: {exc}", "$warning"))
-            return
-        self.query_one("#agents-note", Static).update("")
-        holder = self.query_one("#agents", Vertical)
-        await holder.remove_children()
-        personas = sorted(self.catalog.personas)
-        placeholder = default_model(choices)
-        await holder.mount_all(
-            AgentRow(a.name, a.role, a.persona.name if a.persona else None, choices.agent_personas.get(a.name),
-                     personas, choices.agent_models.get(a.name, ""), placeholder)
-            for a in agents
-        )
+        async with self._agents_lock:
+            choices = self.read_choices()
+            try:
+                agents = build_agents(self.catalog, choices.model_copy(update={"agent_personas": {}}))
+            except InputError as exc:
+                self.query_one("#agents-note", Static).update(literal(f"Agents not updated: {exc}", "$warning"))
+                return
+            self.query_one("#agents-note", Static).update("")
+            personas = sorted(self.catalog.personas)
+            placeholder = default_model(choices)
+            rows = [AgentRow(a.name, a.role, a.persona.name if a.persona else None,
+                             choices.agent_personas.get(a.name), personas, choices.agent_models.get(a.name, ""),
+                             placeholder) for a in agents]
+            if [row.made_from for row in rows] == [row.made_from for row in self.query(AgentRow)]:
+                return
+            holder = self.query_one("#agents", Vertical)
+            await holder.remove_children()
+            await holder.mount_all(rows)
 
     def _schedule_agents(self) -> None:
         """Options and models change agents (a tie-breaker, more referees): rebuild once typing settles."""
