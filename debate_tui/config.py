@@ -32,10 +32,10 @@ import platformdirs
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from debate_tui.inputs import ConfigError
+from debate_tui.locations import APP_NAME, config_path
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.redact import redact
 
-APP_NAME = "debate-tui"
 ROLES = ("scorer", "critic", "referee", "summarizer", "feedback", "evaluator", "speaker", "judge", "tie_breaker")
 """The agent roles a `[roles]` table may give a model of their own."""
 
@@ -80,16 +80,6 @@ BARE_MODEL_PROVIDERS = (("gpt-", "openai"), ("chatgpt-", "openai"), ("o1", "open
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 _SECRET_NAME = re.compile(r"(?i)(^|_)(api_?key|key|token|secret|password|passwd|credentials?)$")
-
-
-def config_dir() -> Path:
-    """DEBATE_TUI_CONFIG_DIR when set (tests point it at a temporary directory), else the platform's."""
-    configured = os.environ.get("DEBATE_TUI_CONFIG_DIR")
-    return Path(configured).expanduser() if configured else platformdirs.user_config_path(APP_NAME)
-
-
-def config_path() -> Path:
-    return config_dir() / "config.toml"
 
 
 def setting_name(loc: tuple[str, ...]) -> str:

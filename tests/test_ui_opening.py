@@ -118,3 +118,20 @@ async def test_a_theme_chosen_after_the_quick_start_is_remembered():
         app.theme = "debate-paper"
         await wait_until(pilot, lambda: ui_state_path().exists() and "debate-paper" in ui_state_path().read_text())
     assert read_opening(args()).theme == "debate-paper"
+
+
+async def test_a_theme_named_by_the_config_wins_over_the_remembered_one_from_the_first_frame(monkeypatch):
+    remember({"theme": "debate-paper"})
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "config.toml").write_text('theme = "textual-light"\n')
+    assert read_opening(args()).theme == "textual-light"
+    monkeypatch.setenv("DEBATE_TUI_THEME", "debate-dark")
+    assert read_opening(args()).theme == "debate-dark", "the environment over the file"
+    monkeypatch.delenv("DEBATE_TUI_THEME")
+    app = DebateTUI(read_opening(args()))
+    async with app.run_test() as pilot:
+        assert app.theme == "textual-light", "in the first frame"
+        await open_setup(pilot)
+        assert app.theme == "textual-light" and app.launch.theme == "textual-light", "and once the config is validated"
+        await pilot.pause()
+    assert json.loads(ui_state_path().read_text())["theme"] == "debate-paper", "the configured theme is not a pick"

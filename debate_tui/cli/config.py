@@ -41,7 +41,7 @@ STARTER = """\
 # personas_dir = "~/debate-tui/personas"
 # criteria_dir = "~/debate-tui/criteria"
 
-# The TUI theme by name (DEBATE_TUI_THEME).
+# The TUI theme by name (DEBATE_TUI_THEME); over the one last picked in the TUI.
 # theme = "textual-dark"
 
 [roles]

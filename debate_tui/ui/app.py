@@ -126,7 +126,7 @@ class DebateTUI(App[int]):
 
                 launch = Launch()
             self._adopt(launch)
-            self.notes, theme = self.launch.notes, self.state.theme
+            self.notes, theme = self.launch.notes, self.launch.theme or self.state.theme
         themes, problems = load_themes(theme_dirs())
         for each in themes:
             self.register_theme(each)
@@ -184,7 +184,7 @@ class DebateTUI(App[int]):
             self.config_error = str(exc)
             self.exit(return_code=2)
             return False
-        self._use_theme(self.state.theme)
+        self._use_theme(self.launch.theme or self.state.theme)
         for screen in self.screen_stack:
             if isinstance(screen, SetupScreen):
                 screen.fill(self.launch.choices, self.launch.criteria_spec)
@@ -277,7 +277,8 @@ class DebateTUI(App[int]):
         self.run_worker(save_state(self.state.model_copy(deep=True)), group="state", description="save ui state")
 
     def watch_theme(self, theme: str) -> None:
-        if self.opening is None and self.is_mounted and theme != self.state.theme:  # no state to save before it is read
+        if (self.opening is None and self.is_mounted  # no state to save before it is read
+                and theme not in (self.state.theme, self.launch.theme)):  # a configured theme is not a pick
             self.state.theme = theme
             self._save_state()
 

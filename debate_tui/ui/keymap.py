@@ -12,12 +12,12 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from debate_tui.ui.locations import config_toml_path
+from debate_tui.locations import config_path
 
 
 def load_keymap(path: Path | None = None) -> tuple[dict[str, str], str | None]:
     """The keymap and, when the file could not be used, a one-line reason to show."""
-    path = path or config_toml_path()
+    path = path or config_path()
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

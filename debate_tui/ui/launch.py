@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from debate_tui.cli.task_args import build_session, build_task, sessions_dir
+from debate_tui.config import effective_config
 from debate_tui.cli.task_flags import OPTION_KEYS
 from debate_tui.domain import Session
 from debate_tui.llm import DEMO_MODEL
@@ -32,6 +33,8 @@ class Launch:
     step: bool = False
     sessions_dir: Path | None = None
     notes: list[str] = field(default_factory=list)
+    theme: str | None = None
+    """The theme the configuration names (config.toml, DEBATE_TUI_THEME): over the remembered one."""
 
 
 def launch_from_args(args: argparse.Namespace, state: UiState, texts: dict[str, str] | None = None) -> Launch:
@@ -46,6 +49,7 @@ def launch_from_args(args: argparse.Namespace, state: UiState, texts: dict[str, 
         choice = build_session(args, build_task(args, notes.append), notes.append)
         launch.session, launch.demo = choice.session, choice.demo
     launch.texts = read_texts(args, notes.append) if texts is None else texts
+    launch.theme = effective_config(args).theme
     launch.choices = prefill(state.setup, args)
     return launch
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
-APP_NAME = "debate-tui"
+from debate_tui.locations import APP_NAME, config_dir
 REPO = Path(__file__).resolve().parents[2]
 """The source checkout; `themes/` and `sessions/` live beside the package there."""
 
@@ -17,23 +16,9 @@ def shipped(folder: str) -> Path:
     return in_checkout if in_checkout.is_dir() else Path(sys.prefix) / "share" / APP_NAME / folder
 
 
-def config_dir() -> Path:
-    """DEBATE_TUI_CONFIG_DIR when set (tests point it at a temporary directory), else the platform's."""
-    configured = os.environ.get("DEBATE_TUI_CONFIG_DIR")
-    if configured:
-        return Path(configured).expanduser()
-    import platformdirs
-
-    return platformdirs.user_config_path(APP_NAME)
-
-
 def ui_state_path() -> Path:
     """The TUI's own remembered choices, kept apart from the user-edited config.toml."""
     return config_dir() / "ui-state.json"
-
-
-def config_toml_path() -> Path:
-    return config_dir() / "config.toml"
 
 
 def theme_dirs() -> list[Path]:

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from debate_tui.inputs import read_text
+from debate_tui.locations import config_path
 from debate_tui.ui.locations import ui_state_path
 
 TEXT_ARGS = {"text": "--text", "text_b": "--text-b", "source": "--source", "context": "--context"}
@@ -74,11 +77,26 @@ def read_opening(args: argparse.Namespace) -> Opening:
     return Opening(
         args=args,
         remembered=remembered,
-        theme=_text(remembered, "theme", DEFAULT_THEME),
+        theme=configured_theme() or _text(remembered, "theme", DEFAULT_THEME),
         top=top_of_form(args, _text(setup, "protocol", defaults.protocol), _text(setup, "text_path", defaults.text_path)),
         texts=read_texts(args, notes.append),
         notes=notes,
     )
+
+
+def configured_theme() -> str | None:
+    """The theme DEBATE_TUI_THEME or config.toml names, over the one last picked in the TUI.
+
+    Read plainly for the first frame; the config is validated right after it, and a file that cannot
+    be used is reported then.
+    """
+    if named := os.environ.get("DEBATE_TUI_THEME"):
+        return named
+    try:
+        named = tomllib.loads(config_path().read_text(encoding="utf-8")).get("theme")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    return named if isinstance(named, str) and named else None
 
 
 def read_remembered(path: Path | None = None) -> dict[str, Any]:
