@@ -263,17 +263,18 @@ def cpu_ratio(url: str, work: Path, env: dict[str, str], repeats: int) -> tuple[
         rates.append(app["chunks"] / app["wall_s"])
         chunks = app["chunks"]
     return median(ratios), (f"{median(app_ms):.3f} vs {median(base_ms):.3f} ms CPU/chunk (UI thread "
-                            f"{median(ui_ms):.3f}); {chunks} chunks at {median(rates):.0f}/s; median of {repeats}")
+                            f"{median(ui_ms):.3f}); {chunks} chunks at {median(rates):.0f}/s; median of {repeats}"
+                            + (f" (pairs {min(ratios):.2f}-{max(ratios):.2f}x)" if repeats > 1 else ""))
 
 
-def measure(repeats: int = 3) -> Section:
+def measure(repeats: int = 5) -> Section:
     with work_dir("streaming") as work:
         env = quiet_env(work)
         with fake_server(latency=LATENCY_S, chunk_delay=CHUNK_DELAY_S, reply=REPLY) as url:
             paced, paced_detail = cpu_ratio(url, work, env, repeats)
             keyed = run_app_on_pty(url, work, keys=True)
         with fake_server(latency=LATENCY_S, chunk_delay=0.0, reply=REPLY) as url:
-            flat_out, flat_out_detail = cpu_ratio(url, work, env, 1)
+            flat_out, flat_out_detail = cpu_ratio(url, work, env, 3)
     latencies = [s * 1000 for s in keyed["latencies"]]
     lost = sum(1 for value in latencies if value == float("inf"))
     p50, p95 = (percentile(latencies, 0.5), percentile(latencies, 0.95)) if latencies else (float("nan"),) * 2
