@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from textual.widgets import Button
@@ -169,6 +170,50 @@ async def test_f3_returns_to_setup_once_the_run_is_over():
         await wait_until(pilot, lambda: debate.finished, what="the end")
         await pilot.press("f3")
         await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen), what="the setup screen")
+
+
+class TrickleClient:
+    """Every call streams a long reply in small pieces, a few milliseconds apart; the calls start a tick apart."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def complete(self, request, on_delta=None):
+        from debate_tui.llm.base import Completion
+
+        self.calls += 1
+        await asyncio.sleep(FLUSH_S * (self.calls % 3))
+        reply = "A point about the story, made slowly. " * 150 + "\n\nScore: 4"
+        for start in range(0, len(reply), 6):
+            on_delta(reply[start:start + 6])
+            await asyncio.sleep(0.004)
+        return Completion(text=reply)
+
+
+async def test_streaming_panes_are_redrawn_together_within_the_shared_budget():
+    from tests.test_ui_snapshots import app_with, chateval_session
+
+    app = app_with(chateval_session(), TrickleClient())
+    async with app.run_test(size=(120, 36)) as pilot:
+        debate = await start(pilot)
+        shown: list[tuple[float, str]] = []
+        for name, pane in debate.panes.items():
+            append = pane.append
+            pane.append = lambda text, name=name, append=append: (shown.append((time.monotonic(), name)), append(text))
+        await wait_until(pilot, lambda: len(shown) >= 24, what="eight redraws of three panes")
+    redraws: list[list[tuple[float, str]]] = []  # appends less than 50 ms apart came from one flush
+    for at, name in shown:
+        if redraws and at - redraws[-1][-1][0] < 0.05:
+            redraws[-1].append((at, name))
+        else:
+            redraws.append([(at, name)])
+    names = sorted(debate.panes)
+    first = next(index for index, each in enumerate(redraws) if sorted(name for _, name in each) == names)
+    steady = redraws[first:-1]  # all three speaking, the last flush perhaps partial
+    assert len(steady) >= 4 and all(sorted(name for _, name in each) == names for each in steady), \
+        "each flush redrew the three panes together"
+    gaps = [b[0][0] - a[0][0] for a, b in zip(steady, steady[1:])]
+    assert min(gaps) >= flush_interval(3) * 0.8, "three speakers share the redraw budget"
 
 
 def test_streaming_panes_share_a_redraw_budget():
