@@ -8,7 +8,9 @@ streams (same server, replies, model name and concurrency) with
 `litellm.acompletion(stream=True)` alone. The server runs in its own process;
 both clients import litellm before the clock starts. Twice: at 50 chunks a
 second per stream (a fast hosted model; the UI's cost per frame is then
-shared by fewer chunks), and as fast as the server sends.
+shared by fewer chunks), and as fast as the server sends; five pairs each,
+the median of the per-pair ratios reported (one pair alone varies by about
+a tenth either way on this machine).
 
 The CPU window runs from the first chunk to the return of the last call, so
 the app's work between turns (finishing a pane, saving the session) is
@@ -274,7 +276,7 @@ def measure(repeats: int = 5) -> Section:
             paced, paced_detail = cpu_ratio(url, work, env, repeats)
             keyed = run_app_on_pty(url, work, keys=True)
         with fake_server(latency=LATENCY_S, chunk_delay=0.0, reply=REPLY) as url:
-            flat_out, flat_out_detail = cpu_ratio(url, work, env, 3)
+            flat_out, flat_out_detail = cpu_ratio(url, work, env, repeats)
     latencies = [s * 1000 for s in keyed["latencies"]]
     lost = sum(1 for value in latencies if value == float("inf"))
     p50, p95 = (percentile(latencies, 0.5), percentile(latencies, 0.95)) if latencies else (float("nan"),) * 2
