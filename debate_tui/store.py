@@ -233,39 +233,41 @@ class SessionStore:
     def load(self, ref: str) -> Session:
         return read_session(self.resolve(ref))
 
-    def list(self) -> list[SessionSummary]:
-        """Newest first; unreadable files are listed with their problem, not skipped.
+    def list(self, newest: int | None = None) -> list[SessionSummary]:
+        """Newest first, by file name (a session's file is named after its id, which starts with its
+        time); unreadable files are listed with their problem, not skipped. `newest`: only that many
+        (a first screenful), the files past them neither read nor looked at.
 
         Files whose size, mtime and inode match the index are not read (see SummaryIndex).
         """
-        rows: list[SessionSummary] = []
         if not self.root.is_dir():
-            return rows
+            return []
+        with os.scandir(self.root) as scan:
+            found = sorted((entry for entry in scan
+                            if not entry.name.startswith(".") and entry.name.endswith(".json") and entry.is_file()),
+                           key=lambda entry: entry.name, reverse=True)
         index = SummaryIndex(self.root, self.index_dir)
         known = index.read().get("entries", {})
-        entries: dict[str, Any] = {}
-        with os.scandir(self.root) as scan:
-            for entry in scan:
-                if entry.name.startswith(".") or not entry.name.endswith(".json") or not entry.is_file():
-                    continue
-                path = Path(entry.path)
-                stat = entry.stat()
-                stamp = [stat.st_size, stat.st_mtime_ns, stat.st_ino]
-                cached = known.get(entry.name)
-                summary = None
-                if isinstance(cached, dict) and cached.get("stamp") == stamp:
-                    try:
-                        summary = _summary_from(path, cached["row"])
-                        entries[entry.name] = cached
-                    except (KeyError, TypeError, ValueError):  # a damaged entry: read the file instead
-                        pass
-                if summary is None:
-                    summary = summarize_file(path)
-                    entries[entry.name] = {"stamp": stamp, "row": _summary_data(summary)}
-                rows.append(summary)
+        entries: dict[str, Any] = {entry.name: known[entry.name] for entry in found if entry.name in known}
+        rows: list[SessionSummary] = []
+        for entry in found[:newest]:
+            path = self.root / entry.name
+            stat = entry.stat()
+            stamp = [stat.st_size, stat.st_mtime_ns, stat.st_ino]
+            cached = known.get(entry.name)
+            summary = None
+            if isinstance(cached, dict) and cached.get("stamp") == stamp:
+                try:
+                    summary = _summary_from(path, cached["row"])
+                except (KeyError, TypeError, ValueError):  # a damaged entry: read the file instead
+                    pass
+            if summary is None:
+                summary = summarize_file(path)
+                entries[entry.name] = {"stamp": stamp, "row": _summary_data(summary)}
+            rows.append(summary)
         if entries.keys() != known.keys() or any(entries[name] is not known[name] for name in entries):
             index.write(entries)
-        return sorted(rows, key=lambda r: r.id, reverse=True)
+        return rows
 
     def delete(self, ref: str) -> None:
         self.resolve(ref).unlink()

@@ -93,3 +93,14 @@ def test_the_index_lives_in_the_cache_directory_not_beside_the_sessions(tmp_path
     index = SummaryIndex(store.root)
     assert index.path.parent == isolated_dirs / "cache" / "session-index"
     assert set(json.loads(index.path.read_text())["entries"]) == {"a.json"}
+
+
+def test_the_newest_few_are_listed_without_reading_the_others_or_forgetting_them(tmp_path, reads):
+    store = SessionStore(tmp_path / "s")
+    paths = [save(store, f"2026010{number}-120000-abcd") for number in range(1, 6)]
+    newest = store.list(newest=2)
+    assert [row.id for row in newest] == ["20260105-120000-abcd", "20260104-120000-abcd"]
+    assert sorted(reads) == sorted(paths[-2:]), "only the newest two files were read"
+    reads.clear()
+    assert [row.id for row in store.list()] == [f"2026010{number}-120000-abcd" for number in range(5, 0, -1)]
+    assert sorted(reads) == sorted(paths[:3]), "the index kept the two, and the other three were read once"
