@@ -2,8 +2,9 @@
 
 Measured: the whole app's CPU time per streamed chunk (process CPU, all
 threads) while a 5-referee ChatEval simultaneous-talk debate (2 turns, 10
-streams of about 215 chunks) streams from the fake server through litellm
-into the debate screen on a real pty, against a script that consumes the same
+streams of about 215 chunks; 6 turns as fast as the server sends) streams
+from the fake server through litellm into the debate screen on a real pty,
+against a script that consumes the same
 streams (same server, replies, model name and concurrency) with
 `litellm.acompletion(stream=True)` alone. The server runs in its own process;
 both clients import litellm before the clock starts. Twice: at 50 chunks a
@@ -42,6 +43,9 @@ from benchmarks.terminal import PtyRun
 
 AGENTS = 5
 TURNS = 2
+FAST_TURNS = 6
+"""As fast as the server sends, two turns stream in about three seconds: too short a sample on a shared machine
+(pairs ranged 0.98-1.57x); six take about nine."""
 LATENCY_S = 0.5
 """Before the first chunk: time for the debate screen to be mounted before the CPU window opens."""
 CHUNK_DELAY_S = 0.02
@@ -61,7 +65,7 @@ TEXT = ("The city council approved the new budget on Monday. The budget raises s
 # ----- the baseline: litellm alone ------------------------------------------------------------
 
 
-async def litellm_alone(url: str) -> dict:
+async def litellm_alone(url: str, turns: int) -> dict:
     from debate_tui.llm.litellm_client import load_litellm
 
     litellm = load_litellm()
@@ -81,7 +85,7 @@ async def litellm_alone(url: str) -> dict:
                     started.extend((time.process_time(), time.perf_counter()))
                 chunks += 1
 
-    for _ in range(TURNS):
+    for _ in range(turns):
         await asyncio.gather(*(one() for _ in range(AGENTS)))
     if PROFILER is not None:
         PROFILER.stop()
@@ -127,9 +131,9 @@ class CountingClient:
             self.ui_end = time.clock_gettime(self.ui_clock)
 
 
-def debate_args(url: str, text: Path) -> list[str]:
+def debate_args(url: str, text: Path, turns: int) -> list[str]:
     return ["tui", "--autostart", "--protocol", "chateval", "--strategy", "simultaneous-talk",
-            "--agents", str(AGENTS), "--turns", str(TURNS), "--criteria", "coherence",
+            "--agents", str(AGENTS), "--turns", str(turns), "--criteria", "coherence",
             "--model", KNOWN_MODEL, "--api-base", url, "--text", str(text)]
 
 
@@ -163,7 +167,7 @@ class FrameLog:
         driver.write = noting_write
 
 
-async def app_run(url: str, text: Path, log_frames: bool) -> dict:
+async def app_run(url: str, text: Path, log_frames: bool, turns: int) -> dict:
     from debate_tui.cli import build_parser
     from debate_tui.llm.litellm_client import load_litellm
     from debate_tui.llm.router import ModelRouter
@@ -175,7 +179,7 @@ async def app_run(url: str, text: Path, log_frames: bool) -> dict:
     load_litellm()  # its import is start-up's business, not streaming's
     client = CountingClient(ModelRouter())  # counts in the calls' thread, as the app composes its client
     threaded = ThreadedClient(client)
-    app = DebateTUI(launch_from_args(build_parser().parse_args(debate_args(url, text)), load_state()), client=threaded)
+    app = DebateTUI(launch_from_args(build_parser().parse_args(debate_args(url, text, turns)), load_state()), client=threaded)
     frames = FrameLog()
     async with app.run_test(headless=False, size=None):
         if log_frames:
@@ -199,10 +203,11 @@ async def app_run(url: str, text: Path, log_frames: bool) -> dict:
 # ----- the measurement --------------------------------------------------------------------------
 
 
-def run_app_on_pty(url: str, work: Path, keys: bool) -> dict:
+def run_app_on_pty(url: str, work: Path, keys: bool, turns: int = TURNS) -> dict:
     text, out = work / "text.txt", work / f"app-{'keys' if keys else 'cpu'}.json"
     text.write_text(TEXT)
-    argv = [PYTHON, "-m", "benchmarks.streaming", "--app", url, "--text", str(text), "--out", str(out)]
+    argv = [PYTHON, "-m", "benchmarks.streaming", "--app", url, "--text", str(text), "--out", str(out),
+            "--turns", str(turns)]
     run = PtyRun(argv + (["--frames"] if keys else []), quiet_env(work), cwd=ROOT, markers=[SPEAKING])
     presses: list[float] = []
     try:
@@ -251,12 +256,18 @@ def match_presses(presses: list[float], frames: list[list], window: list[float])
     return latencies
 
 
-def cpu_ratio(url: str, work: Path, env: dict[str, str], repeats: int) -> tuple[float, str]:
-    """The median over `repeats` pairs of (app CPU per chunk) / (litellm alone CPU per chunk), and the figures."""
+def cpu_ratio(url: str, work: Path, env: dict[str, str], repeats: int, turns: int = TURNS) -> tuple[float, str]:
+    """The median over `repeats` pairs of (app CPU per chunk) / (litellm alone CPU per chunk), and the figures.
+
+    Within a pair the two runs take turns going first, so a machine getting busier or quieter
+    during a pair does not always weigh on the same side.
+    """
     ratios, app_ms, ui_ms, base_ms, rates, chunks = [], [], [], [], [], 0
-    for _ in range(repeats):
-        base = run_child("streaming", ["--litellm", url], env)
-        app = run_app_on_pty(url, work, keys=False)
+    for index in range(repeats):
+        runs = [lambda: run_child("streaming", ["--litellm", url, "--turns", str(turns)], env),
+                lambda: run_app_on_pty(url, work, keys=False, turns=turns)]
+        first, second = (run() for run in (runs if index % 2 == 0 else runs[::-1]))
+        base, app = (first, second) if index % 2 == 0 else (second, first)
         per_app, per_base = app["cpu_s"] / app["chunks"], base["cpu_s"] / base["chunks"]
         ratios.append(per_app / per_base)
         app_ms.append(per_app * 1000)
@@ -276,7 +287,7 @@ def measure(repeats: int = 5) -> Section:
             paced, paced_detail = cpu_ratio(url, work, env, repeats)
             keyed = run_app_on_pty(url, work, keys=True)
         with fake_server(latency=LATENCY_S, chunk_delay=0.0, reply=REPLY) as url:
-            flat_out, flat_out_detail = cpu_ratio(url, work, env, repeats)
+            flat_out, flat_out_detail = cpu_ratio(url, work, env, repeats, FAST_TURNS)
     latencies = [s * 1000 for s in keyed["latencies"]]
     lost = sum(1 for value in latencies if value == float("inf"))
     p50, p95 = (percentile(latencies, 0.5), percentile(latencies, 0.95)) if latencies else (float("nan"),) * 2
@@ -323,14 +334,15 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--text", type=Path)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--frames", action="store_true", help="child: log when frames show a new mode")
+    parser.add_argument("--turns", type=int, default=TURNS, help="child: turns of the debate (each streams once per agent)")
     parser.add_argument("--profile", type=Path, help="child: write a pyinstrument profile of the app run here")
     args = parser.parse_args(argv)
     if os.environ.get("BENCH_EXPERIMENT"):  # a profiling session's what-if, never part of the benchmark
         exec(Path(os.environ["BENCH_EXPERIMENT"]).read_text(), {})
     if args.litellm:
-        emit(profiled(args.profile, lambda: asyncio.run(litellm_alone(args.litellm))))
+        emit(profiled(args.profile, lambda: asyncio.run(litellm_alone(args.litellm, args.turns))))
     elif args.app:
-        result = profiled(args.profile, lambda: asyncio.run(app_run(args.app, args.text, args.frames)))
+        result = profiled(args.profile, lambda: asyncio.run(app_run(args.app, args.text, args.frames, args.turns)))
         args.out.write_text(json.dumps(result))
     else:
         for row in measure().rows:

@@ -2,7 +2,9 @@
 
 The JSON is dumped in the loop (a consistent snapshot of the live session),
 then written atomically in a thread. A lock keeps writes in order, so a slow
-older write can never land after a newer one.
+older write can never land after a newer one. Saves asked for while another
+waits are one save: five agents finishing their turns together wrote the
+whole session five times, each write holding what the last one alone needed.
 """
 
 from __future__ import annotations
@@ -15,15 +17,27 @@ from debate_tui.store import write_atomic
 
 
 class SessionSaver:
-    """The runner's `save` callback for one session file."""
+    """The runner's `save` callback for one session file: it returns once a write holding the session
+    as it was when asked is on disk."""
 
     def __init__(self, path: Path):
         self.path = path
         self._lock = asyncio.Lock()
+        self._asked = 0
+        """Saves asked for so far."""
+        self._written = 0
+        """The asks the last write covered: it dumped the session after them."""
         self.saves = 0
+        """Writes made."""
 
     async def __call__(self, session: Session) -> None:
+        self._asked += 1
+        wanted = self._asked
         async with self._lock:
+            if self._written >= wanted:  # a write that dumped the session after this ask is on disk
+                return
+            covered = self._asked
             text = session.model_dump_json(indent=1)
             await asyncio.to_thread(write_atomic, self.path, text)
+            self._written = covered
             self.saves += 1
