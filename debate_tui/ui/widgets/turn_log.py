@@ -27,7 +27,7 @@ from functools import cache
 from typing import NamedTuple
 
 from markdown_it import MarkdownIt
-from rich.console import Group, RenderableType
+from rich.console import RenderableType
 from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
@@ -352,15 +352,20 @@ class TurnLog(ScrollView, can_focus=False):
         old, new = self._thumb_drawn, self._thumb()
         if new != old:
             self._thumb_drawn = new
-            x = self.scrollable_content_region.width - 1
-            self.refresh(*(Region(x, y, 1, 1) for y in set(range(*old)) ^ set(range(*new))))
+            self.refresh(*(Region(self._bar_x, y, 1, 1) for y in set(range(*old)) ^ set(range(*new))))
 
     def on_click(self, event: events.Click) -> None:
         """A click on the scroll bar scrolls there (the thumb is drawn, not a widget: it cannot be dragged)."""
-        at, view = event.get_content_offset(self), self.scrollable_content_region
-        if at is not None and at.x == view.width - 1:
+        at = event.get_content_offset(self)
+        if at is not None and at.x == self._bar_x:
             event.stop()
-            self.scroll_to(y=self.max_scroll_y * at.y / max(1, view.height - 1), animate=False)
+            view = self.scrollable_content_region.height
+            self.scroll_to(y=self.max_scroll_y * at.y / max(1, view - 1), animate=False)
+
+    @property
+    def _bar_x(self) -> int:
+        """The scroll bar's column: the last of every row."""
+        return self.scrollable_content_region.width - 1
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         """The reader scrolled (the log's own moves are quiet): the whole view, thumb included, is redrawn."""
