@@ -4,20 +4,27 @@ Measured: the whole app's CPU time per streamed chunk (process CPU, all
 threads) while a 5-referee ChatEval simultaneous-talk debate (2 turns, 10
 streams of about 215 chunks; 6 turns as fast as the server sends) streams
 from the fake server through litellm into the debate screen on a real pty,
-against a script that consumes the same
-streams (same server, replies, model name and concurrency) with
-`litellm.acompletion(stream=True)` alone. The server runs in its own process;
-both clients import litellm before the clock starts. Twice: at 50 chunks a
-second per stream (a fast hosted model; the UI's cost per frame is then
-shared by fewer chunks), and as fast as the server sends; five pairs each,
-the median of the per-pair ratios reported (one pair alone varies by about
-a tenth either way on this machine).
+against a script that consumes the same streams (same server, replies, model
+name and concurrency) with `litellm.acompletion(stream=True)` alone. The
+server runs in its own process; both clients import litellm before the clock
+starts. Twice: at 50 chunks a second per stream (a fast hosted model; the
+UI's cost per frame is then shared by fewer chunks), and as fast as the
+server sends; five pairs each, the median of the per-pair ratios reported.
+
+The two sides of a pair run at the same time, against the same server: the
+script waits, imported, until the app's first turn starts, then streams its
+turns while the app streams its own. On this shared machine litellm's CPU per
+chunk drifts by a sixth from one second to the next (as fast as the server
+sends, whether a read finds one chunk or several swings it further), so two
+runs one after the other differed by up to a third; run together they see the
+same machine. The method is checked the same way with the script against
+itself, which should come out at 1.00x (its figure is in the detail).
 
 The CPU window runs from the first chunk to the return of the last call, so
 the app's work between turns (finishing a pane, saving the session) is
 counted, as a person would pay for it; mounting the screen is not.
 
-Key latency: in a second run of the same debate, `p` is typed into the
+Key latency: in a run of the same debate on its own, `p` is typed into the
 terminal every 150-300 ms while the panes stream; each press is timed
 from the moment it is written to the pty to the moment the app hands the
 terminal driver the first frame whose status line shows the new mode. A press
@@ -31,13 +38,15 @@ import asyncio
 import json
 import os
 import random
+import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.common import (
-    KNOWN_MODEL, PYTHON, ROOT, Row, Section, emit, fake_server, median, percentile, quiet_env, run_child, work_dir,
+    KNOWN_MODEL, PYTHON, ROOT, Row, Section, emit, fake_server, median, percentile, quiet_env, work_dir,
 )
 from benchmarks.terminal import PtyRun
 
@@ -90,6 +99,38 @@ async def litellm_alone(url: str, turns: int) -> dict:
     if PROFILER is not None:
         PROFILER.stop()
     return {"cpu_s": time.process_time() - started[0], "wall_s": time.perf_counter() - started[1], "chunks": chunks}
+
+
+READY = "ready"
+"""What a waiting script prints once litellm is imported."""
+
+
+class WaitingScript:
+    """The baseline in a child process: it imports litellm, says so, and streams its turns when told to go."""
+
+    def __init__(self, url: str, turns: int, env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(
+            [PYTHON, "-m", "benchmarks.streaming", "--litellm", url, "--turns", str(turns), "--wait"],
+            env=env, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert self.process.stdin is not None and self.process.stdout is not None
+        if self.process.stdout.readline().strip() != READY:
+            self.close()
+            raise RuntimeError(f"the litellm script did not start:\n{self.process.stderr.read()[-3000:]}")
+
+    def go(self) -> None:
+        self.process.stdin.write("go\n")
+        self.process.stdin.flush()
+
+    def result(self) -> dict:
+        out, err = self.process.communicate(timeout=180)
+        if self.process.returncode != 0 or not out.strip():
+            raise RuntimeError(f"the litellm script failed ({self.process.returncode}):\n{err[-3000:]}")
+        return json.loads(out.strip().splitlines()[-1])
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.communicate(timeout=10)
 
 
 # ----- the app ----------------------------------------------------------------------------------
@@ -203,7 +244,9 @@ async def app_run(url: str, text: Path, log_frames: bool, turns: int) -> dict:
 # ----- the measurement --------------------------------------------------------------------------
 
 
-def run_app_on_pty(url: str, work: Path, keys: bool, turns: int = TURNS) -> dict:
+def run_app_on_pty(url: str, work: Path, keys: bool, turns: int = TURNS,
+                   on_streaming: Callable[[], None] | None = None) -> dict:
+    """The app's run on a pty; `on_streaming` is called when its first turn starts."""
     text, out = work / "text.txt", work / f"app-{'keys' if keys else 'cpu'}.json"
     text.write_text(TEXT)
     argv = [PYTHON, "-m", "benchmarks.streaming", "--app", url, "--text", str(text), "--out", str(out),
@@ -211,6 +254,8 @@ def run_app_on_pty(url: str, work: Path, keys: bool, turns: int = TURNS) -> dict
     run = PtyRun(argv + (["--frames"] if keys else []), quiet_env(work), cwd=ROOT, markers=[SPEAKING])
     presses: list[float] = []
     try:
+        if on_streaming is not None and run.wait_for(SPEAKING, timeout=60) is not None:
+            on_streaming()
         if keys:
             presses = press_keys(run)
         code = run.wait(timeout=180)
@@ -256,28 +301,48 @@ def match_presses(presses: list[float], frames: list[list], window: list[float])
     return latencies
 
 
-def cpu_ratio(url: str, work: Path, env: dict[str, str], repeats: int, turns: int = TURNS) -> tuple[float, str]:
-    """The median over `repeats` pairs of (app CPU per chunk) / (litellm alone CPU per chunk), and the figures.
+def per_chunk(result: dict) -> float:
+    return result["cpu_s"] / result["chunks"]
 
-    Within a pair the two runs take turns going first, so a machine getting busier or quieter
-    during a pair does not always weigh on the same side.
-    """
+
+def side_by_side(url: str, work: Path, env: dict[str, str], turns: int) -> tuple[dict, dict]:
+    """One pair: the app and the litellm script streaming the same debate's turns at the same time."""
+    script = WaitingScript(url, turns, env)
+    try:
+        app = run_app_on_pty(url, work, keys=False, turns=turns, on_streaming=script.go)
+        return app, script.result()
+    finally:
+        script.close()
+
+
+def script_against_itself(url: str, env: dict[str, str], turns: int) -> float:
+    """The method's check: two litellm scripts measured as a pair is, the ratio of their CPU per chunk."""
+    first, second = WaitingScript(url, turns, env), WaitingScript(url, turns, env)
+    try:
+        first.go()
+        second.go()
+        return per_chunk(first.result()) / per_chunk(second.result())
+    finally:
+        first.close()
+        second.close()
+
+
+def cpu_ratio(url: str, work: Path, env: dict[str, str], repeats: int, turns: int = TURNS) -> tuple[float, str]:
+    """The median over `repeats` pairs of (app CPU per chunk) / (litellm alone CPU per chunk), and the figures."""
     ratios, app_ms, ui_ms, base_ms, rates, chunks = [], [], [], [], [], 0
-    for index in range(repeats):
-        runs = [lambda: run_child("streaming", ["--litellm", url, "--turns", str(turns)], env),
-                lambda: run_app_on_pty(url, work, keys=False, turns=turns)]
-        first, second = (run() for run in (runs if index % 2 == 0 else runs[::-1]))
-        base, app = (first, second) if index % 2 == 0 else (second, first)
-        per_app, per_base = app["cpu_s"] / app["chunks"], base["cpu_s"] / base["chunks"]
-        ratios.append(per_app / per_base)
-        app_ms.append(per_app * 1000)
+    for _ in range(repeats):
+        app, base = side_by_side(url, work, env, turns)
+        ratios.append(per_chunk(app) / per_chunk(base))
+        app_ms.append(per_chunk(app) * 1000)
         ui_ms.append(app["ui_cpu_s"] / app["chunks"] * 1000)
-        base_ms.append(per_base * 1000)
+        base_ms.append(per_chunk(base) * 1000)
         rates.append(app["chunks"] / app["wall_s"])
         chunks = app["chunks"]
+    check = script_against_itself(url, env, turns)
     return median(ratios), (f"{median(app_ms):.3f} vs {median(base_ms):.3f} ms CPU/chunk (UI thread "
-                            f"{median(ui_ms):.3f}); {chunks} chunks at {median(rates):.0f}/s; median of {repeats}"
-                            + (f" (pairs {min(ratios):.2f}-{max(ratios):.2f}x)" if repeats > 1 else ""))
+                            f"{median(ui_ms):.3f}); {chunks} chunks at {median(rates):.0f}/s; median of {repeats} "
+                            f"pairs run at the same time ({min(ratios):.2f}-{max(ratios):.2f}x); the script "
+                            f"against itself {check:.2f}x")
 
 
 def measure(repeats: int = 5) -> Section:
@@ -330,6 +395,8 @@ def profiled(path: Path | None, work):
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.streaming")
     parser.add_argument("--litellm", metavar="URL", help="child: consume the streams with litellm alone")
+    parser.add_argument("--wait", action="store_true", help="child: once litellm is imported, print ready and "
+                                                            "stream only after a line on stdin")
     parser.add_argument("--app", metavar="URL", help="child: run the debate in the TUI (on a pty)")
     parser.add_argument("--text", type=Path)
     parser.add_argument("--out", type=Path)
@@ -340,6 +407,12 @@ def main(argv: list[str]) -> None:
     if os.environ.get("BENCH_EXPERIMENT"):  # a profiling session's what-if, never part of the benchmark
         exec(Path(os.environ["BENCH_EXPERIMENT"]).read_text(), {})
     if args.litellm:
+        if args.wait:
+            from debate_tui.llm.litellm_client import load_litellm
+
+            load_litellm()
+            print(READY, flush=True)
+            sys.stdin.readline()
         emit(profiled(args.profile, lambda: asyncio.run(litellm_alone(args.litellm, args.turns))))
     elif args.app:
         result = profiled(args.profile, lambda: asyncio.run(app_run(args.app, args.text, args.frames, args.turns)))
