@@ -17,8 +17,9 @@ turns while the app streams its own. On this shared machine litellm's CPU per
 chunk drifts by a sixth from one second to the next (as fast as the server
 sends, whether a read finds one chunk or several swings it further), so two
 runs one after the other differed by up to a third; run together they see the
-same machine. The method is checked the same way with the script against
-itself, which should come out at 1.00x (its figure is in the detail).
+same machine. After each pair the method is checked the same way with the
+script against itself; the median of those checks should read 1.00x (it is
+in the detail, with their range: the noise one pair carries).
 
 The CPU window runs from the first chunk to the return of the last call, so
 the app's work between turns (finishing a pane, saving the session) is
@@ -316,7 +317,7 @@ def side_by_side(url: str, work: Path, env: dict[str, str], turns: int) -> tuple
 
 
 def script_against_itself(url: str, env: dict[str, str], turns: int) -> float:
-    """The method's check: two litellm scripts measured as a pair is, the ratio of their CPU per chunk."""
+    """The method's check: two litellm scripts measured the way a pair is; the ratio of their CPU per chunk."""
     first, second = WaitingScript(url, turns, env), WaitingScript(url, turns, env)
     try:
         first.go()
@@ -328,21 +329,29 @@ def script_against_itself(url: str, env: dict[str, str], turns: int) -> float:
 
 
 def cpu_ratio(url: str, work: Path, env: dict[str, str], repeats: int, turns: int = TURNS) -> tuple[float, str]:
-    """The median over `repeats` pairs of (app CPU per chunk) / (litellm alone CPU per chunk), and the figures."""
-    ratios, app_ms, ui_ms, base_ms, rates, chunks = [], [], [], [], [], 0
+    """The median over `repeats` pairs of (app CPU per chunk) / (litellm alone CPU per chunk), and the figures.
+
+    Each pair is followed by the method's check (the script against itself), so both see the same stretch
+    of the machine's weather.
+    """
+    ratios, checks, app_ms, ui_ms, base_ms, rates, chunks = [], [], [], [], [], [], 0
     for _ in range(repeats):
         app, base = side_by_side(url, work, env, turns)
+        checks.append(script_against_itself(url, env, turns))
         ratios.append(per_chunk(app) / per_chunk(base))
         app_ms.append(per_chunk(app) * 1000)
         ui_ms.append(app["ui_cpu_s"] / app["chunks"] * 1000)
         base_ms.append(per_chunk(base) * 1000)
         rates.append(app["chunks"] / app["wall_s"])
         chunks = app["chunks"]
-    check = script_against_itself(url, env, turns)
     return median(ratios), (f"{median(app_ms):.3f} vs {median(base_ms):.3f} ms CPU/chunk (UI thread "
                             f"{median(ui_ms):.3f}); {chunks} chunks at {median(rates):.0f}/s; median of {repeats} "
-                            f"pairs run at the same time ({min(ratios):.2f}-{max(ratios):.2f}x); the script "
-                            f"against itself {check:.2f}x")
+                            f"pairs run at the same time ({spread(ratios)}); the script against itself the same "
+                            f"way {median(checks):.2f}x ({spread(checks)})")
+
+
+def spread(values: list[float]) -> str:
+    return f"{min(values):.2f}-{max(values):.2f}x"
 
 
 def measure(repeats: int = 5) -> Section:
