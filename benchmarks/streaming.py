@@ -115,8 +115,9 @@ class WaitingScript:
             env=env, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         assert self.process.stdin is not None and self.process.stdout is not None
         if self.process.stdout.readline().strip() != READY:
-            self.close()
-            raise RuntimeError(f"the litellm script did not start:\n{self.process.stderr.read()[-3000:]}")
+            self.process.kill()
+            _, err = self.process.communicate(timeout=10)
+            raise RuntimeError(f"the litellm script did not start:\n{err[-3000:]}")
 
     def go(self) -> None:
         self.process.stdin.write("go\n")
