@@ -206,6 +206,8 @@ class SetupScreen(BaseScreen[None]):
             ]
         for each in mounted:
             await each
+        if not self.query("#model"):
+            return  # the app closed while the controls were mounting: nothing left to fill
         self._show_inputs(choices.protocol)
         self._update_demo_notice()
         self.refresh_bindings()
