@@ -31,6 +31,7 @@ from typing import Annotated, Any
 import platformdirs
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from debate_tui.generation import Generation, ReplySettings
 from debate_tui.inputs import ConfigError
 from debate_tui.locations import APP_NAME, config_path
 from debate_tui.protocols import PROTOCOLS
@@ -54,6 +55,9 @@ OVERRIDES: dict[str, tuple[str, ...]] = {
     "retries": ("limits", "retries"),
     "retry_delay": ("limits", "retry_delay"),
     "concurrency": ("limits", "concurrency"),
+    "max_reply_tokens": ("generation", "max_reply_tokens"),
+    "temperature": ("generation", "temperature"),
+    "structured": ("generation", "structured"),
 }
 """The settings that can be given outside the file: name -> where it goes. The environment variable
 DEBATE_TUI_<NAME> sets it (an empty one counts as unset), and so does a command's flag --<name>
@@ -146,6 +150,17 @@ class ModelSettings(Section):
     api_key_env: Annotated[str, AfterValidator(_env_name)] | None = None
     """NAME of the environment variable holding this model's key, read at call time; never the key itself.
     Unset: the variable litellm reads for the provider (OPENAI_API_KEY for gpt-4o-mini, ...)."""
+    max_reply_tokens: Annotated[int, Field(gt=0)] | None = None
+    """Tokens one reply of this model may have, over `[generation]` and the role's default."""
+    temperature: Annotated[float, Field(ge=0, le=2)] | None = None
+    """This model's sampling temperature, over `[generation]`."""
+    context_window: Annotated[int, Field(gt=0)] | None = None
+    """The model's whole window in tokens (prompt and reply), for a model litellm does not know, e.g. a local
+    server's `--n_ctx`; unset: litellm's model table, else unknown (no check before the call)."""
+
+    def connection(self) -> dict[str, str]:
+        """What an agent's call needs to reach the model: api_base and api_key_env."""
+        return self.model_dump(include={"api_base", "api_key_env"}, exclude_none=True)
 
 
 class RoleModels(Section):
@@ -179,13 +194,41 @@ class Limits(Section):
     max_tokens: Annotated[int, Field(gt=0)] | None = None
     """Budget of one run in tokens (prompt and completion); unset: no limit."""
     timeout: float = Field(120.0, gt=0)
-    """Seconds one model call may take."""
+    """Seconds one model call may take, streaming included: at this deadline the reply so far is kept."""
     retries: int = Field(4, ge=1, le=20)
     """Attempts per model call, the first included."""
     retry_delay: float = Field(1.0, ge=0, le=60)
     """Seconds before the first retry, doubled for each next one (a server's Retry-After wins)."""
     concurrency: int = Field(4, ge=1, le=256)
     """Model calls in flight at once in batch runs."""
+
+
+class RoleGeneration(Section):
+    """A `[generation.roles.<role>]` table."""
+
+    max_reply_tokens: Annotated[int, Field(gt=0)] | None = None
+    temperature: Annotated[float, Field(ge=0, le=2)] | None = None
+
+
+def _known_roles(table: dict[str, RoleGeneration]) -> dict[str, RoleGeneration]:
+    unknown = sorted(set(table) - set(ROLES))
+    if unknown:
+        raise ValueError(f"unknown role {unknown[0]!r}; valid: {', '.join(ROLES)}")
+    return table
+
+
+class GenerationSettings(Section):
+    """The `[generation]` table: how every reply is generated (per model: `[models."<model>"]`)."""
+
+    max_reply_tokens: Annotated[int, Field(gt=0)] | None = None
+    """Tokens one reply may have, sent as max_tokens and enforced on the stream; unset: per role, 512
+    (a MATEval evaluator 768, a summarizer 1,536)."""
+    temperature: Annotated[float, Field(ge=0, le=2)] | None = None
+    """Sampling temperature; unset: 0 for judging turns, 1 for the single judge's `--samples` above 1."""
+    structured: bool = False
+    """Ask the answer line as a small JSON object where the provider supports a response schema."""
+    roles: Annotated[dict[str, RoleGeneration], AfterValidator(_known_roles)] = Field(default_factory=dict)
+    """Per agent role, e.g. `[generation.roles.summarizer]` max_reply_tokens = 2048."""
 
 
 class Config(Section):
@@ -215,15 +258,31 @@ class Config(Section):
     """TUI key bindings: binding id -> keys, e.g. "debate.pause" = "ctrl+space" (read by the TUI)."""
     limits: Limits = Field(default_factory=Limits)
     """Budgets, timeout, retries and concurrency."""
+    generation: GenerationSettings = Field(default_factory=GenerationSettings)
+    """Per-reply token cap, temperature and answer format."""
 
     def role_models(self) -> dict[str, str]:
         """The roles that have a model of their own."""
         return {role: model for role, model in self.roles.model_dump().items() if model}
 
+    def generation_for_run(self) -> Generation:
+        """The `[generation]` table (with its flags and variables) and the per-model settings, as one value."""
+        table = self.generation
+        return Generation(
+            max_reply_tokens=table.max_reply_tokens, temperature=table.temperature, structured=table.structured,
+            roles={role: ReplySettings(**settings.model_dump()) for role, settings in table.roles.items()},
+            models={model: ReplySettings(max_reply_tokens=settings.max_reply_tokens, temperature=settings.temperature)
+                    for model, settings in self.models.items()})
+
+    def context_window(self, model: str) -> int | None:
+        """The window `[models."<model>"]` gives the model, if it does."""
+        settings = self.models.get(model)
+        return settings.context_window if settings else None
+
     def model_params(self, model: str) -> dict[str, str]:
         """The agent params configured for `model`: `api_base` and `api_key_env` (a variable name, never a key)."""
         settings = self.models.get(model)
-        return settings.model_dump(exclude_none=True) if settings else {}
+        return settings.connection() if settings else {}
 
     def used_models(self) -> dict[str, list[str]]:
         """Every configured model -> what uses it ("default", role names); `[models]` entries too, maybe unused."""

@@ -17,6 +17,9 @@ SCHEMA_VERSION = 1
 Verdict = Literal["1", "2", "0"]
 """ScaleEval's convention: submission 1 is better, submission 2 is better, or a tie."""
 
+FinishReason = Literal["stop", "length", "deadline", "cut", "error"]
+"""How a reply ended: on its own, at a token cap (the provider's or ours), at the --timeout deadline,
+with a stream that stopped without a finish reason, or with an error."""
 Status = Literal["pending", "running", "completed", "needs_human", "failed", "cancelled"]
 Role = Literal[
     "scorer", "critic", "tie_breaker", "referee", "summarizer",
@@ -74,7 +77,9 @@ class AgentSpec(BaseModel):
     persona: Persona | None = None
     model: str
     params: dict[str, Any] = Field(default_factory=dict)
-    """Extra litellm parameters (temperature, api_base, ...); never an API key."""
+    """Extra litellm parameters (temperature, max_tokens, api_base, ...); never an API key."""
+    context_window: int | None = None
+    """The model's window in tokens (prompt and reply) when the configuration gives it; else litellm's table."""
 
 
 class Task(BaseModel):
@@ -148,6 +153,16 @@ class Turn(BaseModel):
     error: str | None = None
     partial: bool = False
     """The stream broke; `content` holds what arrived before it did."""
+    finish_reason: FinishReason | None = None
+    """How the reply ended; None only in sessions saved before it was recorded."""
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason in TRUNCATED
+
+
+TRUNCATED: tuple[FinishReason, ...] = ("length", "deadline", "cut")
+"""Finish reasons of a reply that did not end on its own: never taken as a complete answer."""
 
 
 HumanKind = Literal["inject", "override", "decide", "stop"]

@@ -205,10 +205,12 @@ def test_the_starter_shows_every_setting_and_uncommented_it_still_loads(tmp_path
     table, mentioned = "", set()
     for line in uncommented.splitlines():
         if line.startswith("["):
-            table = line.strip("[]").split(".")[0]
+            table, *inner = line.strip("[]").split(".")
+            if table == "generation" and inner:
+                mentioned.add(f"generation.{inner[0]}")
         elif " = " in line and not line.startswith("#"):
             key = line.split(" = ")[0]
-            mentioned.add(f"{table}.{key}" if table in ("roles", "limits") else table or key)
+            mentioned.add(f"{table}.{key}" if table in ("roles", "limits", "generation") else table or key)
     assert _settings(Config) <= mentioned
 
 
@@ -297,13 +299,18 @@ MODELS_TOML = (
 )
 
 
+JUDGING = {"max_tokens": 512, "temperature": 0.0}
+"""The built-in generation settings of a DEBATE agent: the default reply cap, temperature 0."""
+
+
 def test_sessions_get_models_per_role_with_their_api_base_and_key_variable(story_file):
     write_config(MODELS_TOML)
     agents = {a.name: a for a in session_for("--text", str(story_file)).agents}
     assert agents["Scorer"].model == "openai/fake-model"
-    assert agents["Scorer"].params == {"api_base": "http://127.0.0.1:8000/v1", "api_key_env": "FAKE_LLM_KEY"}
+    assert agents["Scorer"].params == {"api_base": "http://127.0.0.1:8000/v1", "api_key_env": "FAKE_LLM_KEY",
+                                       **JUDGING}
     assert agents["Critic"].model == "openai/fake-judge"
-    assert agents["Critic"].params == {"api_base": "http://127.0.0.1:8001/v1"}
+    assert agents["Critic"].params == {"api_base": "http://127.0.0.1:8001/v1", **JUDGING}
 
 
 def test_flags_override_the_configured_models(story_file):
@@ -311,9 +318,9 @@ def test_flags_override_the_configured_models(story_file):
     agents = {a.name: a for a in session_for("--text", str(story_file), "--model", "ollama/llama3.1",
                                              "--api-base", "http://127.0.0.1:9999").agents}
     assert agents["Scorer"].model == "ollama/llama3.1" and agents["Critic"].model == "openai/fake-judge"
-    assert agents["Critic"].params == {"api_base": "http://127.0.0.1:9999"}
+    assert agents["Critic"].params == {"api_base": "http://127.0.0.1:9999", **JUDGING}
     demo = session_for("--text", str(story_file), "--demo").agents
-    assert {a.model for a in demo} == {DEMO_MODEL} and all(a.params == {} for a in demo)
+    assert {a.model for a in demo} == {DEMO_MODEL} and all(a.params == JUDGING for a in demo)
 
 
 def test_protocol_and_its_options_come_from_the_config_under_the_flags(story_file):

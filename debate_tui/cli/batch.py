@@ -26,7 +26,7 @@ from debate_tui.domain import Session
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_STOPPED = 0, 2, 3, 4
 DEFAULT_CONCURRENCY = 8
-SHARED_GROUPS = ("how to judge", "models")
+SHARED_GROUPS = ("how to judge", "generation", "models")
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -45,8 +45,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                      help="budget of the whole batch: no call starts once this much is spent (default: limits.max_cost)")
     run.add_argument("--max-tokens", type=int, metavar="N",
                      help="token budget of the whole batch (default: limits.max_tokens)")
-    run.add_argument("--temperature", type=float, default=0.0, metavar="T",
-                     help="for every agent that sets none (default 0: reproducible and cacheable)")
     run.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                      help="a protocol option without a flag of its own, e.g. tie_breaker=human (repeatable)")
     run.add_argument("--retries", type=int, metavar="N", help="attempts per call (default: limits.retries, else 4)")
@@ -129,8 +127,6 @@ def build_template(args: argparse.Namespace, first_task) -> Session:
         if unknown:
             raise BadInput(f"--option: {template.protocol} has no option {', '.join(sorted(unknown))}")
         template.options = options.model_dump()
-    for agent in template.agents:
-        agent.params.setdefault("temperature", args.temperature)
     return template
 
 

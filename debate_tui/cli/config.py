@@ -66,6 +66,11 @@ STARTER = """\
 # [models."openai/llama3.1"]
 # api_base = "http://127.0.0.1:8000/v1"
 # api_key_env = "LOCAL_LLM_KEY"
+# A model's own reply cap and temperature (over [generation]), and its whole
+# window in tokens for a model litellm does not know (a local server's n_ctx).
+# max_reply_tokens = 400
+# temperature = 0.0
+# context_window = 8192
 
 [protocols]
 # Default options per protocol; command-line flags override them.
@@ -79,7 +84,8 @@ STARTER = """\
 # (DEBATE_TUI_MAX_COST, DEBATE_TUI_MAX_TOKENS).
 # max_cost = 1.0
 # max_tokens = 200000
-# Seconds one model call may take (DEBATE_TUI_TIMEOUT).
+# Seconds one model call may take, streaming included: at this deadline the
+# connection is closed and the reply so far kept (DEBATE_TUI_TIMEOUT, --timeout).
 # timeout = 120.0
 # Attempts per call, the first included, and the first backoff in seconds
 # (DEBATE_TUI_RETRIES, DEBATE_TUI_RETRY_DELAY).
@@ -87,6 +93,21 @@ STARTER = """\
 # retry_delay = 1.0
 # Model calls in flight at once in batch runs (DEBATE_TUI_CONCURRENCY).
 # concurrency = 4
+
+[generation]
+# Tokens one reply may have: sent as max_tokens and enforced on the stream
+# (DEBATE_TUI_MAX_REPLY_TOKENS, --max-reply-tokens). Unset: per role, 512
+# (a MATEval evaluator 768, a summarizer 1536).
+# max_reply_tokens = 512
+# Sampling temperature (DEBATE_TUI_TEMPERATURE, --temperature). Unset: 0 for
+# judging turns; the single judge with samples above 1 keeps 1.
+# temperature = 0.0
+# Ask the answer line as a small JSON object where the provider supports it
+# (DEBATE_TUI_STRUCTURED, --structured); else free text.
+# structured = false
+# Per role, over the values above (a [models."<model>"] table wins over both):
+# [generation.roles.summarizer]
+# max_reply_tokens = 2048
 
 [keymap]
 # TUI key bindings, one per binding id: keys, comma-separated alternatives.

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from debate_tui.catalog import CatalogError, resolve_criteria, resolve_personas
 from debate_tui.cli.task_flags import OPTION_KEYS
 from debate_tui.config import Config, config_path, effective_config
+from debate_tui.generation import Generation
 from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task
 from debate_tui.inputs import InputError, read_text
 from debate_tui.llm import DEMO_MODEL
@@ -52,10 +53,13 @@ def choose_model(args: argparse.Namespace, config: Config) -> tuple[str, bool]:
     return (config.default_model, False) if config.default_model else (DEMO_MODEL, True)
 
 
-def with_model_params(agents: list[AgentSpec], config: Config) -> None:
-    """Each agent gets its model's api_base and api_key_env from the config, under what the flags set."""
+def with_model_params(agents: list[AgentSpec], config: Config, generation: Generation) -> None:
+    """Each agent gets its model's api_base, api_key_env and window from the config, under what the flags set;
+    then its reply cap and temperature (`Generation.apply`)."""
     for agent in agents:
         agent.params = {} if agent.model == DEMO_MODEL else {**config.model_params(agent.model), **agent.params}
+        agent.context_window = config.context_window(agent.model)
+    generation.apply(agents)
 
 
 def protocol_options(args: argparse.Namespace, defaults: dict) -> dict:
@@ -94,7 +98,8 @@ def build_session(args: argparse.Namespace, task: Task, warn) -> TaskChoice:
         per_role = {} if args.demo else config.role_models()
         agents = protocol.build_agents(
             options, ModelChoice(default=model, per_agent=per_agent, per_role=per_role, params=params), personas)
-        with_model_params(agents, config)
+        generation = config.generation_for_run()
+        with_model_params(agents, config, generation)
         check_agent_names(per_agent, agents)
         if hasattr(protocol, "check_task"):
             protocol.check_task(task, criteria)
@@ -106,6 +111,7 @@ def build_session(args: argparse.Namespace, task: Task, warn) -> TaskChoice:
     if demo and not args.demo and not per_role:
         warn(demo_hint())
     session = Session(protocol=config.protocol, options=options.model_dump(), criteria=criteria, agents=agents, task=task)
+    generation.record(session.options)
     return TaskChoice(session=session, demo=demo)
 
 

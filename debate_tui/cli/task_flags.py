@@ -59,6 +59,7 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
     how.add_argument("--criteria-variant", choices=VARIANTS,
                      help="ScaleEval robustness runs: the rubric as written (general, default) or perturbed "
                           "from the seed (the paper's Table 7)")
+    add_generation_arguments(parser)
     models = parser.add_argument_group("models")
     models.add_argument("--model", metavar="MODEL", help="any litellm model string, e.g. gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3.1")
     models.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server or proxy")
@@ -66,3 +67,19 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
     models.add_argument("--agent-model", action="append", metavar="NAME=MODEL", default=[],
                         help="a model for one agent, e.g. 'Speaker 2=claude-3-5-haiku-latest' (repeatable; "
                              "the others use --model)")
+
+
+def add_generation_arguments(parser: argparse.ArgumentParser) -> None:
+    """How replies are generated; each overrides `[generation]` in config.toml and its DEBATE_TUI_* variable."""
+    generation = parser.add_argument_group("generation")
+    generation.add_argument(
+        "--max-reply-tokens", type=int, metavar="N",
+        help="tokens one reply may have: sent as max_tokens and enforced on the stream (default per role: 512, "
+             "a MATEval evaluator 768, a summarizer 1536; a model's own max_reply_tokens in config.toml wins)")
+    generation.add_argument(
+        "--temperature", type=float, metavar="T",
+        help="sampling temperature (default 0 for judging turns; the single judge with --samples above 1 keeps 1)")
+    generation.add_argument(
+        "--structured", action="store_true", default=None,
+        help="ask the answer line as a small JSON object where the provider supports a response schema "
+             "(else free text; the session records which was used)")

@@ -70,4 +70,7 @@ def prefill(remembered: SetupChoices, args: argparse.Namespace) -> SetupChoices:
         choices.model = args.model
     if getattr(args, "api_base", None):
         choices.api_base = args.api_base
+    for name in ("max_reply_tokens", "temperature"):
+        if getattr(args, name, None) is not None:
+            setattr(choices, name, str(getattr(args, name)))
     return choices

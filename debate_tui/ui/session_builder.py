@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from debate_tui.cli.task_args import with_model_params
 from debate_tui.config import load_config
+from debate_tui.generation import Generation
 from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task
 from debate_tui.inputs import InputError, check_text
 from debate_tui.llm import DEMO_MODEL
@@ -114,7 +115,7 @@ def build_agents(catalog: Catalog, choices: SetupChoices) -> list[AgentSpec]:
     per_role = {} if model == DEMO_MODEL else config.role_models()  # as `run --demo`: the demo for every agent
     agents: list[AgentSpec] = module.build_agents(
         options, ModelChoice(default=model, per_agent=dict(choices.agent_models), per_role=per_role, params=params))
-    with_model_params(agents, config)  # each model's api_base and key variable from config.toml
+    with_model_params(agents, config, generation_of(choices))  # each model's api_base, key variable, cap
     for agent in agents:
         persona = choices.agent_personas.get(agent.name)
         if persona:
@@ -122,6 +123,17 @@ def build_agents(catalog: Catalog, choices: SetupChoices) -> list[AgentSpec]:
                 raise InputError(f"agent {agent.name}: unknown persona {persona!r}")
             agent.persona = catalog.personas[persona]
     return agents
+
+
+def generation_of(choices: SetupChoices) -> Generation:
+    """config.toml's `[generation]` with the form's reply cap and temperature over it."""
+    generation = load_config().generation_for_run()
+    typed = {"max_reply_tokens": choices.max_reply_tokens.strip(), "temperature": choices.temperature.strip()}
+    try:
+        return Generation.model_validate({**generation.model_dump(), **{k: v for k, v in typed.items() if v}})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise InputError(f"{str(error['loc'][0]).replace('_', ' ')}: {error['msg']}") from None
 
 
 def chosen_criteria(catalog: Catalog, choices: SetupChoices) -> list[Criterion]:
@@ -167,4 +179,5 @@ def build_session(catalog: Catalog, choices: SetupChoices, texts: dict[str, str]
     options = validate_options(module, chosen).model_dump()
     agents = build_agents(catalog, choices)
     session = Session(protocol=choices.protocol, options=options, criteria=criteria, agents=agents, task=task)
+    generation_of(choices).record(session.options)
     return session, any(a.model == DEMO_MODEL for a in agents)

@@ -32,6 +32,10 @@ class SetupChoices(BaseModel):
     model: str = ""
     """Default model for every agent; empty means DEBATE_TUI_MODEL or the offline demo."""
     api_base: str = ""
+    max_reply_tokens: str = ""
+    """Tokens one reply may have, as typed; empty: `[generation]` in config.toml, else the per-role default."""
+    temperature: str = ""
+    """As typed; empty: `[generation]` in config.toml, else 0 for judging turns."""
     agent_models: dict[str, str] = Field(default_factory=dict)
     """Per-agent model, overriding `model`."""
     agent_personas: dict[str, str] = Field(default_factory=dict)

@@ -111,6 +111,14 @@ class SetupDetails(Vertical):
             yield Label("API base", classes="form-label")
             yield Input(choices.api_base, placeholder="optional, e.g. http://localhost:11434", id="api-base",
                         compact=True)
+        with Horizontal(classes="form-row"):
+            yield Label("reply cap", classes="form-label")
+            yield Input(choices.max_reply_tokens, placeholder="tokens per reply (default 512; evaluator 768, "
+                        "summarizer 1536)", type="integer", id="max-reply-tokens", compact=True)
+        with Horizontal(classes="form-row"):
+            yield Label("temperature", classes="form-label")
+            yield Input(choices.temperature, placeholder="0 for judging (default)", type="number", id="temperature",
+                        compact=True)
         yield Label("Agents", classes="section")
         yield Static("", id="agents-note")
         yield Vertical(id="agents")
@@ -342,6 +350,8 @@ class SetupScreen(BaseScreen[None]):
             choices.options = forms.first(OptionForm).read()
         choices.model = self.query_one("#model", Input).value.strip()
         choices.api_base = self.query_one("#api-base", Input).value.strip()
+        choices.max_reply_tokens = self.query_one("#max-reply-tokens", Input).value.strip()
+        choices.temperature = self.query_one("#temperature", Input).value.strip()
         choices.text_path = self.query_one("#text-path", Input).value.strip()
         if self.catalog is not None:
             choices.criteria = list(self.query_one("#criteria", SelectionList).selected)

@@ -1,0 +1,88 @@
+"""How replies are generated: the per-reply token cap, the temperature and the answer format.
+
+One `Generation` holds what the person asked for (flags over DEBATE_TUI_*
+variables over config.toml); `apply` turns it into each agent's call
+parameters (`max_tokens`, `temperature`), and `record` keeps it in the
+session's options, so a report and a resume say how the replies were made.
+
+Which value an agent gets, the most specific first:
+`[models."<model>"]` > `[generation.roles.<role>]` > the run-wide value
+(`--max-reply-tokens`, `--temperature`, `[generation]`) > the built-in default.
+
+The built-in cap fits each role's longest legitimate reply: a MATEval
+summarizer writes a report per error type (1,536 tokens), an evaluator lists
+located errors (768), everyone else argues and gives one answer line (512).
+The built-in temperature is 0 for judging turns; a protocol that samples
+(the single judge with `--samples` above 1) keeps its documented temperature.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from debate_tui.domain import AgentSpec
+
+DEFAULT_REPLY_TOKENS = 512
+"""The cap of a role not in ROLE_REPLY_TOKENS: an argument and one answer line."""
+ROLE_REPLY_TOKENS: dict[str, int] = {"evaluator": 768, "summarizer": 1536}
+"""Roles whose legitimate replies run longer: MATEval's located error lists and its final report."""
+JUDGING_TEMPERATURE = 0.0
+RECORDED = ("max_reply_tokens", "temperature", "structured")
+"""The fields kept in `session.options` (their effect per agent is in each agent's params)."""
+
+
+class ReplySettings(BaseModel):
+    """One layer of settings: per model, per role, or run-wide. None: not set at this layer."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_reply_tokens: int | None = Field(None, gt=0)
+    """Tokens one reply may have; sent as `max_tokens` and enforced on the stream."""
+    temperature: float | None = Field(None, ge=0, le=2)
+    """Sampling temperature of the call."""
+
+
+class Generation(ReplySettings):
+    """The generation settings of a run, recorded in the session's options."""
+
+    structured: bool = False
+    """Ask the answer line as a small JSON object where the provider supports a response schema."""
+    roles: dict[str, ReplySettings] = Field(default_factory=dict)
+    """Per agent role (`[generation.roles.critic]`)."""
+    models: dict[str, ReplySettings] = Field(default_factory=dict)
+    """Per model string (`[models."<model>"]` max_reply_tokens, temperature)."""
+
+    def reply_tokens(self, agent: AgentSpec) -> int:
+        """The cap of `agent`'s replies."""
+        return self._pick(agent, "max_reply_tokens") or ROLE_REPLY_TOKENS.get(agent.role, DEFAULT_REPLY_TOKENS)
+
+    def temperature_for(self, agent: AgentSpec) -> float:
+        """`agent`'s temperature: a set one, else the protocol's own (sampling), else 0."""
+        chosen = self._pick(agent, "temperature")
+        if chosen is not None:
+            return chosen
+        return float(agent.params.get("temperature", JUDGING_TEMPERATURE))
+
+    def _pick(self, agent: AgentSpec, name: str) -> Any:
+        for layer in (self.models.get(agent.model), self.roles.get(agent.role), self):
+            value = getattr(layer, name) if layer is not None else None
+            if value is not None:
+                return value
+        return None
+
+    def apply(self, agents: list[AgentSpec]) -> None:
+        """Put each agent's cap and temperature in its call parameters."""
+        for agent in agents:
+            agent.params["max_tokens"] = self.reply_tokens(agent)
+            agent.params["temperature"] = self.temperature_for(agent)
+
+    def record(self, options: dict[str, Any]) -> None:
+        """Keep the run-wide settings in a session's options."""
+        options.update(self.model_dump(include=set(RECORDED)))
+
+    @classmethod
+    def recorded(cls, options: dict[str, Any]) -> Generation:
+        """The settings a session was started with (defaults for a session from before they were kept)."""
+        return cls.model_validate({key: options[key] for key in RECORDED if key in options})

@@ -1,0 +1,82 @@
+"""Generation settings: the per-reply cap and the temperature, from flags, config.toml and the built-in defaults."""
+
+from __future__ import annotations
+
+import pytest
+
+from debate_tui.cli import build_parser
+from debate_tui.config import ConfigError
+from debate_tui.generation import Generation
+
+from test_config import session_for, write_config
+
+
+def params(session) -> dict[str, tuple[int, float]]:
+    return {a.name: (a.params["max_tokens"], a.params["temperature"]) for a in session.agents}
+
+
+def test_defaults_fit_each_role_and_judge_at_temperature_zero(story_file):
+    debate = session_for("--text", str(story_file), "--demo")
+    assert set(params(debate).values()) == {(512, 0.0)}
+    mateval = params(session_for("--text", str(story_file), "--demo", "--protocol", "mateval"))
+    assert mateval["Summarizer"] == (1536, 0.0) and mateval["Evaluator 1"] == (768, 0.0)
+    assert debate.options["max_reply_tokens"] is None and debate.options["temperature"] is None
+
+
+def test_flags_set_every_agent_and_are_recorded_in_the_options(story_file):
+    session = session_for("--text", str(story_file), "--demo", "--protocol", "mateval",
+                          "--max-reply-tokens", "200", "--temperature", "0.3")
+    assert set(params(session).values()) == {(200, 0.3)}
+    assert session.options["max_reply_tokens"] == 200 and session.options["temperature"] == 0.3
+    assert Generation.recorded(session.options).max_reply_tokens == 200
+
+
+def test_sampling_keeps_its_temperature_unless_one_is_set(story_file):
+    sampled = session_for("--text", str(story_file), "--model", "openai/x", "--protocol", "single", "--samples", "3")
+    assert params(sampled)["Judge"] == (512, 1.0)
+    chosen = session_for("--text", str(story_file), "--model", "openai/x", "--protocol", "single", "--samples", "3",
+                         "--temperature", "0.5")
+    assert params(chosen)["Judge"] == (512, 0.5)
+
+
+def test_the_most_specific_setting_wins(story_file):
+    write_config('[generation]\nmax_reply_tokens = 300\ntemperature = 0.2\n'
+                 '[generation.roles.critic]\nmax_reply_tokens = 250\n'
+                 '[models."openai/small"]\nmax_reply_tokens = 100\ncontext_window = 2048\n')
+    session = session_for("--text", str(story_file), "--model", "openai/x", "--agent-model", "Scorer=openai/small")
+    assert params(session) == {"Scorer": (100, 0.2), "Critic": (250, 0.2)}
+    assert session.agent("Scorer").context_window == 2048 and session.agent("Critic").context_window is None
+    assert "context_window" not in session.agent("Scorer").params  # not a litellm argument
+
+
+def test_bad_values_name_the_setting(story_file, capsys):
+    write_config('[generation.roles.jester]\nmax_reply_tokens = 10\n')
+    with pytest.raises(ConfigError, match="generation.roles.*unknown role 'jester'"):
+        session_for("--text", str(story_file), "--demo")
+    write_config("")
+    with pytest.raises(ConfigError, match="--max-reply-tokens.*greater than 0"):
+        session_for("--text", str(story_file), "--demo", "--max-reply-tokens", "0")
+
+
+@pytest.mark.parametrize("command", ["run", "batch", "tui"])
+def test_help_shows_the_generation_flags(command):
+    text = build_parser(command).parse_args([command, "--text", "x"] if command != "batch" else
+                                            [command, "in.jsonl", "--out", "o"])
+    help_text = build_parser(command)._subparsers._group_actions[0].choices[command].format_help()
+    assert all(flag in help_text for flag in ("--max-reply-tokens", "--temperature", "--structured"))
+    assert text.max_reply_tokens is None and text.temperature is None
+
+
+def test_the_setup_form_sets_the_cap_and_temperature_and_refuses_nonsense():
+    from debate_tui.inputs import InputError
+    from debate_tui.ui.launch import prefill
+    from debate_tui.ui.session_builder import build_session as build_from_form, load_catalog
+    from debate_tui.ui.state import SetupChoices
+
+    args = build_parser("tui").parse_args(["tui", "--max-reply-tokens", "150", "--temperature", "0.4"])
+    choices = prefill(SetupChoices(model="openai/x", criteria=["summeval/coherence"]), args)
+    assert (choices.max_reply_tokens, choices.temperature) == ("150", "0.4")
+    session, _ = build_from_form(load_catalog(), choices, {"text": "A short story."})
+    assert set(params(session).values()) == {(150, 0.4)} and session.options["max_reply_tokens"] == 150
+    with pytest.raises(InputError, match="max reply tokens"):
+        build_from_form(load_catalog(), choices.model_copy(update={"max_reply_tokens": "lots"}), {"text": "A story."})
