@@ -19,87 +19,166 @@ from debate_tui.domain import ErrorSpan, Verdict
 from debate_tui.llm.base import TokenLogprobs
 
 _N = r"-?\d+(?:\.\d+)?"
-_NUMBER = re.compile(r"(?<![\w.])" + _N + r"(?!\w|\.\d)")
+_NUMBER_WORDS = {w: float(i) for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten".split())}
+_NUMBER = re.compile(r"(?<![\w.])(?:" + _N + r"(?!\w|\.\d)|(?:" + "|".join(_NUMBER_WORDS) + r")\b)", re.I)
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
 
 # Context around a number, read on a short window before (`pre`) and after (`post`).
 _NOT_A_SCORE_PRE = re.compile(
-    r"(?:[$£€#]\s*|\d\s*[:,]|\w[-–]|/\s*|\bout\s+of\s*"  # money, 9:30, 10,000, COVID-19, denominators
-    r"|\d\s*(?:,|[-–~]|\bto|\bor|\band|,\s*(?:or|and))\s*"  # second item of "1, 2, or 3" / "1-3"
-    r"|\b(?:step|item|point|question|turn|speaker|round|part|line|example|assistant|submission"
-    r"|response|answer|sentence|paragraph|version|number|no\.|section|page|option)\s*#?)$",
+    r"(?:[$£€#]\s*|\d\s*[:,]|\w[-–]|/\s*|\bout\s+of\s*|\bscale\s+(?:of|from)\s*"  # money, 9:30, 10,000, COVID-19
+    r"|\d\s*(?:\([^)\n]{0,30}\)\s*)?(?:,|[-–~]|\bto|\bor|\band|,\s*(?:or|and))\s*"  # second of "1, 2, or 3", "1-3"
+    r"|\b(?:step|item|point|question|turn|speaker|round|part|line|example|assistant|submission|response|answer"
+    r"|sentence|paragraph|version|number|no\.|section|page|option|criterion|criteria|aspect|metric|dimension"
+    r"|category|rule|task|text|summary|document|story|chapter|figure|table|iteration|agent|evaluator|reviewer"
+    r"|judge|critic|referee|candidate|case|claim|issue|error|reason|argument|factor|note|top|day|week|year"
+    r"|" + _MONTH + r")\s*#?"
+    r"|\b(?:steps?|issues?|errors?|mistakes?|problems?|reasons?|points?|examples?|words?|length|count|number|date"
+    r"|time|years?|criteri(?:on|a)|questions?|scale|range|notes?|page|lines?|paragraphs?|sentences?|iterations?"
+    r"|rounds?|turns?|version)\s*[:：=]\s*[\[(]*)$",  # "Errors: 2" counts, it does not score
     re.I,
 )
 _NOT_A_SCORE_POST = re.compile(
     r"^(?:[:,]\d|\s*%|-[A-Za-z]"  # 9:30, 10,000, 40%, 21-year-old
-    r"|\s*(?:,|[-–~]|to\b|or\b|and\b)\s*(?:or\s+|and\s+)?-?\d"  # first item of a list or range
-    r"|\s*(?:\([^)\n]*\)\s*)?(?:means|indicates|signifies|represents|corresponds)\b"  # rubric echo
+    r"|\s*(?:\([^)\n]{0,30}\)\s*)?(?:,|[-–~]|to\b|or\b|and\b)\s*(?:or\s+|and\s+)?-?\d"  # first of a list or range
+    r"|\s*(?:\([^)\n]*\)\s*)?(?:means|indicates|signifies|represents|corresponds|stands\s+for)\b"  # rubric echo
+    r"|\s*=\s*[A-Za-z\"'(]"  # "1 = poor"
+    r"|\s*(?:a\.?m\.?|p\.?m\.?|o'?clock)(?!\w)|\s+" + _MONTH + r"(?!\w)"  # times and dates
     r"|\s*(?:words?|sentences?|characters?|chars|letters?|lines?|paragraphs?|tokens?|years?|months?"
     r"|weeks?|days?|hours?|minutes?|seconds?|times|people|persons?|percent|per\s*cent|items?|steps?"
-    r"|examples?|questions?|errors?|mistakes?|issues?|reasons?|facts?)\b)",
+    r"|examples?|questions?|errors?|mistakes?|issues?|reasons?|facts?|criteri(?:on|a)|aspects?|of\b)\b)",
     re.I,
 )
 _POINTS_POST = re.compile(r"^\s*(?:points?|pts?)\b", re.I)
-_FRACTION_POST = re.compile(r"^\s*(?:/|out\s+of)\s*(" + _N + r")", re.I)
-_LABEL_PRE = re.compile(r"[A-Za-z)\]]\s*[:：=]\s*[\[(]*$")  # "Score: 4", "Rating: [[4]]"
-_REVISED_PRE = re.compile(r"\bfrom\s+" + _N + r"\s+to\s+$", re.I)  # "from 4 to 3": the new score
+_STARS_POST = re.compile(r"^\s*stars?\b", re.I)
+_FRACTION_POST = re.compile(r"^\s*(?:/|out\s+of)\s*(" + _N + r"|" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
+_LABEL_PRE = re.compile(r"[A-Za-z)\]]\s*[:：=]\s*[\[(]*$|(?:^|\n)[ \t>•-]*[A-Za-z][\w ]{0,30}?[ \t][-–—][ \t]*$")
+"""A label before the number: "Score: 4", "Rating: [[4]]", a line "Coherence - 4"."""
+_SCORE_LABEL_PRE = re.compile(
+    r"\b(?:scores?|rating|grade|mark|verdict|result|overall|final)\b[^\n:：=]{0,30}[:：=]\s*[\[(]*$", re.I)
+_REVISED_PRE = re.compile(r"\bfrom\s+(" + _N + r")\s+to\s+$", re.I)  # "from 4 to 3": the new score
+_CHANGED_TO_PRE = re.compile(
+    r"\b(?:chang|lower|rais|revis|adjust|increas|decreas|updat|reduc|bump)(?:e|es|ed|ing)?\b[^\n.;]{0,40}\bto\s+$", re.I)
+_SOMEONE_ELSES_PRE = re.compile(  # "the Scorer gave 4", "your score of 4": quoted, not given
+    r"\b(?:scorer|critic|commander|tie-?breaker|evaluator|speaker|referee|judge|you|your|previous(?:ly)?|earlier"
+    r"|initial(?:ly)?|original(?:ly)?|old|other)\b[^\d\n.:;]{0,40}$", re.I)
+_RANGE_WORDS = re.compile(r"\b(?:scale|range|between|ranging)\b", re.I)
 _PHRASE_PRE = re.compile(
-    r"\b(?:scor(?:e|es|ed|ing)|rat(?:e|es|ed|ing)|grade[sd]?|give[sn]?|gave|giving|assign(?:s|ed)?"
-    r"|award(?:s|ed)?|deserves?|merits?)\b[^\d\n.:;]{0,50}$",
+    r"(?:\b(?:scor(?:e|es|ed|ing)|rat(?:e|es|ed|ing)|grade[sd]?|give[sn]?|gave|giving|assign(?:s|ed)?"
+    r"|award(?:s|ed)?|deserves?|merits?)\b[^\d\n.:;]{0,50}"
+    r"|\b(?:it|this|that|text|summary|response|reply|answer|story|translation)\s+(?:is|was|gets|earns|receives)"
+    r"\s+(?:an?\s+)?(?:solid\s+|clear\s+|strong\s+|weak\s+|low\s+|high\s+)?)$",
     re.I,
 )
+_PHRASE_POST = re.compile(
+    r"^\s+(?:is|would\s+be|seems)\s+(?:a\s+)?(?:fair|appropriate|justified|right|correct|reasonable|accurate)\b", re.I)
 _PAREN_AT_LINE_END = re.compile(r"^\s*\)[ \t]*[.!]?[ \t]*(?:\n|$)")
 _LINE_START = re.compile(r"^[ \t>•-]*\(?$")
+_ALONE_PRE = re.compile(r"^[ \t>•-]*(?:\(?\d{1,2}[.)][ \t]+)?[\[(]*$")  # a line's first word, after a bullet
+_ALONE_POST = re.compile(r"^[\])]*[ \t]*(?:[.!]?[ \t]*(?:\n|$)|\([^)\n]{1,40}\)|[.:)–—-][ \t]+\S)")
 _ENUMERATOR_POST = re.compile(r"^[.)][ \t]+\S")
 _ENUMERATED_LINE = re.compile(r"(?m)^[ \t>•-]*\(?\d+[.)][ \t]+\S")
-_COUNTED_WORD = re.compile(r"^\s+([A-Za-z]+)")
+_ENUMERATOR = re.compile(r"(?<![\w.])\(?(\d{1,2})([.)])(?=[ \t]+\S)")
+_COUNTED_WORD = re.compile(r"^[ \t]+([A-Za-z]+)")
+_RUBRIC_ENTRY = re.compile(  # a scale level at a line's start or after a comma, then its description
+    r"(?:^|\n|[,;]|\bto\b)[ \t>•-]*\(?(\d+(?:\.\d+)?)\)?[ \t]*(?:[-–—:=]|\(|means\b)[ \t]*[A-Za-z\"']")
+_QUOTED = re.compile(r"\"[^\"\n]{0,400}\"|“[^”\n]{0,400}”")
+_STARS = re.compile(r"[★⭐]+(?:[ \t]*[☆✩]+)?")
 _CONNECTORS = frozenset(
     "is as because since for out on and but so given overall here with which that would"
     " somewhat very quite fairly rather moderately".split()
 )
 
 
-def _classify(text: str, m: re.Match[str], low: float, high: float, numbered_list: bool) -> int:
-    """How explicitly the number at `m` is given as a score: 3 labelled, 2 phrased, 1 bare, 0 not a score."""
-    value = float(m.group())
-    if not low <= value <= high:
+def _value(token: str) -> float:
+    return _NUMBER_WORDS.get(token.lower(), None) if token[0].isalpha() else float(token)  # type: ignore[return-value]
+
+
+class _Reading:
+    """What a reply's layout says about its numbers: list numbering and quoted passages."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.numbered_list = len(_ENUMERATED_LINE.findall(text)) >= 2
+        found = [(m.start(1), int(m.group(1)), m.group(2)) for m in _ENUMERATOR.finditer(text)]
+        # n is an item of a list when n-1 came before it or n+1 comes after it, closed alike ("1." or "1)")
+        self.list_numbers = {at for at, n, closer in found if any(
+            c == closer and (k == n - 1 and a < at or k == n + 1 and a > at) for a, k, c in found)}
+        rubric: dict[str, set[int]] = {}
+        for m in _RUBRIC_ENTRY.finditer(text):
+            rubric.setdefault(m.group(1), set()).add(m.start(1))
+        self.rubric = set().union(*rubric.values()) if len(rubric) >= 2 else set()
+        self.quoted = [m.span() for m in _QUOTED.finditer(text) if len(m.group().split()) >= 3]
+
+    def in_quote(self, at: int) -> bool:
+        return any(start < at < end for start, end in self.quoted)
+
+
+def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, criterion: str | None) -> int:
+    """How explicitly the number at `m` is given as a score: 4 labelled with the criterion's name or a score word,
+    3 labelled, 2 phrased, 1 alone at the start of a line, 0 not a score."""
+    text, value, word = reading.text, _value(m.group()), m.group()[0].isalpha()
+    if not low <= value <= high or reading.in_quote(m.start()):
         return 0
     pre, post = text[max(0, m.start() - 80) : m.start()], text[m.end() : m.end() + 40]
-    if _REVISED_PRE.search(pre):
+    revised = _REVISED_PRE.search(pre)
+    if revised and not _RANGE_WORDS.search(pre) and (float(revised.group(1)), value) != (low, high):
         return 2
+    if _CHANGED_TO_PRE.search(pre):
+        return 2
+    if m.start() in reading.rubric:
+        return 0  # an echoed rubric: "1 - Poor", "5 (excellent)"
     if _NOT_A_SCORE_PRE.search(pre) or _NOT_A_SCORE_POST.match(post):
         return 0
     line_before = pre.rsplit("\n", 1)[-1]
-    if _LINE_START.match(line_before) and _ENUMERATOR_POST.match(post) and (value == 1 or numbered_list):
+    if _LINE_START.match(line_before) and _ENUMERATOR_POST.match(post) and (value == 1 or reading.numbered_list):
         return 0  # "1. Groundedness: 0": a list number, not the score
+    score_label = _SCORE_LABEL_PRE.search(pre) or (criterion and re.search(
+        r"\b" + re.escape(criterion) + r"\b[^\n:：=]{0,20}[:：=]\s*[\[(]*$", pre, re.I))
+    if m.start() in reading.list_numbers and not score_label:
+        return 0  # "1) coherence, 2) fluency": an inline list's numbering
     fraction = _FRACTION_POST.match(post)
-    if fraction and float(fraction.group(1)) != high:
+    if fraction and _value(fraction.group(1)) != high:
         return 0  # "2 out of 5" on a 1-3 scale is another scale's score
-    labelled, phrased = _LABEL_PRE.search(pre), _PHRASE_PRE.search(pre)
+    labelled, phrased = _LABEL_PRE.search(pre), _PHRASE_PRE.search(pre) or _PHRASE_POST.match(post)
+    if phrased and not labelled and _SOMEONE_ELSES_PRE.search(pre):
+        return 0
     if _POINTS_POST.match(post) and not (labelled or phrased):
         return 0  # "has 3 points" counts; "Score: 3 points" scores
+    counted = _COUNTED_WORD.match(post)
+    if word and counted and counted.group(1).lower() not in ("out", "stars", "points"):
+        return 0  # "one more read", "two of them"
+    if score_label:
+        return 4
     if labelled:
         return 3
-    if phrased or fraction or (pre.endswith("(") and _PAREN_AT_LINE_END.match(post)):
+    if phrased or fraction or _STARS_POST.match(post) or (pre.endswith("(") and _PAREN_AT_LINE_END.match(post)):
         return 2
-    word = _COUNTED_WORD.match(post)
-    if word and word.group(1).lower() not in _CONNECTORS:
+    if word or not (_ALONE_PRE.match(line_before) and _ALONE_POST.match(post)):
+        return 0  # a number inside a sentence is not a score unless something says so
+    if counted and counted.group(1).lower() not in _CONNECTORS:
         return 0  # "3 pop albums"
     return 1
 
 
-def parse_score(text: str, low: float, high: float) -> float | None:
-    """The score the judge gave on the [low, high] scale, or None when absent or ambiguous.
+def parse_score(text: str, low: float, high: float, *, criterion: str | None = None) -> float | None:
+    """The score the judge gave on the [low, high] scale, or None when absent, ambiguous or refused.
 
-    Candidates are ranked labelled ("Coherence: 3") > phrased ("rate it 3",
-    "3/5", "(3)") > bare; the best rank must agree on a single value.
+    Candidates are ranked: labelled with a score word or the criterion's name ("Score: 3",
+    "Coherence: 3") > other labels ("Response: 3") > phrased ("rate it 3", "3/5", "four out of five",
+    "(3)", stars) > alone at the start of a line ("3", "2. The reply ..."); the best rank must agree on
+    a single value. List numbers, ranges and scale ends, rubric lines, dates, times, counts and
+    quoted passages never count.
     """
-    text = text.replace("*", "").replace("`", "")
-    numbered_list = len(_ENUMERATED_LINE.findall(text)) >= 2
+    if is_refusal(text):
+        return None
+    text = _STARS.sub(lambda m: str(m.group().count("★") + m.group().count("⭐")), text.replace("*", "").replace("`", ""))
+    reading = _Reading(text)
     found: dict[int, set[float]] = {}
     for m in _NUMBER.finditer(text):
-        rank = _classify(text, m, low, high, numbered_list)
+        rank = _classify(reading, m, low, high, criterion)
         if rank:
-            found.setdefault(rank, set()).add(float(m.group()))
+            found.setdefault(rank, set()).add(_value(m.group()))
     if not found:
         return None
     best = found[max(found)]
@@ -218,6 +297,8 @@ def _single(values: list[str]) -> Verdict | None:
 
 def parse_verdict(text: str) -> Verdict | None:
     """ScaleEval's verdict: "1" or "2" for the better submission, "0" for a tie; None when unclear."""
+    if is_refusal(text):
+        return None
     text = text.replace("*", "")
     values = [next(g for g in m.groups() if g) for m in _FINAL_VERDICT.finditer(text)]
     if values:
@@ -252,6 +333,8 @@ def parse_pair_scores(text: str, *, low: float = 1, high: float = 10) -> tuple[f
     A judge that states its own scale ("4/5") is read on it when both scores
     share it and it fits inside [low, high].
     """
+    if is_refusal(text):
+        return None
     text = text.replace("*", "")
     per_side: dict[str, set[float]] = {"1": set(), "2": set()}
     denominators: set[float] = set()
@@ -289,6 +372,24 @@ def is_refusal(text: str) -> bool:
     """An empty reply or a refusal, so the protocol can re-ask; "I cannot ..., but I'd rate it 3" is not one."""
     m = _REFUSAL.search(text.replace("’", "'"))
     return not text.strip() or (m is not None and not _CARRIES_ON.search(text, m.end()))
+
+
+Answer = float | tuple[float, float] | Verdict | bool | None
+
+
+def read_answer(text: str, expect: str, low: float = 1, high: float = 5, criterion: str | None = None) -> Answer:
+    """What a reply answers to what was asked: a score, a pair of scores, a verdict, or whether a
+    Critic accepts ("no_issue"); None when it gives none, several, or refuses (numbers in a refusal
+    are no answer: "I cannot score this: 2 texts are missing")."""
+    if expect == "no_issue":
+        return is_no_issue(text)
+    if expect == "score":
+        return parse_score(text, low, high, criterion=criterion)
+    if expect == "pair":
+        return parse_pair_scores(text, low=low, high=high)
+    if expect == "verdict":
+        return parse_verdict(text)
+    return None
 
 
 _SPELLING = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "‑": "-",

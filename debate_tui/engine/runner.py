@@ -366,20 +366,19 @@ def failure_message(spec: AgentSpec, exc: LLMError, attempts: int) -> str:
 
 
 def _read_answer(turn: Turn, expect: Expect, criterion: Criterion | None) -> None:
-    """Read the asked-for answer; none from a refusal ("I cannot score this: 2 texts are missing" is no 2)."""
-    text = turn.content
-    if expect == "no_issue":
-        turn.no_issue = parsing.is_no_issue(text)
-    elif parsing.is_refusal(text):
+    """Read the asked-for answer (parsing.read_answer); a score or pair needs the criterion's scale."""
+    if expect in ("score", "pair") and criterion is None or expect == "text":
         return
-    elif expect == "score" and criterion is not None:
-        turn.score = parsing.parse_score(text, criterion.low, criterion.high)
-    elif expect == "pair" and criterion is not None:
-        pair = parsing.parse_pair_scores(text, low=criterion.low, high=criterion.high)
-        if pair is not None:
-            turn.score, turn.score_b = pair
+    low, high, name = (criterion.low, criterion.high, criterion.name) if criterion else (1, 5, None)
+    answer = parsing.read_answer(turn.content, expect, low, high, name)
+    if expect == "no_issue":
+        turn.no_issue = bool(answer)
     elif expect == "verdict":
-        turn.verdict = parsing.parse_verdict(text)
+        turn.verdict = answer  # type: ignore[assignment]
+    elif isinstance(answer, tuple):
+        turn.score, turn.score_b = answer
+    elif answer is not None:
+        turn.score = float(answer)
 
 
 def _weigh_score(turn: Turn, completion: Completion, expect: Expect, criterion: Criterion | None) -> None:
