@@ -105,3 +105,16 @@ async def test_each_criterion_gets_its_own_debate(llm_server):
     assert llm_server.calls == 4
     assert set(session.outcome.scores) == {"coherence", "consistency"}
     assert {t.criterion for t in session.turns} == {"coherence", "consistency"}
+
+
+async def test_an_unscored_last_scorer_turn_leaves_the_criterion_unscored(llm_server):
+    """The Critic disputed the earlier score: it is told, with its iteration, never taken as the result."""
+    llm_server.add_rule("The score ignores the repeated sentence; it is too high.", match=CRITIC)
+    llm_server.add_rule("Reasoning about coherence.\nScore: 4", times=1)
+    llm_server.add_rule("I would rather not put a number on it.")
+    session, _ = await run(make_session(llm_server, rounds=1))
+    scorer_turns = [t for t in session.turns if t.role == "scorer"]
+    assert [t.score for t in scorer_turns] == [4, None, None] and scorer_turns[-1].unscored
+    assert session.outcome.scores["coherence"] is None
+    assert "no agreement after 1 iteration;" in session.outcome.method
+    assert "last readable score, 4 at iteration 0" in session.outcome.method

@@ -15,6 +15,7 @@ from debate_tui.parsing import (
     parse_pair_scores,
     parse_score,
     parse_verdict,
+    read_answer,
 )
 
 
@@ -379,3 +380,83 @@ def test_is_refusal(text: str) -> None:
 )
 def test_is_not_refusal(text: str) -> None:
     assert not is_refusal(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "low", "high"),
+    [
+        ("Criterion 1: Coherence. The summary is coherent and well organised.", 1, 5),
+        ("Evaluation of criterion 2 (fluency): the text reads well.", 1, 5),
+        ("On a scale from 1 to 5, the summary is good.", 1, 5),
+        ("Rate the text from 1 (poor) to 5 (excellent).", 1, 5),
+        ("The score should be between 1 and 5.", 1, 5),
+        ("Score: 1-5", 1, 5),
+        ("1 = poor, 2 = fair, 3 = good, 4 = very good, 5 = excellent", 1, 5),
+        ("Scoring rubric:\n1 - Poor\n2 - Fair\n3 - Good\n4 - Very good\n5 - Excellent", 1, 5),
+        ("The article was published on March 3, 2021.", 1, 5),
+        ("Dated 12 May 2020, the report is short.", 1, 31),
+        ("The meeting is at 3 pm.", 1, 5),
+        ("About 40% of it is relevant.", 1, 100),
+        ("The summary has 150 words and covers 3 points.", 1, 5),
+        ("The text makes three points: (1) the economy, (2) the war, (3) the election.", 1, 5),
+        ("The summary covers 1) the cause, 2) the effect and 3) the outcome.", 1, 5),
+        ("Feedback: 1. The text is long. 2. It repeats itself.", 1, 5),
+        ('The text says "he scored 4 goals in 2 games".', 1, 5),
+        ("I'm sorry, but I cannot evaluate this text on a scale of 1 to 5. Score: 3", 1, 5),
+        ("The text is coherent. It is one of the best summaries.", 1, 5),
+        ("In paragraph 2, the author repeats the claim.", 1, 5),
+        ("The Scorer gave 4, but the text has 2 factual errors.", 1, 5),
+        ("The summary includes 4 main ideas.", 1, 5),
+        ("Score: 3\n\nAfter reconsidering, Score: 4", 1, 5),  # two final answers
+        ("Score: 6/10", 1, 5),
+    ],
+)
+def test_numbers_that_are_not_scores(text: str, low: float, high: float) -> None:
+    assert parse_score(text, low, high) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Criterion 1: Coherence\nScore: 4", 4),
+        ("On a scale from 1 to 5, I would give it a 4.", 4),
+        ("Scoring rubric:\n1: Poor\n2: Fair\n3: Good\n4: Very good\n5: Excellent\n\nScore: 3", 3),
+        ("I would give it four out of five.", 4),
+        ("Rating: four", 4),
+        ("Rating: ★★★★☆", 4),
+        ("I give it 3 stars.", 3),
+        ("Step 1: Read the text. Step 2: Compare. The score is 4.", 4),
+        ("The summary is fine.\n4", 4),
+        ("Score: 4. Reasons: 1. clear 2. short", 4),
+        ("Coherence - 4", 4),
+        ("My previous score was 4. I now lower it to 3.", 3),
+        ("The summary gets a 4.", 4),
+        ("Score (1-5): 4", 4),
+        ("Score: 4\nExplanation: It has 1 minor error on line 3.", 4),
+        ("2\nRationale: the reply shifts the topic.", 2),
+        ("Coherence: 3\nFluency: 4", None),  # which one? unless the criterion is named
+    ],
+)
+def test_scores_in_prose(text: str, expected: float | None) -> None:
+    assert parse_score(text, 1, 5) == expected
+
+
+def test_the_asked_criterion_settles_several_labels() -> None:
+    assert parse_score("Coherence: 3\nFluency: 4", 1, 5, criterion="Fluency") == 4
+    assert parse_score("Coherence: 3\nFluency: 4", 1, 5, criterion="Relevance") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expect", "expected"),
+    [
+        ("Score: 4", "score", 4),
+        ("I'm sorry, I can't rate this. 3", "score", None),
+        ("Scores: 7 8", "pair", (7, 8)),
+        ("I cannot compare these: 2 answers are missing.", "verdict", None),
+        ("Final answer: 2", "verdict", "2"),
+        ("NO ISSUE", "no_issue", True),
+        ("Anything", "text", None),
+    ],
+)
+def test_read_answer(text: str, expect: str, expected: object) -> None:
+    assert read_answer(text, expect, 1, 10) == expected

@@ -116,10 +116,40 @@ class Commander:
         ]
 
 
+def _shown(score: float | None) -> str:
+    return "unscored" if score is None else f"{score:g}"
+
+
+def _iterations(n: int) -> str:
+    return f"{n} iteration{'' if n == 1 else 's'}"
+
+
+class ScorerRecord:
+    """The Scorer's scores as the debate goes: the latest turn decides; an unscored latest turn leaves the
+    criterion unscored (the Critic disputed the earlier ones), and the last readable score is only told."""
+
+    def __init__(self) -> None:
+        self.readable: tuple[float, int] | None = None
+
+    def said(self, turn: Turn, iteration: int) -> Turn:
+        if turn.score is not None:
+            self.readable = (turn.score, iteration)
+        return turn
+
+    def how(self, latest: Turn, reached: str) -> str:
+        if latest.score is not None or self.readable is None:
+            return reached
+        value, iteration = self.readable
+        return (f"{reached}; the Scorer's last turn is unscored, so the criterion is unscored (its last readable "
+                f"score, {value:g} at iteration {iteration}, was disputed by the Critic; information only)")
+
+
 async def debate_one(ctx: Context, criterion: Criterion, options: Options) -> tuple[float | None, str]:
     """One criterion's debate; returns the final score and how it was reached."""
     commander = Commander(ctx, criterion)
-    score = await ctx.turn("Scorer", commander.ask_scorer(), round=0, criterion=criterion, expect="score")
+    record = ScorerRecord()
+    score = record.said(await ctx.turn("Scorer", commander.ask_scorer(), round=0, criterion=criterion,
+                                       expect="score"), 0)
     commander.scorer_said(score)
     for iteration in range(1, options.rounds + 1):
         await commander.fit(ctx, "Critic", iteration)
@@ -128,9 +158,10 @@ async def debate_one(ctx: Context, criterion: Criterion, options: Options) -> tu
         commander.critic_said(feedback)
         if feedback.no_issue:
             ctx.round_completed(iteration, criterion)
-            return score.score, f"NO ISSUE after {iteration} iteration{'s' if iteration > 1 else ''}"
+            return score.score, record.how(score, f"NO ISSUE after {_iterations(iteration)}")
         await commander.fit(ctx, "Scorer", iteration)
-        score = await ctx.turn("Scorer", commander.ask_scorer(), round=iteration, criterion=criterion, expect="score")
+        score = record.said(await ctx.turn("Scorer", commander.ask_scorer(), round=iteration, criterion=criterion,
+                                           expect="score"), iteration)
         commander.scorer_said(score)
         ctx.round_completed(iteration, criterion)
     if options.tie_breaker == "agent":
@@ -138,14 +169,15 @@ async def debate_one(ctx: Context, criterion: Criterion, options: Options) -> tu
         decision = await ctx.turn("Tie-Breaker", commander.ask_tie_breaker(), round=options.rounds + 1,
                                   criterion=criterion, expect="score")
         if decision.score is not None:
-            return decision.score, f"tie-breaker after {options.rounds} iterations without agreement"
+            return decision.score, f"tie-breaker after {_iterations(options.rounds)} without agreement"
     if options.tie_breaker == "human":
         choices = tuple(f"{v:g}" for v in _scale_points(criterion))
         value = await ctx.ask_human(
-            f"Scorer and Critic did not agree on {criterion.name} after {options.rounds} iterations "
-            f"(Scorer's last score: {score.score}). Decide the score ({criterion.scale}).", choices)
+            f"Scorer and Critic did not agree on {criterion.name} after {_iterations(options.rounds)} "
+            f"({record.how(score, f'Scorer last score: {_shown(score.score)}')}). "
+            f"Decide the score ({criterion.scale}).", choices)
         return float(value), "decided by a person after no agreement"
-    return score.score, f"Scorer's last score: no agreement after {options.rounds} iterations"
+    return score.score, record.how(score, f"Scorer's last score: no agreement after {_iterations(options.rounds)}")
 
 
 def _scale_points(criterion: Criterion) -> list[float]:
