@@ -514,11 +514,11 @@ ERROR_REPORT_FORMAT = "\n".join(
         "Explanation: <why it is an error>",
         "Deduction: -1",
         "",
-        "Example:",
+        "The form, with <...> for what you write (copy no placeholder into your report):",
         "Q: Does the text contain Repetition (REP) errors?",
         "A: Yes",
-        'Location: "She cooked tacos for Taco Tuesday."',
-        "Explanation: The sentence repeats what the previous one said.",
+        'Location: "<a sentence copied exactly from the text>"',
+        "Explanation: <why it is an error>",
         "Deduction: -1",
         "Q: Does the text contain Logical Inconsistency (LINC) errors?",
         "A: No",
@@ -533,7 +533,8 @@ _FIELD = re.compile(
 _ALTERNATIVES = re.compile(r"\s*(?<!\w)/\s*|\s*/(?!\w)\s*")
 _ENUMERATED_QUOTES = re.compile(r"(?:^|(?<=[.!?\"”']))\s*\(?\d{1,2}[.)]\s*")
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=\S)")
-_NOTHING = re.compile(r"^(?:none|n/?a|no|nil|null|-+|not applicable)\.?$", re.I)
+_NOTHING = re.compile(r"^(?:none|n/?a|no|nil|null|-+|not applicable|<[^<>]*>)\.?$", re.I)
+"""A location that names no sentence, a copied placeholder ("<a sentence ...>") included."""
 _KEYS = {"error location": "location", "location": "location", "quote": "location", "error type": "type",
          "type": "type", "reason": "explanation", "explanation": "explanation", "description": "explanation",
          "deduction": "deduction"}

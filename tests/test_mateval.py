@@ -130,7 +130,7 @@ async def test_report_is_read_into_located_errors_and_paper_scores(llm_server):
     assert len(rep) == 1, "the same sentence reported twice counts once"
     second = STORY.index(REPEATED, STORY.index(REPEATED) + 1)
     assert (rep[0].start, rep[0].end) == (second, second + len(REPEATED)), "a repetition points at the repeat"
-    assert "ILC: 1 error(s)" in outcome.notes
+    assert "ILC: 1 error" in outcome.notes
 
 
 async def test_unreadable_summary_is_reasked_once_then_unscored_not_zero(llm_server):
@@ -200,7 +200,7 @@ async def test_roc_reports_end_to_end_precision_and_recall(llm_server, capsys):
         gold_total += len(gold)
         exact += len(predicted & gold)
         overlapping += sum(_overlaps(p, gold) for p in predicted)
-        assert session.outcome.scores["total"] == -sum(1 for _ in session.outcome.errors)
+        assert session.outcome.scores["total"] == -sum(1 for e in session.outcome.errors if e.located)
     precision, recall = exact / predicted_total, exact / gold_total
     with capsys.disabled():
         print(f"\nMATEval ROC end to end ({len(list(FIXTURES.glob('roc-*.txt')))} stories): {gold_total} annotated, "
@@ -285,3 +285,57 @@ def test_cli_refuses_bad_choices(capsys, story_file, args, message):
     code = main(["run", "--demo", "--protocol", "mateval", "--text", str(story_file), *args])
     assert code == 2
     assert message in capsys.readouterr().err
+
+
+PLACEHOLDER_COPY = """Q: Does the text contain Repetition (REP) errors?
+A: Yes
+Location: "<a sentence copied exactly from the text>"
+Explanation: <why it is an error>
+Deduction: -1
+Q: Does the text contain Logical Inconsistency (LINC) errors?
+A: No
+"""
+UNLOCATED = f"""Q: Does the text contain Repetition (REP) errors?
+A: Yes
+Location: "{REPEATED}"
+Explanation: Said twice in a row.
+Deduction: -1
+Location: "She cooked tacos for Taco Tuesday."
+Explanation: A sentence that is not in this text.
+Deduction: -1
+"""
+
+
+def test_the_report_form_has_a_placeholder_no_quote():
+    assert "<a sentence copied exactly from the text>" in parse_error_report.__globals__["ERROR_REPORT_FORMAT"]
+    assert "Taco" not in parse_error_report.__globals__["ERROR_REPORT_FORMAT"]
+    errors = parse_error_report(PLACEHOLDER_COPY, STORY)
+    assert all(e.quote == "" for e in errors), "a copied placeholder is no quote"
+
+
+async def test_a_copied_placeholder_costs_no_point(llm_server):
+    script(llm_server, report=PLACEHOLDER_COPY)
+    session = await run(make_session(llm_server, criteria="REP,LINC", strategy="SA"))
+    assert session.outcome.scores == {"REP": 0, "LINC": 0, "total": 0}
+
+
+@pytest.mark.parametrize("count_unlocated,rep", [(False, -1), (True, -2)])
+async def test_an_error_not_located_costs_no_point_unless_asked(llm_server, count_unlocated, rep):
+    from debate_tui.report.markdown import render
+
+    script(llm_server, report=UNLOCATED)
+    session = await run(make_session(llm_server, criteria="REP", strategy="SA", count_unlocated=count_unlocated))
+    assert [e.located for e in session.outcome.errors] == [True, False]
+    assert session.outcome.scores == {"REP": rep, "total": rep}
+    assert any("1 not located in the text" in note for note in session.outcome.notes)
+    report = render(session)
+    assert "**Not located:** 1 of 2 errors" in report
+    assert ("0 (not located)" in report) is not count_unlocated
+    assert ("Deduction: none (not located)" in report) is not count_unlocated
+
+
+@pytest.mark.parametrize("command", ["run", "batch"])
+def test_count_unlocated_is_a_flag_of_run_and_batch(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert "--count-unlocated" in capsys.readouterr().out

@@ -85,7 +85,7 @@ async def test_the_queue_holds_the_undecided_items_with_the_protocols_own_questi
     calls = llm_server.calls
     item = await queue.open(queue.current)
     assert item.question.options == ("1", "2", "0")
-    assert "did not agree after 2 discussion round(s)" in item.question.text and "Which text is better?" in item.question.text
+    assert "did not agree after 2 discussion rounds" in item.question.text and "Which text is better?" in item.question.text
     assert llm_server.calls == calls  # the question comes from a replay, not a call
 
 

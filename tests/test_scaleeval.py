@@ -134,13 +134,13 @@ async def test_no_consensus_waits_for_a_person_then_resumes_without_new_calls(ll
     session = await run(make_session(llm_server, contrarian=True, rounds=2))
     assert session.status == "needs_human"
     assert llm_server.calls == 3 + 3 * 2
-    assert "did not agree after 2 discussion round(s)" in session.pending_question
+    assert "did not agree after 2 discussion rounds" in session.pending_question
     session.actions.append(HumanAction(kind="decide", value="1", after_turn=len(session.turns)))
     resumed = await run(session)
     assert resumed.status == "completed"
     assert llm_server.calls == 9, "the recorded turns are replayed, not asked again"
     assert resumed.outcome.verdict == "1"
-    assert resumed.outcome.method == "decided by a person after no consensus in 2 discussion round(s)"
+    assert resumed.outcome.method == "decided by a person after no consensus in 2 discussion rounds"
     assert resumed.outcome.agent_verdicts == {"Speaker 1": "2", "Speaker 2": "2", "Speaker 3": "1"}
 
 
@@ -287,3 +287,25 @@ def test_cli_refuses_bad_choices(capsys, pair, args, message):
         code = exc.code
     assert code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("swapped", [False, True])
+async def test_the_report_of_a_run_waiting_for_a_person_shows_who_said_what(llm_server, swapped):
+    from debate_tui.report.markdown import render
+
+    script(llm_server)
+    session = await run(make_session(llm_server, seed=seed_where(swapped), contrarian=True, rounds=1))
+    assert session.status == "needs_human"
+    report = render(session)
+    assert "No result yet: the run waits for a person's decision." in report
+    rows = [line for line in report.splitlines() if line.startswith("| 0 |") or line.startswith("| 1 |")]
+    header = next(line for line in report.splitlines() if line.startswith("| Round |"))
+    assert header == "| Round | Speaker 1 | Speaker 2 | Speaker 3 |"
+    # in the original numbering whatever the drawn order: the marked text (text 2) is preferred by
+    # Speakers 1 and 2, the contrarian Speaker 3 prefers text 1, in both rounds
+    assert rows == ["| 0 | 2 | 2 | 1 |", "| 1 | 2 | 2 | 1 |"]
+    assert "**Undecided:** The speakers did not agree after 1 discussion round on helpfulness" in report
+    lines = report.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("#"):
+            assert lines[i + 1] == "" and (i == 0 or lines[i - 1] == ""), f"heading {line!r} without blank lines"

@@ -70,6 +70,8 @@ def protocol_options(args: argparse.Namespace, defaults: dict) -> dict:
         options["tie_breaker"] = "agent"
     if getattr(args, "no_feedback", False):
         options["feedback"] = False
+    if getattr(args, "count_unlocated", False):
+        options["count_unlocated"] = True
     options.setdefault("seed", random.SystemRandom().randrange(2**31))
     return options
 

@@ -53,6 +53,9 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
     how.add_argument("--evaluators", type=int, metavar="N", help="MATEval: evaluator agents (default 2)")
     how.add_argument("--no-feedback", action="store_true",
                      help="MATEval: no feedback agent after each round (the paper's MATEval-FB ablation)")
+    how.add_argument("--count-unlocated", action="store_true",
+                     help="MATEval: an error whose quote is not found in the text costs its point too (the paper's "
+                          "rule; by default it is listed as not located and costs nothing)")
     how.add_argument("--on-no-consensus", choices=("human", "majority", "tie", "undecided"),
                      help="ScaleEval, when the speakers still disagree after the last round: ask a person "
                           "(default; headless: exit code 5, resume with --decide), the majority, a tie, or no verdict")

@@ -74,3 +74,8 @@ def task_block(task: Task) -> str:
 
 def score_form(criterion: Criterion) -> str:
     return f"Give your reasoning, then end with a line 'Score: N' where N is between {criterion.low:g} and {criterion.high:g}."
+
+
+def counted(n: int, noun: str) -> str:
+    """"1 iteration", "2 iterations": a count that agrees with its noun."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

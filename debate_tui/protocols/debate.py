@@ -26,7 +26,7 @@ from debate_tui.catalog import find_persona
 from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Turn
 from debate_tui.engine.condense import condense, condense_log
 from debate_tui.engine.runner import Context
-from debate_tui.protocols.common import ModelChoice, criterion_block, score_form, task_block
+from debate_tui.protocols.common import ModelChoice, counted, criterion_block, score_form, task_block
 
 SCORER_SYSTEM = "You are the Scorer. Think logically, step by step, to score the text you are given."
 TIE_BREAKER_SYSTEM = (
@@ -120,10 +120,6 @@ def _shown(score: float | None) -> str:
     return "unscored" if score is None else f"{score:g}"
 
 
-def _iterations(n: int) -> str:
-    return f"{n} iteration{'' if n == 1 else 's'}"
-
-
 class ScorerRecord:
     """The Scorer's scores as the debate goes: the latest turn decides; an unscored latest turn leaves the
     criterion unscored (the Critic disputed the earlier ones), and the last readable score is only told."""
@@ -158,7 +154,7 @@ async def debate_one(ctx: Context, criterion: Criterion, options: Options) -> tu
         commander.critic_said(feedback)
         if feedback.no_issue:
             ctx.round_completed(iteration, criterion)
-            return score.score, record.how(score, f"NO ISSUE after {_iterations(iteration)}")
+            return score.score, record.how(score, f"NO ISSUE after {counted(iteration, 'iteration')}")
         await commander.fit(ctx, "Scorer", iteration)
         score = record.said(await ctx.turn("Scorer", commander.ask_scorer(), round=iteration, criterion=criterion,
                                            expect="score"), iteration)
@@ -169,15 +165,15 @@ async def debate_one(ctx: Context, criterion: Criterion, options: Options) -> tu
         decision = await ctx.turn("Tie-Breaker", commander.ask_tie_breaker(), round=options.rounds + 1,
                                   criterion=criterion, expect="score")
         if decision.score is not None:
-            return decision.score, f"tie-breaker after {_iterations(options.rounds)} without agreement"
+            return decision.score, f"tie-breaker after {counted(options.rounds, 'iteration')} without agreement"
+    iterations = counted(options.rounds, "iteration")
     if options.tie_breaker == "human":
         choices = tuple(f"{v:g}" for v in _scale_points(criterion))
-        value = await ctx.ask_human(
-            f"Scorer and Critic did not agree on {criterion.name} after {_iterations(options.rounds)} "
-            f"({record.how(score, f'Scorer last score: {_shown(score.score)}')}). "
-            f"Decide the score ({criterion.scale}).", choices)
+        last = record.how(score, f"Scorer's last score: {_shown(score.score)}")
+        value = await ctx.ask_human(f"Scorer and Critic did not agree on {criterion.name} after {iterations} ({last}). "
+                                    f"Decide the score ({criterion.scale}).", choices)
         return float(value), "decided by a person after no agreement"
-    return score.score, record.how(score, f"Scorer's last score: no agreement after {_iterations(options.rounds)}")
+    return score.score, record.how(score, f"Scorer's last score: no agreement after {iterations}")
 
 
 def _scale_points(criterion: Criterion) -> list[float]:

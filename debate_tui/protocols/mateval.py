@@ -62,7 +62,7 @@ from debate_tui.domain import AgentSpec, Criterion, ErrorSpan, Outcome, Persona,
 from debate_tui.engine.runner import Context
 from debate_tui.inputs import InputError
 from debate_tui.llm import demo_mateval
-from debate_tui.protocols.common import ModelChoice, task_block
+from debate_tui.protocols.common import ModelChoice, counted, task_block
 
 Strategy = Literal["SA", "O_b_O", "SR", "CoT", "SR+CoT"]
 DECOMPOSED: frozenset[str] = frozenset({"CoT", "SR+CoT"})
@@ -97,6 +97,9 @@ class Options(BaseModel):
     """The feedback agent closing each round; off is the paper's MATEval-FB ablation."""
     rounds: int | None = Field(None, ge=1, le=20)
     """Rounds on the whole question (O_b_O, SR); default: one per error type asked."""
+    count_unlocated: bool = False
+    """Deduct a point for an error whose quote is not found in the text too (the paper's rule). Off by
+    default: a quote that is not in the text is no evidence (a copied example, a paraphrase)."""
     seed: int = 0
 
     @field_validator("rounds")
@@ -304,10 +307,18 @@ def distinct(errors: list[ErrorSpan]) -> list[ErrorSpan]:
     return kept
 
 
-def score(errors: list[ErrorSpan], types: list[str], answered: set[str]) -> dict[str, float | None]:
-    """Per type: 0 minus the deductions of its errors, None when the report left it unanswered; and the total."""
+def counts(error: ErrorSpan, count_unlocated: bool = False) -> bool:
+    """Whether an error costs its deduction: a located one always, a not located one only on request."""
+    return error.located or count_unlocated
+
+
+def score(errors: list[ErrorSpan], types: list[str], answered: set[str],
+          count_unlocated: bool = False) -> dict[str, float | None]:
+    """Per type: 0 minus the deductions of its errors that count, None when the report left it unanswered;
+    and the total."""
     scores: dict[str, float | None] = {
-        t: -sum(e.deduction for e in errors if e.type == t) if t in answered else None for t in types
+        t: -sum(e.deduction for e in errors if e.type == t and counts(e, count_unlocated)) if t in answered
+        else None for t in types
     }
     values = list(scores.values())
     scores["total"] = None if None in values else sum(v for v in values if v is not None)
@@ -354,22 +365,26 @@ async def run(ctx: Context) -> Outcome:
     errors = parsing.parse_error_report(report.content, ctx.task.text)
     point_at_repeats(errors, ctx.task.text)
     errors = distinct(errors)
-    outcome = Outcome(scores=score([e for e in errors if e.type in types], types, answered), errors=errors)
-    outcome.method = (f"MATEval {options.strategy}, {len(discussion.evaluators)} evaluator(s), feedback "
-                      f"{'on' if options.feedback else 'off'}, {len(questions)} round(s); report by the Summarizer")
-    outcome.notes += [outcome.method, *_notes(errors, types, answered)]
+    asked = [e for e in errors if e.type in types]
+    outcome = Outcome(scores=score(asked, types, answered, options.count_unlocated), errors=errors)
+    outcome.method = (f"MATEval {options.strategy}, {counted(len(discussion.evaluators), 'evaluator')}, feedback "
+                      f"{'on' if options.feedback else 'off'}, {counted(len(questions), 'round')}; "
+                      "report by the Summarizer")
+    outcome.notes += [outcome.method, *_notes(errors, types, answered, options.count_unlocated)]
     return outcome
 
 
-def _notes(errors: list[ErrorSpan], types: list[str], answered: set[str]) -> list[str]:
+def _notes(errors: list[ErrorSpan], types: list[str], answered: set[str], count_unlocated: bool) -> list[str]:
     notes = []
+    cost = "each costs its point (--count-unlocated)" if count_unlocated else "no point deducted"
     for t in types:
         if t not in answered:
             notes.append(f"{t}: the summarizer's report does not answer this question: unscored")
             continue
         found = [e for e in errors if e.type == t]
         unlocated = sum(1 for e in found if not e.located)
-        notes.append(f"{t}: {len(found)} error(s)" + (f", {unlocated} not found in the text" if unlocated else ""))
+        notes.append(f"{t}: {counted(len(found), 'error')}"
+                     + (f", {unlocated} not located in the text ({cost})" if unlocated else ""))
     other = sorted({e.type for e in errors if e.type not in types})
     if other:
         notes.append(f"errors of types not asked for are listed but not counted: {', '.join(other)}")

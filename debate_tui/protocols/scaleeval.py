@@ -36,7 +36,7 @@ from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn
 from debate_tui.engine.runner import Context
 from debate_tui.inputs import InputError
 from debate_tui.llm import demo_scaleeval
-from debate_tui.protocols.common import ModelChoice
+from debate_tui.protocols.common import ModelChoice, counted
 from debate_tui.protocols.criteria_variants import Variant, rubric, vary
 from debate_tui.protocols.pairs import FLIP, describe_votes, majority
 
@@ -185,19 +185,19 @@ async def settle(ctx: Context, options: Options, finals: dict[str, Verdict | Non
     """The verdict when the speakers never agreed, as --on-no-consensus says."""
     if options.on_no_consensus == "human":
         views = ", ".join(f"{name}: {verdict or 'unreadable'}" for name, verdict in finals.items())
-        question = (f"The speakers did not agree after {rounds} discussion round(s) on {ctx.criteria[0].name} "
+        question = (f"The speakers did not agree after {counted(rounds, 'discussion round')} on {ctx.criteria[0].name} "
                     f"({views}; in the original numbering). Which text is better? 1 = the first text, "
                     "2 = the second, 0 = a tie.")
         decision = await ctx.ask_human(question, VERDICTS)
         while decision not in VERDICTS:  # a mistyped decision is asked again, not taken for a verdict
             ctx.notice(f"the decision {decision!r} is not 1, 2 or 0; asking again")
             decision = await ctx.ask_human(question, VERDICTS)
-        return decision, f"decided by a person after no consensus in {rounds} discussion round(s)"  # type: ignore[return-value]
+        return decision, f"decided by a person after no consensus in {counted(rounds, 'discussion round')}"  # type: ignore[return-value]
     if options.on_no_consensus == "majority":
         return majority(finals.values()), f"majority of the final verdicts ({describe_votes(finals.values())})"
     if options.on_no_consensus == "tie":
         return "0", "declared a tie after no consensus"
-    return None, f"undecided: no consensus in {rounds} discussion round(s)"
+    return None, f"undecided: no consensus in {counted(rounds, 'discussion round')}"
 
 
 async def run(ctx: Context) -> Outcome:

@@ -13,7 +13,7 @@ from collections import Counter
 
 from debate_tui.domain import ErrorSpan, Session
 from debate_tui.parsing import ERROR_TYPES
-from debate_tui.report.markdown import line_col
+from debate_tui.report.markdown import counts_unlocated, line_col
 
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)]*\s+")
 
@@ -35,24 +35,28 @@ def where(error: ErrorSpan, text: str) -> str:
     return f"line {line}, column {column}, sentence {sentence}"
 
 
-def paragraph(number: int, error: ErrorSpan, text: str) -> str:
+def paragraph(number: int, error: ErrorSpan, text: str, count_unlocated: bool = False) -> str:
     side = " of text 2" if error.which == "b" else ""
     head = f"{number}. {_type_name(error.type)}, {where(error, text)}{side}"
     head += f': "{error.quote}"' if error.quote else ""
     head += "" if error.quote.rstrip().endswith((".", "!", "?")) else "."
     explanation = error.explanation.strip().rstrip(".")
     why = f" {explanation}." if explanation else ""
-    return f"{head}{why} Deduction: {_points(error.deduction)}."
+    cost = _points(error.deduction) if error.located or count_unlocated else "none (not located)"
+    return f"{head}{why} Deduction: {cost}."
 
 
-def render_errors_text(errors: list[ErrorSpan], text: str, text_b: str | None = None) -> str:
-    """The errors as numbered paragraphs, then the points lost per type and in total."""
+def render_errors_text(errors: list[ErrorSpan], text: str, text_b: str | None = None,
+                       count_unlocated: bool = False) -> str:
+    """The errors as numbered paragraphs, then the points lost per type and in total (an error not
+    located in the text costs nothing unless `count_unlocated`)."""
     if not errors:
         return "No errors were found."
-    paragraphs = [paragraph(n, e, text_b if e.which == "b" and text_b else text) for n, e in enumerate(errors, 1)]
+    paragraphs = [paragraph(n, e, text_b if e.which == "b" and text_b else text, count_unlocated)
+                  for n, e in enumerate(errors, 1)]
     lost: Counter[str] = Counter()
     for error in errors:
-        lost[error.type] += error.deduction
+        lost[error.type] += error.deduction if error.located or count_unlocated else 0
     tally = "; ".join(f"{_type_name(kind)} -{value:g}" for kind, value in lost.items())
     paragraphs.append(f"In all, {len(errors)} error{'s' if len(errors) != 1 else ''} cost "
                       f"{_points(sum(lost.values()))}: {tally}.")
@@ -64,4 +68,5 @@ def section(session: Session) -> list[str]:
     errors = session.outcome.errors if session.outcome else []
     if not errors:
         return []
-    return ["## Error report", "", render_errors_text(errors, session.task.text, session.task.text_b), ""]
+    text = render_errors_text(errors, session.task.text, session.task.text_b, counts_unlocated(session))
+    return ["## Error report", "", text, ""]

@@ -10,7 +10,7 @@ import hashlib
 
 from debate_tui.domain import ErrorSpan, Session, Turn
 from debate_tui.protocols import PROTOCOLS
-from debate_tui.protocols.pairs import pair_keys
+from debate_tui.protocols.pairs import FLIP, pair_keys
 
 UNSCORED = "unscored"
 
@@ -54,11 +54,52 @@ def _header(session: Session) -> list[str]:
     return lines
 
 
+def _answer(turn: Turn, swapped: bool) -> str:
+    """What one turn answered, verdicts in the original numbering."""
+    if turn.verdict is not None:
+        return FLIP[turn.verdict] if swapped else turn.verdict
+    if turn.score is not None:
+        return fmt_score(turn.score) + (f" / {fmt_score(turn.score_b)}" if turn.score_b is not None else "")
+    return "unreadable" if turn.unscored else ""
+
+
+def _swapped(session: Session) -> bool:
+    """Whether the judges saw the texts in the other order (ScaleEval's draw): their verdicts then need flipping."""
+    return bool(session.state.get("order", {}).get("swapped"))
+
+
+def _so_far(session: Session) -> list[str]:
+    """Without a result, what each agent answered in each round (its last turn there), and what is undecided."""
+    swapped = _swapped(session)
+    answers: dict[tuple[int, str | None], dict[str, str]] = {}
+    for turn in session.turns:
+        answer = _answer(turn, swapped) if turn.error is None else ""
+        if answer:
+            answers.setdefault((turn.round, turn.criterion), {})[turn.agent] = answer
+    lines: list[str] = []
+    if answers:
+        agents = [a.name for a in session.agents if any(a.name in row for row in answers.values())]
+        several = len({criterion for _, criterion in answers}) > 1
+        lines += ["### Answers so far", ""]
+        if any(t.verdict is not None for t in session.turns):
+            lines += ["Verdicts in the original numbering: 1 = text 1 better, 2 = text 2 better, 0 = tie.", ""]
+        head = ["Round", *(["Criterion"] if several else []), *agents]
+        lines += ["| " + " | ".join(cell(h) for h in head) + " |", "|" + "---|" * len(head)]
+        for (round, criterion), row in answers.items():
+            first = [str(round), *([cell(criterion or "")] if several else [])]
+            lines.append("| " + " | ".join(first + [cell(row.get(a, "")) for a in agents]) + " |")
+        lines.append("")
+    if session.pending_question:
+        lines += [f"**Undecided:** {cell(session.pending_question)}", ""]
+    return lines
+
+
 def _scores(session: Session) -> list[str]:
     outcome = session.outcome
     if outcome is None:
-        return ["## Result", "", f"No result: the run is {session.status}."
-                + (f" ({session.error})" if session.error else "")]
+        waiting = "a person's decision" if session.status == "needs_human" else None
+        status = f"No result yet: the run waits for {waiting}." if waiting else f"No result: the run is {session.status}."
+        return ["## Result", "", status + (f" ({session.error})" if session.error else ""), "", *_so_far(session)]
     lines = ["## Result", ""]
     if outcome.verdict is not None or outcome.agent_verdicts:
         lines.append(f"**Verdict:** {outcome.verdict or 'none'} (1 = text 1 better, 2 = text 2 better, 0 = tie)")
@@ -87,17 +128,31 @@ def _scores(session: Session) -> list[str]:
     return lines
 
 
+def counts_unlocated(session: Session) -> bool:
+    """Whether an error not located in the text costs its point in this run (MATEval's --count-unlocated)."""
+    return bool(session.options.get("count_unlocated"))
+
+
 def _errors(session: Session, errors: list[ErrorSpan]) -> list[str]:
     lines = ["## Errors", "", "| # | Type | Location | Quote | Explanation | Deduction |", "|---|---|---|---|---|---|"]
+    charged = counts_unlocated(session)
     for number, error in enumerate(errors, start=1):
         text = session.task.text_b if error.which == "b" and session.task.text_b else session.task.text
-        where = "unlocated"
+        where = "not located"
         if error.start is not None:
             line, col = line_col(text, error.start)
             where = f"{line}:{col}" + (" (text 2)" if error.which == "b" else "")
+        deduction = f"-{error.deduction:g}" if error.located or charged else "0 (not located)"
         lines.append(f"| {number} | {cell(error.type)} | {where} | \"{cell(error.quote)}\" | "
-                     f"{cell(error.explanation)} | -{error.deduction:g} |")
-    return [*lines, ""]
+                     f"{cell(error.explanation)} | {deduction} |")
+    lines.append("")
+    unlocated = sum(1 for e in errors if not e.located)
+    if unlocated:
+        rule = ("each still costs its point (--count-unlocated)" if charged else
+                "no point is deducted for them (--count-unlocated restores the paper's rule)")
+        lines += [f"**Not located:** {unlocated} of {len(errors)} errors: the quote is not found in the text; "
+                  f"{rule}.", ""]
+    return lines
 
 
 def _how(session: Session) -> list[str]:
@@ -128,14 +183,16 @@ def _usage(session: Session) -> list[str]:
             f"{usage.completion_tokens} completion tokens, ${usage.cost_usd:.4f}.", ""]
 
 
-def _turn(turn: Turn) -> list[str]:
+def _turn(turn: Turn, swapped: bool = False) -> list[str]:
+    """One turn of the transcript; `swapped`: its verdict is in the presented numbering, told in both."""
     facts = [f"round {turn.round}"]
     if turn.criterion:
         facts.append(turn.criterion)
     if turn.score is not None:
         facts.append(f"score {fmt_score(turn.score)}" + (f" / {fmt_score(turn.score_b)}" if turn.score_b is not None else ""))
     if turn.verdict is not None:
-        facts.append(f"verdict {turn.verdict}")
+        facts.append(f"verdict {turn.verdict}" + (f" as presented ({FLIP[turn.verdict]} in the original numbering)"
+                                                  if swapped and turn.verdict != "0" else ""))
     if turn.unscored:
         facts.append(UNSCORED)
     if turn.no_issue:
@@ -156,6 +213,7 @@ def render(session: Session) -> str:
         lines += _errors(session, errors) + section(session)
     lines += _how(session) + _actions(session) + _usage(session)
     lines += ["## Transcript", ""]
+    swapped = _swapped(session)
     for turn in session.turns:
-        lines += _turn(turn)
+        lines += _turn(turn, swapped)
     return "\n".join(lines).rstrip() + "\n"
