@@ -59,14 +59,12 @@ def time_store(directory: Path) -> dict:
 async def time_screen(directory: Path, expected: int) -> dict[str, float]:
     """Seconds from F2 to the first screenful drawn, and to a table holding every row (examples excluded)."""
     from debate_tui.cli import build_parser
-    from debate_tui.ui import locations
     from debate_tui.ui.app import DebateTUI
     from debate_tui.ui.launch import launch_from_args
     from debate_tui.ui.screens import sessions as screen_module
     from debate_tui.ui.state import load_state
     from textual.widgets import DataTable
 
-    screen_module.examples_dir = locations.examples_dir = lambda: directory / "no-examples"  # type: ignore[assignment]
     import debate_tui.ui.app as app_module
 
     app_module.examples_dir = lambda: directory / "no-examples"  # type: ignore[assignment]

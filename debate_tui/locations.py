@@ -1,8 +1,9 @@
-"""Where debate-tui's configuration lives; light enough for the TUI's first frame (no pydantic)."""
+"""Where debate-tui's configuration and shipped data live; light enough for the TUI's first frame (no pydantic)."""
 
 from __future__ import annotations
 
 import os
+from importlib.resources import files
 from pathlib import Path
 
 APP_NAME = "debate-tui"
@@ -20,3 +21,17 @@ def config_dir() -> Path:
 
 def config_path() -> Path:
     return config_dir() / "config.toml"
+
+
+def shipped(folder: str) -> Path:
+    """A folder shipped inside the package (debate_tui/data: `themes`, `sessions`), found with importlib.resources.
+
+    pip installs the package as plain files, so the resource is a real directory
+    wherever the package went (a venv, --user, --prefix, --target).
+    """
+    return Path(str(files("debate_tui").joinpath("data").joinpath(folder)))
+
+
+def examples_dir() -> Path:
+    """Example sessions recorded with the demo model, one per protocol."""
+    return shipped("sessions")

@@ -15,15 +15,14 @@ from debate_tui.domain import ErrorSpan, Session, Task
 from debate_tui.engine.runner import Runner
 from debate_tui.llm import DEMO_MODEL, demo
 from debate_tui.llm.router import ModelRouter
-from debate_tui.meta.datasets import data_dir
+from debate_tui.meta.datasets import DataRoot, data_dir
 from debate_tui.parsing import parse_error_report
 from debate_tui.protocols import mateval
 from debate_tui.protocols.common import ModelChoice
 from tests.conftest import STORY
 
 FIXTURES = Path(__file__).parent / "fixtures" / "mateval_roc_reports"
-ROC = data_dir() / "mateval" / "ROC" / "ROC_test_change_final.json"
-needs_roc = pytest.mark.skipif(not ROC.is_file(), reason=f"MATEval ROC data not found at {ROC}; set DEBATE_TUI_DATA_DIR")
+ROC = "mateval/ROC/ROC_test_change_final.json"
 
 SUMMARIZER = "You are the Summarizer"
 FEEDBACK = "You are the Feedback agent"
@@ -182,10 +181,9 @@ def _overlaps(error: tuple[str, int, int], spans: set[tuple[str, int, int]]) -> 
     return any(k == kind and s < end and start < e for k, s, e in spans)
 
 
-@needs_roc
 async def test_roc_reports_end_to_end_precision_and_recall(llm_server, capsys):
     """Hand-written summarizer reports (tests/fixtures) through the protocol, spans against the annotations."""
-    stories = json.loads(ROC.read_text(encoding="utf-8"))
+    stories = json.loads(DataRoot(data_dir()).read_text(ROC))
     predicted_total = gold_total = exact = overlapping = unlocated = 0
     for path in sorted(FIXTURES.glob("roc-*.txt")):
         item = stories[int(path.stem.split("-")[1])]
@@ -210,10 +208,9 @@ async def test_roc_reports_end_to_end_precision_and_recall(llm_server, capsys):
     assert (gold_total, predicted_total, unlocated, exact, overlapping) == (19, 19, 1, 17, 18)
 
 
-@needs_roc
 async def test_roc_story_through_the_full_discussion(llm_server):
     """Story 30's repeated sentence: quoted in lower case, reported twice, located at the repeat."""
-    item = json.loads(ROC.read_text(encoding="utf-8"))[30]
+    item = json.loads(DataRoot(data_dir()).read_text(ROC))[30]
     script(llm_server, report=(FIXTURES / "roc-030.txt").read_text(encoding="utf-8"))
     session = await run(make_session(llm_server, text=item["story"]))
     assert llm_server.calls == 26

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import tarfile
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from debate_tui.meta import datasets
 
 ROOT = datasets.data_dir()
-pytestmark = pytest.mark.skipif(not ROOT.is_dir(), reason=f"shared data not found at {ROOT}")
+DATA = datasets.DataRoot(ROOT)
+SHARED = Path(__file__).parent / "fixtures" / "shared_data"
 
 
 def test_summeval() -> None:
@@ -22,8 +25,7 @@ def test_summeval() -> None:
     assert first["id"] == "dm-test-8764fb95bfad8ee849274873a92fb8d6b400eee2/M8"
     assert first["text"].startswith("paul merson has restarted his row")
     # Experts: coherence 1, 1, 3; consistency 5, 5, 5 ... (M8_outputs_annotations.jsonl, line 1).
-    with (ROOT / "summeval" / "M8_outputs_annotations.jsonl").open(encoding="utf-8") as f:
-        raw = json.loads(f.readline())["expert_annotations"]
+    raw = json.loads(DATA.read_text("summeval/M8_outputs_annotations.jsonl").splitlines()[0])["expert_annotations"]
     assert first["human"] == {c: sum(e[c] for e in raw) / 3 for c in datasets.SUMMEVAL_CRITERIA}
     assert first["human"]["coherence"] == pytest.approx(5 / 3)
 
@@ -43,7 +45,7 @@ def test_faireval() -> None:
     assert len(lines) == 80
     assert Counter(x["human_verdict"] for x in lines) == {"1": 41, "2": 25, "0": 14}
     # The per-line label file agrees: CHATGPT = gpt35 = text = "1".
-    labels = (ROOT / "faireval" / "human_labels_gpt35_vs_vicuna13b.txt").read_text().split()
+    labels = (SHARED / "human_labels_gpt35_vs_vicuna13b.txt").read_text().split()
     assert [{"CHATGPT": "1", "VICUNA13B": "2", "TIE": "0"}[x] for x in labels] == [x["human_verdict"] for x in lines]
     first = lines[0]
     assert set(first) == {"id", "text", "text_b", "source", "group", "human_verdict"}
@@ -97,3 +99,27 @@ def test_criteria_filter_and_limit() -> None:
 def test_env_variable_points_at_the_data(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DEBATE_TUI_DATA_DIR", str(ROOT))
     assert len(datasets.load("faireval")) == 80
+
+
+def test_the_package_ships_every_set_as_a_resource() -> None:
+    """Without --data-dir or the variable, each set loads from the package (importlib.resources)."""
+    assert ROOT.joinpath("PROVENANCE.md").is_file() and ROOT.joinpath("README.md").is_file()
+    sizes = {name: len(datasets.load(name)) for name in datasets.LOADERS}
+    assert sizes == {"summeval": 1200, "topical-chat": 360, "faireval": 80, "mateval-roc": 200, "scaleeval": 320}
+
+
+def test_a_plain_copy_reads_the_same_as_the_archives(tmp_path: Path) -> None:
+    """--data-dir may hold the original layout (plain files): the lines are the same."""
+    with ROOT.joinpath("faireval.tar.xz").open("rb") as raw, tarfile.open(fileobj=raw, mode="r:xz") as tar:
+        tar.extractall(tmp_path, filter="data")
+    assert (tmp_path / "faireval" / "vicuna80_pairs.json").is_file()
+    assert datasets.load("faireval", root=tmp_path) == datasets.load("faireval")
+    (tmp_path / "faireval" / "vicuna80_pairs.json").write_text("[]", encoding="utf-8")
+    assert datasets.load("faireval", root=tmp_path) == []  # the plain file wins over any archive
+
+
+def test_a_missing_file_is_named() -> None:
+    with pytest.raises(FileNotFoundError, match="summeval/M99_outputs_annotations.jsonl"):
+        DATA.read_text("summeval/M99_outputs_annotations.jsonl")
+    assert DATA.names("nowhere") == [] and DATA.names("scaleeval/responses") == ["claude-instant", "gemini", "gpt3.5"]
+    assert DATA.read_text("mateval/ROC/ROC_test_change_new.csv").startswith("Original Story,")  # byte-order mark dropped

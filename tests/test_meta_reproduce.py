@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import lzma
 from pathlib import Path
 
 import pytest
@@ -10,14 +11,14 @@ import pytest
 from debate_tui.meta import datasets, reference_parsers
 from debate_tui.meta.evaluate import meta_evaluate
 
-ROOT = datasets.data_dir()
-pytestmark = pytest.mark.skipif(not ROOT.is_dir(), reason=f"shared data not found at {ROOT}")
+DATA = datasets.DataRoot(datasets.data_dir())
+SHARED = Path(__file__).parent / "fixtures" / "shared_data"  # files the package does not ship
 
 
 def test_unieval_topical_chat_turn_level_to_six_decimals() -> None:
-    published = json.loads((ROOT / "published_numbers.json").read_text())
+    published = json.loads((SHARED / "published_numbers.json").read_text())
     expected = published["unieval_readme_topical_chat_turn_level_recomputed_here"]["pearson_spearman_kendall"]
-    rows = json.loads((ROOT / "topical_chat" / "unieval_predictions.json").read_text())
+    rows = json.loads(lzma.decompress((SHARED / "unieval_predictions.json.xz").read_bytes()))
     results = [
         {"id": str(i), "criterion": c, "predicted": row["predict_scores"][c], "human": row["scores"][c]}
         for i, row in enumerate(rows)
@@ -35,7 +36,7 @@ def test_unieval_topical_chat_turn_level_to_six_decimals() -> None:
 
 @pytest.fixture(scope="module")
 def geval_samples() -> dict[str, dict[str, list[str]]]:
-    return {dim: datasets.geval_samples(dim, ROOT) for dim in datasets.GEVAL_DIMENSIONS}
+    return {dim: datasets.geval_samples(dim, DATA) for dim in datasets.GEVAL_DIMENSIONS}
 
 
 def _results(samples: dict[str, dict[str, list[str]]], row_score) -> list[dict]:
@@ -48,7 +49,7 @@ def _results(samples: dict[str, dict[str, list[str]]], row_score) -> list[dict]:
             "human": line["human"][dim],
             "predicted": row_score(samples[dim][line["id"]]) if line["id"] in samples[dim] else None,
         }
-        for line in datasets.load("topical-chat", root=ROOT)
+        for line in datasets.load("topical-chat")
         for dim in datasets.GEVAL_DIMENSIONS
     ]
 
@@ -129,10 +130,10 @@ def test_where_the_two_rules_disagree(geval_samples) -> None:
     assert differ == 520
 
 
-def test_data_dir_defaults_beside_the_repository(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_data_dir_defaults_to_the_package(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("DEBATE_TUI_DATA_DIR", raising=False)
-    repo = Path(datasets.__file__).resolve().parents[2]
-    assert datasets.data_dir() == repo / ".." / "shared" / "data"
+    package = Path(datasets.__file__).resolve().parents[1]
+    assert Path(str(datasets.data_dir())) == package / "data" / "datasets"
     monkeypatch.setenv("DEBATE_TUI_DATA_DIR", "/somewhere")
     assert datasets.data_dir() == Path("/somewhere")
     assert datasets.data_dir("/else") == Path("/else")

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
-import os
 import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from debate_tui.meta.datasets import DataRoot, data_dir
 from debate_tui.parsing import locate, normalize_error_type, parse_error_report, parse_score
 
-DATA = Path(os.environ.get("DEBATE_TUI_DATA_DIR") or Path(__file__).parents[2] / "shared" / "data")
-GEVAL = DATA / "topical_chat" / "gpt35_geval"
-ROC = DATA / "mateval" / "ROC"
+DATA = DataRoot(data_dir())  # shipped in the package
 FIXTURE = Path(__file__).parent / "fixtures" / "geval_hand_checked.json"
 
 SCALES = {"nat": (1, 3), "coh": (1, 3), "eng": (1, 3), "gro": (0, 1)}
@@ -34,15 +33,12 @@ EXPECTED_COUNTS = {
 MIN_PRECISION, MIN_RECALL = 0.97, 0.95  # measured 0.9706 and 0.9532
 MIN_TYPED_PRECISION, MIN_TYPED_RECALL = 0.94, 0.925  # measured 0.9450 and 0.9279
 
-needs_geval = pytest.mark.skipif(not GEVAL.is_dir(), reason=f"G-Eval outputs not found in {GEVAL}; set DEBATE_TUI_DATA_DIR")
-needs_roc = pytest.mark.skipif(not ROC.is_dir(), reason=f"MATEval ROC data not found in {ROC}; set DEBATE_TUI_DATA_DIR")
 
 
 def _geval(aspect: str) -> list[dict]:
-    return json.loads((GEVAL / f"gpt3.5_{aspect}_geval.json").read_text(encoding="utf-8"))
+    return json.loads(DATA.read_text(f"topical_chat/gpt35_geval/gpt3.5_{aspect}_geval.json"))
 
 
-@needs_geval
 @pytest.mark.parametrize("aspect", sorted(SCALES))
 def test_scale_is_the_one_the_prompt_asks_for(aspect: str) -> None:
     prompt = _geval(aspect)[0]["prompt"]
@@ -50,7 +46,6 @@ def test_scale_is_the_one_the_prompt_asks_for(aspect: str) -> None:
     assert (float(low), float(high)) == SCALES[aspect]
 
 
-@needs_geval
 @pytest.mark.parametrize("aspect", sorted(SCALES))
 def test_every_geval_response_parsed_or_unscored(aspect: str) -> None:
     low, high = SCALES[aspect]
@@ -81,7 +76,6 @@ def test_hand_checked_sample_has_no_misread() -> None:
     assert misread == []
 
 
-@needs_geval
 def test_hand_checked_sample_is_the_data() -> None:
     files = {aspect: _geval(aspect) for aspect in SCALES}
     for item in json.loads(FIXTURE.read_text(encoding="utf-8")):
@@ -134,9 +128,8 @@ def _annotated(row: dict[str, str], story: str) -> list[tuple[str | None, Span |
 
 
 def _roc() -> list[tuple[dict[str, str], dict[str, str]]]:
-    with (ROC / "ROC_test_change_new.csv").open(encoding="utf-8-sig", newline="") as f:
-        rows = list(csv.DictReader(f))
-    stories = json.loads((ROC / "ROC_test_change_final.json").read_text(encoding="utf-8"))
+    rows = list(csv.DictReader(io.StringIO(DATA.read_text("mateval/ROC/ROC_test_change_new.csv"), newline="")))
+    stories = json.loads(DATA.read_text("mateval/ROC/ROC_test_change_final.json"))
     assert len(rows) == len(stories) == 200
     return list(zip(rows, stories))
 
@@ -148,7 +141,6 @@ def _predicted(report: str, story: str) -> list[tuple[str, Span | None]]:
     ]
 
 
-@needs_roc
 @pytest.mark.parametrize("index", [0, 2, 4, 12, 22, 30, 41])
 def test_mateval_report_matches_csv_annotation(index: int) -> None:
     """Stories whose report and CSV agree; they cover "1. 2." lists, "/" pairs, case and spacing slips."""
@@ -157,7 +149,6 @@ def test_mateval_report_matches_csv_annotation(index: int) -> None:
     assert Counter(_predicted(item["disturbance_data"], story)) == Counter(_annotated(row, story))
 
 
-@needs_roc
 def test_mateval_precision_and_recall_over_all_stories() -> None:
     gold_total = located = hits = typed_hits = unlocated = 0
     for row, item in _roc():
@@ -260,7 +251,6 @@ Deduction: -1
 }
 
 
-@needs_roc
 @pytest.mark.parametrize("index", sorted(HAND_WRITTEN))
 def test_our_qa_report_matches_csv_annotation(index: int) -> None:
     row, item = _roc()[index]

@@ -305,7 +305,7 @@ async def test_a_long_sessions_list_fills_every_row_and_opens_the_last(monkeypat
     from datetime import datetime, timedelta, timezone
 
     from debate_tui.store import SessionStore
-    from debate_tui.ui.locations import examples_dir
+    from debate_tui.locations import examples_dir
     from debate_tui.ui.screens.sessions import SessionsScreen
 
     count = 300
@@ -346,7 +346,7 @@ async def test_every_shipped_example_session_opens_and_replays():
     """A new user can open and replay one example per protocol at once, no model needed."""
     from debate_tui.protocols import PROTOCOLS
     from debate_tui.store import SessionStore
-    from debate_tui.ui.locations import examples_dir
+    from debate_tui.locations import examples_dir
     from debate_tui.ui.screens.sessions import SessionsScreen
 
     examples = SessionStore(examples_dir()).list()

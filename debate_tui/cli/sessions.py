@@ -10,13 +10,15 @@ from debate_tui.cli.run import EXIT_BAD_INPUT, add_limit_arguments, execute
 from debate_tui.config import ConfigError, effective_config
 from debate_tui.domain import HumanAction
 from debate_tui.report.markdown import render
-from debate_tui.store import SessionFileError, SessionStore, write_atomic
+from debate_tui.locations import examples_dir
+from debate_tui.store import SessionFileError, SessionStore, SessionSummary, write_atomic
 from debate_tui.textsafe import inert, inert_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    listing = subparsers.add_parser("sessions", help="list saved sessions")
+    listing = subparsers.add_parser("sessions", help="list saved sessions, then the shipped example sessions")
     listing.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
+    listing.add_argument("--no-examples", action="store_true", help="leave out the example sessions shipped with debate-tui")
     listing.set_defaults(handler=handle_list)
 
     resume = subparsers.add_parser("resume", help="continue an interrupted, failed or undecided session")
@@ -45,17 +47,27 @@ def _fail(message: str) -> int:
     return EXIT_BAD_INPUT
 
 
-def handle_list(args: argparse.Namespace) -> int:
-    rows = _store(args).list()
-    if not rows:
-        print("no sessions yet", file=sys.stderr)
+def _print_rows(rows: list[SessionSummary], *, by_path: bool = False) -> None:
     for row in rows:  # every field may come from a file someone else wrote: printed inert
+        name = str(row.path) if by_path else row.id
         if row.problem:
-            print(inert(f"{row.id}  UNREADABLE  {row.problem}"))
+            print(inert(f"{name}  UNREADABLE  {row.problem}"))
             continue
         when = f"{row.created_at:%Y-%m-%d %H:%M}" if row.created_at else "?"
-        print(inert(f"{row.id}  {when}  {row.protocol:<9} {row.status:<11} {','.join(row.criteria):<20} "
+        print(inert(f"{name}  {when}  {row.protocol:<9} {row.status:<11} {','.join(row.criteria):<20} "
                     f"{row.result:<24} {row.snippet!r}"))
+
+
+def handle_list(args: argparse.Namespace) -> int:
+    store = _store(args)
+    rows = store.list()
+    if not rows:
+        print("no sessions yet", file=sys.stderr)
+    _print_rows(rows)
+    examples = examples_dir()
+    if not args.no_examples and examples.is_dir() and examples.resolve() != store.root.resolve():
+        print("\nexamples shipped with debate-tui (debate-tui export PATH shows one):")
+        _print_rows(SessionStore(examples).list(), by_path=True)
     return 0
 
 

@@ -3,16 +3,23 @@
 A line is a dict `{"id", "text", "text_b"?, "source"?, "context"?, "group"?,
 "human"?: {criterion: number}, "human_verdict"?: "1"|"2"|"0"}` (MATEval adds
 "errors"), so a batch run over it yields results that `evaluate` can
-correlate with the humans. The files are described in the data dir's README.
+correlate with the humans. The package ships the files as one xz-compressed
+tar per set (debate_tui/data/datasets, read with importlib.resources; README and
+PROVENANCE there); `--data-dir`/$DEBATE_TUI_DATA_DIR read another copy, plain
+or archived.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import re
+import tarfile
 from collections.abc import Callable, Iterable
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -32,18 +39,71 @@ GEVAL_DIMENSIONS = {"naturalness": "nat", "coherence": "coh", "engagingness": "e
 FAIREVAL_VERDICTS = {"gpt35": "1", "vicuna": "2", "tie": "0"}
 
 
-def data_dir(override: str | Path | None = None) -> Path:
-    """The shared data folder: the argument, else $DEBATE_TUI_DATA_DIR, else ../shared/data beside the repo."""
+def data_dir(override: str | Path | None = None) -> Traversable:
+    """The data folder: the argument, else $DEBATE_TUI_DATA_DIR, else the copy shipped in the package."""
     if override is not None:
         return Path(override)
     if env := os.environ.get("DEBATE_TUI_DATA_DIR"):
         return Path(env)
-    return Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+    return files("debate_tui").joinpath("data").joinpath("datasets")
 
 
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    with path.open(encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+class DataRoot:
+    """Files of a data folder by their path in the original layout ("summeval/M8_....jsonl").
+
+    A file is read as it is, else from `<first folder>.tar.xz` beside it (how the
+    package ships each set); an archive is decompressed once, when first needed.
+    """
+
+    def __init__(self, root: Traversable) -> None:
+        self.root = root
+        self._archives: dict[str, dict[str, bytes]] = {}
+
+    def _plain(self, relative: str) -> Traversable:
+        node = self.root
+        for part in relative.split("/"):
+            node = node.joinpath(part)
+        return node
+
+    def _archive(self, relative: str) -> dict[str, bytes]:
+        name = relative.split("/", 1)[0]
+        if name not in self._archives:
+            archive = self.root.joinpath(f"{name}.tar.xz")
+            members: dict[str, bytes] = {}
+            if archive.is_file():
+                with archive.open("rb") as raw, tarfile.open(fileobj=raw, mode="r:xz") as tar:
+                    for member in tar.getmembers():
+                        if (content := tar.extractfile(member)) is not None:
+                            members[member.name] = content.read()
+            self._archives[name] = members
+        return self._archives[name]
+
+    def read_text(self, relative: str) -> str:
+        """The file's text (UTF-8; a byte-order mark is dropped)."""
+        plain = self._plain(relative)
+        if plain.is_file():
+            data = plain.read_bytes()
+        elif (packed := self._archive(relative).get(relative)) is not None:
+            data = packed
+        else:
+            raise FileNotFoundError(f"{relative} not found in {self.root}")
+        return data.decode("utf-8-sig")
+
+    def names(self, folder: str) -> list[str]:
+        """Sorted names of the files and folders directly inside `folder` (empty when it is absent)."""
+        plain = self._plain(folder)
+        if plain.is_dir():
+            return sorted(child.name for child in plain.iterdir())
+        prefix = folder.rstrip("/") + "/"
+        return sorted({name[len(prefix):].split("/", 1)[0] for name in self._archive(folder) if name.startswith(prefix)})
+
+
+def _read_json(root: DataRoot, relative: str) -> Any:
+    return json.loads(root.read_text(relative))
+
+
+def _read_jsonl(root: DataRoot, relative: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in root.read_text(relative).splitlines() if line.strip()]
 
 
 def _mean(values: Iterable[float]) -> float:
@@ -51,15 +111,15 @@ def _mean(values: Iterable[float]) -> float:
     return sum(values) / len(values)
 
 
-def summeval(root: Path) -> list[Line]:
+def summeval(root: DataRoot) -> list[Line]:
     """1,200 summaries (12 systems x 100 CNN/DM articles); human = mean of the 3 experts."""
-    files = sorted(
-        (root / "summeval").glob("M*_outputs_annotations.jsonl"),
-        key=lambda p: int(re.search(r"\d+", p.name).group()),  # type: ignore[union-attr]
+    pattern = re.compile(r"M(\d+)_outputs_annotations\.jsonl")
+    systems = sorted(
+        (int(match[1]), name) for name in root.names("summeval") if (match := pattern.fullmatch(name))
     )
     lines = []
-    for path in files:
-        for row in _read_jsonl(path):
+    for _, name in systems:
+        for row in _read_jsonl(root, f"summeval/{name}"):
             experts = row["expert_annotations"]
             lines.append({
                 "id": f"{row['id']}/{row['model_id']}",
@@ -75,13 +135,13 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9.]+", "-", text.lower()).strip("-")
 
 
-def topical_chat(root: Path) -> list[Line]:
+def topical_chat(root: DataRoot) -> list[Line]:
     """360 responses (60 dialogue contexts x 6 systems), USR scores (mean of 3 annotators).
 
     The group is a short name for the dialogue context (its `source`), in
     order of first appearance; the id adds the system that wrote the response.
     """
-    rows = json.loads((root / "topical_chat" / "topical_chat.json").read_text(encoding="utf-8"))
+    rows = _read_json(root, "topical_chat/topical_chat.json")
     contexts: dict[str, str] = {}
     lines = []
     for row in rows:
@@ -97,7 +157,7 @@ def topical_chat(root: Path) -> list[Line]:
     return lines
 
 
-def geval_samples(dimension: str, root: Path) -> dict[str, list[str]]:
+def geval_samples(dimension: str, root: DataRoot) -> dict[str, list[str]]:
     """The 20 raw GPT-3.5 G-Eval answers per topical-chat line id, for one dimension.
 
     The released files keep topical_chat.json's order but miss a few rows
@@ -107,18 +167,18 @@ def geval_samples(dimension: str, root: Path) -> dict[str, list[str]]:
     ids = {
         (row["source"], row["system_id"], row["system_output"]): line["id"]
         for row, line in zip(
-            json.loads((root / "topical_chat" / "topical_chat.json").read_text(encoding="utf-8")),
+            _read_json(root, "topical_chat/topical_chat.json"),
             topical_chat(root),
+            strict=True,
         )
     }
-    path = root / "topical_chat" / "gpt35_geval" / f"gpt3.5_{GEVAL_DIMENSIONS[dimension]}_geval.json"
-    rows = json.loads(path.read_text(encoding="utf-8"))
+    rows = _read_json(root, f"topical_chat/gpt35_geval/gpt3.5_{GEVAL_DIMENSIONS[dimension]}_geval.json")
     return {ids[(r["source"], r["system_id"], r["system_output"])]: r["all_responses"] for r in rows}
 
 
-def faireval(root: Path) -> list[Line]:
+def faireval(root: DataRoot) -> list[Line]:
     """Vicuna-80: GPT-3.5 (text) against Vicuna-13B (text_b), with the human majority verdict."""
-    rows = json.loads((root / "faireval" / "vicuna80_pairs.json").read_text(encoding="utf-8"))
+    rows = _read_json(root, "faireval/vicuna80_pairs.json")
     return [
         {
             "id": f"vicuna80-{row['question_id']}",
@@ -141,7 +201,7 @@ def mateval_type(label: str) -> str:
     return MATEVAL_TYPES[name]
 
 
-def mateval_roc(root: Path) -> list[Line]:
+def mateval_roc(root: DataRoot) -> list[Line]:
     """200 ROC stories with injected errors; human = per-type deductions and their total.
 
     Per-type scores come from the CSV's `Score_new`; `total` is their sum,
@@ -149,10 +209,8 @@ def mateval_roc(root: Path) -> list[Line]:
     column is not used: it disagrees with that sum in 178 of 200 stories and
     even holds positive values. `errors` lists the annotated locations.
     """
-    folder = root / "mateval" / "ROC"
-    stories = json.loads((folder / "ROC_test_change_final.json").read_text(encoding="utf-8"))
-    with (folder / "ROC_test_change_new.csv").open(encoding="utf-8-sig", newline="") as f:
-        table = list(csv.DictReader(f))
+    stories = _read_json(root, "mateval/ROC/ROC_test_change_final.json")
+    table = list(csv.DictReader(io.StringIO(root.read_text("mateval/ROC/ROC_test_change_new.csv"), newline="")))
     lines = []
     for i, (story, row) in enumerate(zip(stories, table, strict=True)):
         if story["story"] != row["Story"]:
@@ -177,26 +235,26 @@ def mateval_roc(root: Path) -> list[Line]:
     return lines
 
 
-def scaleeval(root: Path, models: tuple[str, str] = DEFAULT_SCALEEVAL_MODELS) -> list[Line]:
+def scaleeval(root: DataRoot, models: tuple[str, str] = DEFAULT_SCALEEVAL_MODELS) -> list[Line]:
     """Two models' answers to the same ScaleEval prompts (8 scenarios x 40), no human verdict.
 
     Answers are paired by line number, not by prompt text: some prompts
     occur twice in a file with different answers.
     """
     a, b = models
-    folder = root / "scaleeval" / "responses"
+    folder = "scaleeval/responses"
+    known = root.names(folder)
     for model in models:
-        if not (folder / model).is_dir():
-            known = sorted(p.name for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+        if model not in known:
             raise FileNotFoundError(f"no ScaleEval answers for model {model!r}; available: {', '.join(known)}")
     lines = []
-    for path in sorted((folder / a).glob("*.jsonl")):
-        first, second = _read_jsonl(path), _read_jsonl(folder / b / path.name)
+    for name in [n for n in root.names(f"{folder}/{a}") if n.endswith(".jsonl")]:
+        first, second = _read_jsonl(root, f"{folder}/{a}/{name}"), _read_jsonl(root, f"{folder}/{b}/{name}")
         for i, (x, y) in enumerate(zip(first, second, strict=True)):
             if x["prompt"] != y["prompt"]:
-                raise ValueError(f"ScaleEval {path.name} line {i + 1}: {a} and {b} answer different prompts")
+                raise ValueError(f"ScaleEval {name} line {i + 1}: {a} and {b} answer different prompts")
             lines.append({
-                "id": f"{a}-vs-{b}/{path.stem}/{i:02d}",
+                "id": f"{a}-vs-{b}/{name.removesuffix('.jsonl')}/{i:02d}",
                 "text": x["response"],
                 "text_b": y["response"],
                 "source": x["prompt"],
@@ -205,7 +263,7 @@ def scaleeval(root: Path, models: tuple[str, str] = DEFAULT_SCALEEVAL_MODELS) ->
     return lines
 
 
-LOADERS: dict[str, Callable[[Path], list[Line]]] = {
+LOADERS: dict[str, Callable[[DataRoot], list[Line]]] = {
     "summeval": summeval,
     "topical-chat": topical_chat,
     "faireval": faireval,
@@ -230,7 +288,8 @@ def load(
         raise FileNotFoundError(f"data folder not found: {folder} (set DEBATE_TUI_DATA_DIR or --data-dir)")
     if models is not None and name != "scaleeval":
         raise ValueError("models apply to scaleeval only")
-    lines = scaleeval(folder, models) if models else LOADERS[name](folder)
+    source = DataRoot(folder)
+    lines = scaleeval(source, models) if models else LOADERS[name](source)
     if criteria is not None:
         lines = _keep_criteria(lines, list(criteria))
     return lines if limit is None else lines[:limit]

@@ -1,5 +1,8 @@
 """A fake OpenAI-compatible chat server on 127.0.0.1, for tests, benchmarks and demos.
 
+A public testing aid, shipped in the package on purpose (README, "Configuration and providers"):
+the suite, the benchmarks and your own tests start it; nothing else imports it.
+
 It speaks real HTTP/1.1 so that litellm, the openai SDK and httpx run their
 whole code path (connection pooling, retries, SSE parsing) against it. Replies
 come from rules a test sets; faults (429, 500, hang, disconnect, malformed,

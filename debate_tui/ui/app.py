@@ -39,9 +39,10 @@ if TYPE_CHECKING:
 
 from debate_tui.inputs import InputError
 from debate_tui.llm import DEMO_MODEL
+from debate_tui.locations import examples_dir
 from debate_tui.ui.commands import binding_commands
 from debate_tui.ui.keymap import load_keymap
-from debate_tui.ui.locations import examples_dir, theme_dirs
+from debate_tui.ui.locations import theme_dirs
 from debate_tui.ui.opening import DEFAULT_THEME, Opening, read_opening
 from debate_tui.ui.screens.setup import SetupScreen
 from debate_tui.ui.themes import load_themes
