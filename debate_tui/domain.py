@@ -160,6 +160,18 @@ class Turn(BaseModel):
     def truncated(self) -> bool:
         return self.finish_reason in TRUNCATED
 
+    @property
+    def ending(self) -> str | None:
+        """How a reply that did not end on its own ended, in words; None for one that did (or failed)."""
+        if self.finish_reason == "length":
+            count = self.usage.completion_tokens
+            return f"truncated at {count:,} tokens" if count else "truncated at its token cap"
+        if self.finish_reason == "deadline":
+            return f"cut off at the --timeout deadline, after {self.duration_s:.0f} s"
+        if self.finish_reason == "cut":
+            return "cut off: the stream ended without a finish reason"
+        return None
+
 
 TRUNCATED: tuple[FinishReason, ...] = ("length", "deadline", "cut")
 """Finish reasons of a reply that did not end on its own: never taken as a complete answer."""

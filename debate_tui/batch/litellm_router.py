@@ -23,7 +23,7 @@ from typing import Any
 
 from debate_tui.domain import Usage
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient
-from debate_tui.llm.litellm_client import classify, load_litellm
+from debate_tui.llm.litellm_client import classify, finish_reason, load_litellm
 
 ROUTER_SECTIONS = ("model_list", "router_settings")
 PER_DEPLOYMENT = frozenset({"api_base", "api_key_env"})
@@ -82,10 +82,11 @@ class RouterClient:
             response = await self.router.acompletion(model=request.model, messages=request.messages, **params)
         except Exception as exc:
             raise classify(exc) from None
-        text = response.choices[0].message.content or ""
+        choice = response.choices[0]
+        text = choice.message.content or ""
         if on_delta is not None and text:
             on_delta(text)
-        return Completion(text=text, usage=_usage(response))
+        return Completion(text=text, usage=_usage(response), finish_reason=finish_reason(choice.finish_reason))
 
 
 def _usage(response: Any) -> Usage:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from debate_tui.domain import Usage
+from debate_tui.domain import Session, Usage
 
 BAR_WIDTH = 20
 TTY_REDRAW_S = 0.1
@@ -34,11 +34,19 @@ class Tally:
     failed: int = 0
     cancelled: int = 0
     cache_hits: int = 0
+    unscored: int = 0
+    """Turns of the sessions run now that were left unscored after the re-ask."""
+    truncated: int = 0
+    """Turns of the sessions run now that did not end on their own (token cap, deadline, cut off)."""
     spent: Usage = field(default_factory=Usage)
 
     @property
     def finished(self) -> int:
         return self.done + self.needs_human + self.failed
+
+    def count_turns(self, session: Session) -> None:
+        self.unscored += sum(turn.unscored for turn in session.turns)
+        self.truncated += sum(turn.truncated for turn in session.turns)
 
     def count(self, status: str) -> None:
         if status == "completed":

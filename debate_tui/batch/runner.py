@@ -168,6 +168,7 @@ class BatchRun:
                 await runner.run()
             finally:
                 self._controls.discard(control)
+            self.tally.count_turns(session)
         self.tally.count(session.status)
         if session.status in FINAL or session.status == "failed":
             self.results.append(item_rows(item, session))
@@ -200,6 +201,7 @@ class BatchRun:
             "calls": spent.calls, "cache_hits": t.cache_hits, "rate_limited": self.backoff.rate_limited,
             "prompt_tokens": spent.prompt_tokens, "completion_tokens": spent.completion_tokens,
             "cost_usd": round(spent.cost_usd, 6), "elapsed_s": round(time.monotonic() - self._started, 3),
+            "unscored": t.unscored, "truncated": t.truncated,
             "out": str(self.results.path), "stopped": self.stop_reason,
         }
 

@@ -126,7 +126,7 @@ def build_template(args: argparse.Namespace, first_task) -> Session:
         unknown = set(extra) - set(options.model_dump())
         if unknown:
             raise BadInput(f"--option: {template.protocol} has no option {', '.join(sorted(unknown))}")
-        template.options = options.model_dump()
+        template.options = {**template.options, **options.model_dump()}  # the generation settings stay
     return template
 
 

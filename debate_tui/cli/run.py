@@ -55,7 +55,9 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGr
                         help="stop (status cancelled) before a call would take the run's cost past USD")
     limits.add_argument("--max-tokens", type=int, metavar="N",
                         help="stop (status cancelled) before a call would take the run past N tokens")
-    limits.add_argument("--timeout", type=float, metavar="SECONDS", help="per model call (default 120)")
+    limits.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help="wall-clock deadline of each model call, streaming included: the connection is closed "
+                             "and the reply so far kept, marked as cut off at the deadline (default 120)")
     limits.add_argument("--retries", type=int, metavar="N",
                         help="attempts per model call, the first included (default 4)")
     return limits
@@ -111,7 +113,7 @@ class PlainPrinter:
             case TurnCompleted(turn=turn, replayed=replayed):
                 if replayed:
                     self._emit(turn.slot, inert(turn.content) + "\n(replayed from the session)")
-                self._end(turn.slot, "\n")
+                self._end(turn.slot, f"\n[{turn.ending}]\n" if turn.ending else "\n")
             case TurnFailed(slot=slot, error=error, will_retry=retry):
                 self._end(slot, f"\n[turn failed: {inert(error)}{'; retrying' if retry else ''}]\n")
             case Notice(message=message):
@@ -136,6 +138,8 @@ def summary_line(session: Session, **extra: str) -> str:
         "completion_tokens": usage.completion_tokens,
         "cost_usd": round(usage.cost_usd, 6),
         "error": session.error,
+        "unscored": sum(turn.unscored for turn in session.turns),
+        "truncated": sum(turn.truncated for turn in session.turns),
         **extra,
     })
 

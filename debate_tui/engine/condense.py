@@ -52,12 +52,12 @@ SUMMARY_HEADER = "[Condensed history: a summary of {count} earlier messages, mad
 
 
 def history_budget(ctx: Context, agent: str) -> int | None:
-    """Tokens `agent`'s prompt may use: its window less room for the reply, capped by --max-history-tokens."""
-    model = ctx.session.agent(agent).model
+    """Tokens `agent`'s prompt may use: its window less room for the reply (its cap, for a configured window),
+    capped by --max-history-tokens."""
     limits: list[int] = []
-    window = tokens.context_window(model)
+    window, reply = tokens.window_for(ctx.session.agent(agent))
     if window:
-        limits.append(window - tokens.output_reserve(window))
+        limits.append(window - (reply or tokens.output_reserve(window)))
     configured = ctx.session.state.get(HISTORY_BUDGET_KEY)
     if configured:
         limits.append(int(configured))
@@ -208,4 +208,5 @@ def _too_long(agent: str, size: int, budget: int, *, condensed: bool = False, si
     what = ("even condensed, the prompt" if condensed else "one message of the history" if single
             else "without its history, the prompt")
     return LLMError("context_window", f"{agent}: {what} is about {size:,} tokens, over its budget of {budget:,} "
-                                      "tokens; nothing was cut. Use a model with a larger window")
+                                      "tokens (the model's window less the reply, or --max-history-tokens); nothing "
+                                      "was cut. Shorten the text, or use a model with a larger window")

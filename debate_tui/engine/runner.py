@@ -39,6 +39,8 @@ REMINDERS: dict[str, str] = {
     "pair": "Your reply had no pair of scores I could read. End with a line 'Scores: A B' for text 1 and text 2, each between {low:g} and {high:g}.",
     "verdict": "Your reply had no verdict I could read. End with a line 'Verdict: 1', 'Verdict: 2' or 'Verdict: 0' (tie).",
 }
+BRIEFLY = "Your reply was {ending} before it ended. Answer briefly this time, in a few sentences at most. "
+"""Put before the reminder when the first reply did not finish: a shorter answer is what can fit."""
 DECLINED = ("Your reply was empty or declined the task. This is an evaluation exercise and your answer is needed: "
             "answer the request above as asked.")
 """The reminder for a turn that expects free text (a Critic's feedback, a discussion turn)."""
@@ -144,6 +146,8 @@ class Runner:
             return first
         low, high = (criterion.low, criterion.high) if criterion else (1, 5)
         reminder = REMINDERS[expect].format(low=low, high=high) if expect in REMINDERS else DECLINED
+        if first.ending:
+            reminder = BRIEFLY.format(ending=first.ending) + reminder
         again = [*messages, {"role": "assistant", "content": first.content}, {"role": "user", "content": reminder}]
         second = await self._call(spec, again, round, criterion, expect, hint)
         if not _has_answer(second, expect):
@@ -187,6 +191,7 @@ class Runner:
         session.status, session.error, session.pending_question = "running", None, None
         self.control.track(self._cancel_inflight)
         try:
+            await self._save()  # a first call that hangs still leaves a visible, resumable session
             outcome = await get_protocol(session.protocol).run(Context(self))
             session.outcome = apply_overrides(outcome, session.actions)
             session.status = "completed"
@@ -267,7 +272,7 @@ class Runner:
                 final = not exc.retryable or attempt == self.retry.attempts - 1
                 self._record(Turn(slot=slot, agent=spec.name, role=spec.role, round=round, content=exc.partial_text,
                                   criterion=name, started_at=started, duration_s=time.perf_counter() - clock,
-                                  error=redact(str(exc)), partial=bool(exc.partial_text)))
+                                  error=redact(str(exc)), partial=bool(exc.partial_text), finish_reason="error"))
                 self.emit(TurnFailed(slot, spec.name, redact(str(exc)), exc.partial_text, will_retry=not final))
                 await self._save()
                 if final:
@@ -278,7 +283,7 @@ class Runner:
             self._check_open()
             turn = Turn(slot=slot, agent=spec.name, role=spec.role, round=round, content=completion.text,
                         criterion=name, started_at=started, duration_s=time.perf_counter() - clock,
-                        usage=completion.usage)
+                        usage=completion.usage, finish_reason=completion.finish_reason)
             _read_answer(turn, expect, criterion)
             _weigh_score(turn, completion, expect, criterion)
             self._record(turn)
@@ -305,12 +310,14 @@ class Runner:
         Both checks count tokens exactly only when a cheap upper bound cannot settle them: counting
         every prompt cost 1-2 ms a call, and its first count loaded the encoding on the UI's loop.
         """
-        window = tokens.context_window(spec.model)
-        if window is not None and not tokens.fits(spec.model, request.messages, window):
+        window, reply = tokens.window_for(spec)
+        if window is not None and not tokens.fits(spec.model, request.messages, window - reply):
             size = tokens.prompt_tokens(spec.model, request.messages)
+            with_reply = f" and its reply may take {reply:,}" if reply else ""
             raise LLMError("context_window", (
-                f"{spec.name}: the prompt is about {size:,} tokens, over the {window:,}-token input window of "
-                f"{spec.model}; nothing was cut. Shorten the text, or use a model with a larger window"))
+                f"{spec.name}: the prompt is about {size:,} tokens{with_reply}, over the {window:,}-token {'window' if reply else 'input window'} of "
+                f"{spec.model}; nothing was cut. Lower --max-history-tokens (older rounds are then condensed), "
+                f"shorten the text{', lower --max-reply-tokens' if reply else ''} or use a model with a larger window"))
         self.budget.check_prompt(self.session.usage, spec.model, request.messages)
 
     async def _complete(self, request: ChatRequest, slot: int, agent: str) -> Completion:
@@ -359,7 +366,10 @@ def failure_message(spec: AgentSpec, exc: LLMError, attempts: int) -> str:
         source = load_config().key_source(spec.model)
         where = f"the key in {source.variable} ({source.origin})" if source.variable else "the provider's API key"
         return redact(f"{who}: authentication failed, not retried: check {where}. {exc}")
-    if exc.kind in ("bad_request", "not_found", "context_window"):
+    if exc.kind == "context_window":
+        return redact(f"{who}: the prompt and reply do not fit the model's context window, not retried: {exc}. "
+                      "Lower --max-history-tokens or --max-reply-tokens, or shorten the text")
+    if exc.kind in ("bad_request", "not_found"):
         return redact(f"{who}: the provider rejected the request, not retried: {exc}")
     tries = f"after {attempts} attempt{'s' if attempts > 1 else ''}" if exc.retryable else "not retried"
     return redact(f"{who}: {exc.kind.replace('_', ' ')} error {tries}: {exc}")

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from debate_tui.domain import Usage
+from debate_tui.domain import FinishReason, Usage
 
 Message = dict[str, str]
 DeltaCallback = Callable[[str], None]
@@ -51,6 +51,8 @@ class Completion:
     usage: Usage
     top_logprobs: list[TokenLogprobs] | None = None
     """Per generated token, when the request asked for `logprobs` and the provider returned them; else None."""
+    finish_reason: FinishReason = "stop"
+    """How the reply ended: on its own, at its token cap, at the call's deadline, or cut off."""
 
 
 class LLMError(Exception):

@@ -132,7 +132,7 @@ class CachingClient:
             return CachedCompletion(text=text, usage=Usage(), original=original)
         self.stats.misses += 1
         completion = await self.inner.complete(request, on_delta)
-        if completion.text:  # an empty reply is a failure worth retrying next time, not an answer
+        if completion.text and completion.finish_reason == "stop":  # an empty or unfinished reply is no answer
             self.cache.put(key, request.model, completion.text, completion.usage)
             self.stats.stores += 1
         return completion

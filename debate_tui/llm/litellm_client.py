@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import time
 from email.utils import parsedate_to_datetime
 from typing import Any
 
 from debate_tui.config import load_config
-from debate_tui.domain import Usage
+from debate_tui.domain import FinishReason, Usage
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMError, TokenLogprobs
+from debate_tui.llm.tokens import ReplyMeter, prompt_tokens, reply_tokens
 from debate_tui.redact import protect_env, redact
 
 _litellm: Any = None
@@ -99,10 +101,27 @@ def _exception_class(litellm: Any, name: str) -> type | None:
     return found if isinstance(found, type) else None
 
 
+_WRAPPER = re.compile(r"^\s*(?:litellm\.)?\w*(?:Error|Exception|Timeout)\s*(?::|-)\s*")
+OVERFLOW = re.compile(r"(?i)context[ _](?:window|length)|exceeds? (?:the )?(?:model's )?(?:maximum )?context|"
+                      r"maximum context|prompt is too long|too many tokens")
+"""How servers say a prompt (and its reply) do not fit the model's window; llama.cpp does it inside a 200."""
+
+
+def short_reason(message: str) -> str:
+    """litellm's message as one short line: its wrappers ("litellm.APIError: APIError: OpenAIException - "),
+    repeated for every layer, and the "Original exception" copy taken off."""
+    text = message.split(" Original exception:", 1)[0].strip()
+    text = text.splitlines()[0] if text else ""
+    while (match := _WRAPPER.match(text)) and match.end() < len(text):
+        text = text[match.end():]
+    return text.strip()[:300]
+
+
 def classify(exc: Exception, partial_text: str = "") -> LLMError:
-    """Map litellm's exception zoo onto our few kinds, with secrets scrubbed from the message."""
+    """Map litellm's exception zoo onto our few kinds, with secrets scrubbed from the one-line message."""
     litellm = load_litellm()
-    message = redact(f"{type(exc).__name__}: {exc}")[:500]
+    reason = short_reason(redact(str(exc)))  # scrubbed whole: a key cut in two would no longer look like one
+    message = f"{type(exc).__name__}: {reason}" if reason else type(exc).__name__
     checks: list[tuple[str, str]] = [
         ("ContextWindowExceededError", "context_window"),
         ("AuthenticationError", "auth"),
@@ -129,6 +148,8 @@ def classify(exc: Exception, partial_text: str = "") -> LLMError:
         kind = "connection"  # litellm wraps a dropped connection of a plain call as an InternalServerError
     if kind == "server" and "Missing credentials" in str(exc):
         kind = "auth"  # ... and the openai SDK's "no key at all" the same way: no retry can supply one
+    if OVERFLOW.search(reason):
+        kind = "context_window"  # however it came: a 400, or an error event inside a 200 stream
     return LLMError(kind, message, partial_text=partial_text, retry_after=_retry_after(exc))  # type: ignore[arg-type]
 
 
@@ -192,8 +213,9 @@ class LiteLLMClient:
                     response = await litellm.acompletion(model=request.model, messages=request.messages, **kwargs)
             except Exception as exc:
                 raise classify(exc) from None
-            text = response.choices[0].message.content or ""
-            tokens = token_logprobs(getattr(response.choices[0], "logprobs", None))
+            choice = response.choices[0]
+            text = choice.message.content or ""
+            tokens = token_logprobs(getattr(choice, "logprobs", None))
             raw = getattr(response, "usage", None)
             usage = Usage(
                 calls=1,
@@ -201,35 +223,80 @@ class LiteLLMClient:
                 completion_tokens=getattr(raw, "completion_tokens", 0) or 0,
                 cost_usd=known_cost((getattr(response, "_hidden_params", None) or {}).get("response_cost")),
             )
+            finish = finish_reason(getattr(choice, "finish_reason", None))
         else:
-            text, usage, tokens = await self._stream(litellm, request, kwargs, on_delta)
+            text, usage, tokens, finish = await self._stream(litellm, request, kwargs, on_delta)
         usage.cost_usd = _cost(litellm, request.model, usage)
-        return Completion(text=text, usage=usage, top_logprobs=tokens or None)
+        return Completion(text=text, usage=usage, top_logprobs=tokens or None, finish_reason=finish)
 
     async def _stream(
         self, litellm: Any, request: ChatRequest, kwargs: dict[str, Any], on_delta: DeltaCallback
-    ) -> tuple[str, Usage, list[TokenLogprobs]]:
-        """Streamed text and usage, and the log-probabilities each chunk carries (litellm passes them on)."""
+    ) -> tuple[str, Usage, list[TokenLogprobs], FinishReason]:
+        """Streamed text, usage, the log-probabilities each chunk carries, and how the reply ended.
+
+        The whole call, streaming included, must end by the deadline (`timeout_s`), and the reply
+        at its cap (`max_tokens`, counted by `ReplyMeter`) even when the server ignores it: either
+        way the stream is closed, which tells the server to stop generating, and the text so far
+        is the reply. A stream that ends without a finish reason is "cut".
+        """
         parts: list[str] = []
         tokens: list[TokenLogprobs] = []
         usage = Usage(calls=1)
+        meter = ReplyMeter(request.model, request.params.get("max_tokens"))
+        provider_finish: Any = None
+        ended: FinishReason | None = None
+        stream = None
         try:
-            stream = await litellm.acompletion(
-                model=request.model, messages=request.messages, stream=True,
-                stream_options={"include_usage": True}, **kwargs,
-            )
-            async for chunk in stream:
-                if chunk.choices:
-                    delta = chunk.choices[0].delta.content
-                    if delta:
-                        parts.append(delta)
-                        on_delta(delta)
-                    tokens += token_logprobs(getattr(chunk.choices[0], "logprobs", None))
-                raw = getattr(chunk, "usage", None)
-                if raw:
-                    usage.prompt_tokens = raw.prompt_tokens or 0
-                    usage.completion_tokens = raw.completion_tokens or 0
-                    usage.cost_usd = known_cost(getattr(raw, "cost", None))
+            async with asyncio.timeout(self.timeout_s):
+                stream = await litellm.acompletion(
+                    model=request.model, messages=request.messages, stream=True,
+                    stream_options={"include_usage": True}, **kwargs,
+                )
+                async for chunk in stream:
+                    if chunk.choices:
+                        choice = chunk.choices[0]
+                        delta = choice.delta.content
+                        provider_finish = choice.finish_reason or provider_finish
+                        tokens += token_logprobs(getattr(choice, "logprobs", None))
+                        if delta:
+                            parts.append(delta)
+                            on_delta(delta)
+                            if meter.add("".join(parts), delta):
+                                ended = "length"
+                                break
+                    raw = getattr(chunk, "usage", None)
+                    if raw:
+                        usage.prompt_tokens = raw.prompt_tokens or 0
+                        usage.completion_tokens = raw.completion_tokens or 0
+                        usage.cost_usd = known_cost(getattr(raw, "cost", None))
+        except TimeoutError as exc:
+            if not parts:
+                raise classify(exc) from None
+            ended = "deadline"
         except Exception as exc:
-            raise classify(exc, partial_text="".join(parts)) from None
-        return "".join(parts), usage, tokens
+            if not (parts and ENDED_WITHOUT_FINISH in str(exc)):
+                raise classify(exc, partial_text="".join(parts)) from None
+            ended = "cut"
+        finally:
+            if stream is not None and hasattr(stream, "aclose"):
+                await stream.aclose()  # the server sees the connection close and stops generating
+        text = "".join(parts)
+        if not usage.completion_tokens and text:  # closed early: no usage chunk came
+            usage.completion_tokens = reply_tokens(request.model, text)
+            usage.prompt_tokens = usage.prompt_tokens or prompt_tokens(request.model, request.messages)
+        return text, usage, tokens, ended or finish_reason(provider_finish)
+
+
+ENDED_WITHOUT_FINISH = "Stream ended before a finish_reason was received"
+"""How litellm says a stream stopped with neither a finish reason nor an end marker."""
+
+
+def finish_reason(provider: Any) -> FinishReason:
+    """A provider's finish reason in our terms: none at all means the reply was cut off."""
+    if provider is None:
+        return "cut"
+    if provider in ("length", "max_tokens"):
+        return "length"
+    if provider == "content_filter":
+        return "cut"
+    return "stop"

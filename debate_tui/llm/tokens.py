@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
+from debate_tui.domain import AgentSpec
 from debate_tui.llm.base import Message
 from debate_tui.llm import DEMO_MODEL
 
@@ -77,6 +78,18 @@ def context_window(model: str) -> int | None:
     return int(window) if window else None
 
 
+def window_for(agent: AgentSpec) -> tuple[int | None, int]:
+    """The window `agent`'s prompts must fit and the room they leave in it for the reply.
+
+    A window from the configuration (`[models."<model>"] context_window`) holds
+    prompt and reply, as a local server's does, so the reply cap is kept free;
+    litellm's `max_input_tokens` is the prompt's alone.
+    """
+    if agent.context_window:
+        return agent.context_window, int(agent.params.get("max_tokens") or 0)
+    return context_window(agent.model), 0
+
+
 def output_reserve(window: int) -> int:
     """Room left in the window for the reply: a quarter of it, at most 4,096 tokens."""
     return min(4096, window // 4)
@@ -93,3 +106,57 @@ def prompt_cost(model: str, tokens: int) -> float:
     except Exception:  # unknown or local model: no price known
         return 0.0
     return float(cost)
+
+
+CHARS_PER_TOKEN = 3
+"""English text averages 4 to 4.5 characters a token in the usual BPE vocabularies: 3 errs high."""
+
+
+class ReplyMeter:
+    """Counts a streamed reply's tokens, to stop reading it at its cap.
+
+    Each delta counts as at least one token (a provider's chunk is a token or
+    more), and the text as at least a token per 3 characters, so the estimate
+    errs high. Only once that estimate reaches the cap is the text counted
+    with the model's tokenizer (a few milliseconds, a few times a reply, never
+    per chunk), and the reply is at its cap when that exact count says so.
+    """
+
+    def __init__(self, model: str, cap: int | None):
+        self.model = model
+        self.cap = cap
+        self.deltas = 0
+        self.chars = 0
+        self.counted = 0
+        """The last count: the estimate until the tokenizer was asked, then its answer."""
+        self._recount_at = cap
+
+    def add(self, text: str, delta: str) -> bool:
+        """Note one delta of `text` (the reply so far); True when the reply has reached its cap."""
+        self.deltas += 1
+        self.chars += len(delta)
+        self.counted = max(self.deltas, math.ceil(self.chars / CHARS_PER_TOKEN))
+        if self.cap is None or self._recount_at is None or self.counted < self._recount_at:
+            return False
+        exact = reply_tokens(self.model, text)
+        if exact >= self.cap:
+            self.counted = exact
+            return True
+        self._recount_at = self.counted + (self.cap - exact)  # the estimate must grow by the gap before asking again
+        return False
+
+    @property
+    def tokens(self) -> int:
+        return self.counted
+
+
+def reply_tokens(model: str, text: str) -> int:
+    """A reply's size for `model`: litellm's count, or the estimate when litellm cannot tell."""
+    if model == DEMO_MODEL:
+        return approx_tokens(text)
+    from debate_tui.llm.litellm_client import load_litellm
+
+    try:
+        return int(load_litellm().token_counter(model=model, text=text))
+    except Exception:  # a model litellm's counter does not know
+        return approx_tokens(text)

@@ -179,8 +179,11 @@ def _actions(session: Session) -> list[str]:
 
 def _usage(session: Session) -> list[str]:
     usage = session.usage
+    truncated = sum(turn.truncated for turn in session.turns)
+    replies = "1 reply did not end on its own" if truncated == 1 else f"{truncated} replies did not end on their own"
+    unfinished = f" {replies} (token cap, deadline or cut off): see the transcript." if truncated else ""
     return ["## Usage", "", f"{usage.calls} calls, {usage.prompt_tokens} prompt tokens, "
-            f"{usage.completion_tokens} completion tokens, ${usage.cost_usd:.4f}.", ""]
+            f"{usage.completion_tokens} completion tokens, ${usage.cost_usd:.4f}.{unfinished}", ""]
 
 
 def _turn(turn: Turn, swapped: bool = False) -> list[str]:
@@ -197,6 +200,8 @@ def _turn(turn: Turn, swapped: bool = False) -> list[str]:
         facts.append(UNSCORED)
     if turn.no_issue:
         facts.append("NO ISSUE")
+    if turn.ending:
+        facts.append(turn.ending)
     if turn.error:
         facts.append(f"failed: {turn.error}" + (" (partial text kept)" if turn.partial else ""))
     body = turn.content.strip() or "(empty reply)"

@@ -39,6 +39,18 @@ then comes one token per chunk, each chunk with its token's log-probabilities,
 as OpenAI sends them. `server.logprobs = False` plays a provider that ignores
 the parameter.
 
+Real models' ways of ending a reply (each a fault, per rule or drawn at random):
+"endless" streams new text until the client hangs up (a model that never
+stops and a server that ignores `max_tokens`); "cut" ends the stream with
+neither a finish reason nor `[DONE]`; "length" stops with finish reason
+`length`; "error200" answers 200 with an error object as the body (or as a
+stream's first event), "error_midstream" sends one after half the reply;
+"overflow" is llama.cpp's "requested tokens exceed context window" inside a
+200 stream (a 400 for a plain call). A server `context_window` gives that
+overflow to every request whose prompt and `max_tokens` pass it. A request's
+`max_tokens` is honoured (`length` once the reply has that many fake tokens).
+A rule's `chunk_delay` makes a slow stream: one chunk every few seconds.
+
 401 and 400: errors no retry can fix. The 401 body echoes the request's
 Authorization header, as some proxies do, so tests can prove that a key in a
 provider's error message never reaches a file or the screen.
@@ -49,6 +61,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import http
+import itertools
 import json
 import math
 import random
@@ -56,7 +69,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,12 +78,16 @@ Request = dict[str, Any]
 Reply = str | Callable[[Request], str]
 Match = str | re.Pattern[str] | Callable[[Request], bool]
 
-FAULTS = ("429", "500", "hang", "disconnect", "malformed", "empty", "401", "400")
+FAULTS = ("429", "500", "hang", "disconnect", "malformed", "empty", "401", "400",
+          "endless", "cut", "length", "error200", "error_midstream", "overflow")
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
 MODEL_PATHS = ("/v1/models", "/models")
 MALFORMED = '{"id": "chatcmpl-fake", "choices": [{"delta": {"content": '
 """Cut-off JSON: what a proxy that truncates a body would deliver."""
 _TOKEN = re.compile(r"\d+|[^\W\d_]+|\s+|\S")
+OVERFLOW = "Requested tokens ({tokens}) exceed context window of {window}"
+"""llama.cpp's words for a prompt and max_tokens over its window."""
+ERROR_IN_200 = "the model failed while generating"
 
 
 def approx_tokens(text: str) -> int:
@@ -123,6 +140,8 @@ class Rule:
     """Overrides the server's latency for this rule."""
     logprobs: dict[str, float] | None = None
     """Alternatives at the reply's last number token (token -> log-probability), sent when asked for."""
+    chunk_delay: float | None = None
+    """Overrides the server's delay between streamed chunks: a slow stream."""
     hits: int = 0
 
     def __post_init__(self) -> None:
@@ -164,6 +183,7 @@ class _Plan:
     rule: Rule | None
     fault: str | None
     latency: float
+    chunk_delay: float
 
 
 @dataclass
@@ -193,6 +213,7 @@ class FakeLLMServer:
         hang_seconds: float = 30.0,
         models: Iterable[str] = ("fake-model", "fake-debater", "fake-judge"),
         logprobs: bool = True,
+        context_window: int | None = None,
     ) -> None:
         self.host = "127.0.0.1"
         self.port = port
@@ -211,6 +232,8 @@ class FakeLLMServer:
         self.models = tuple(models)
         self.logprobs = logprobs
         """Answer `logprobs: true` with log-probabilities; False plays a provider that ignores it."""
+        self.context_window = context_window
+        """Fake tokens of prompt plus max_tokens a request may ask for; over it: the "overflow" fault."""
         self._lock = threading.RLock()  # reentrant: match callables run under it and may read .requests
         self._rng = random.Random()
         self.fault_kinds = tuple(fault_kinds)
@@ -218,7 +241,7 @@ class FakeLLMServer:
         self._initial: dict[str, Any] = {
             name: getattr(self, name)
             for name in ("default_reply", "latency", "chunk_delay", "chunk_size", "fault_rate",
-                         "fault_kinds", "seed", "retry_after", "hang_seconds", "logprobs")
+                         "fault_kinds", "seed", "retry_after", "hang_seconds", "logprobs", "context_window")
         }
         self._rules: list[Rule] = []
         self._records: list[RequestRecord] = []
@@ -328,10 +351,12 @@ class FakeLLMServer:
         fault: str | int | None = None,
         latency: float | None = None,
         logprobs: dict[str, float] | None = None,
+        chunk_delay: float | None = None,
     ) -> Rule:
         """Append a rule; rules are tried in the order they were added."""
         rule = Rule(reply=reply, match=match, model=model, times=times,
-                    fault=None if fault is None else _fault_name(fault), latency=latency, logprobs=logprobs)
+                    fault=None if fault is None else _fault_name(fault), latency=latency, logprobs=logprobs,
+                    chunk_delay=chunk_delay)
         with self._lock:
             self._rules.append(rule)
         return rule
@@ -415,6 +440,10 @@ class FakeLLMServer:
         if plan.fault == "disconnect" and not body.get("stream"):
             writer.transport.abort()
             return False
+        if plan.fault == "overflow" and not body.get("stream"):
+            return await _send_error(writer, 400, self._overflow_message(body), request.keep_alive)
+        if plan.fault in ("error200", "error_midstream") and not body.get("stream"):
+            return await _send_json(writer, 200, _error_object(ERROR_IN_200, 500), request.keep_alive)
         try:
             text = self._reply_text(plan)
         except Exception as exc:
@@ -432,11 +461,20 @@ class FakeLLMServer:
             fault = rule.fault if rule is not None else None
             if fault is None and self.fault_rate > 0 and self._rng.random() < self.fault_rate:
                 fault = self._rng.choice(self.fault_kinds)
+            if fault is None and self._requested_tokens(body) > (self.context_window or math.inf):
+                fault = "overflow"
             self._record_locked(request, body, fault)
             self._ids += 1
             ident = f"chatcmpl-fake-{self._ids}"
         latency = rule.latency if rule is not None and rule.latency is not None else self.latency
-        return _Plan(ident, body, rule, fault, latency)
+        chunk_delay = rule.chunk_delay if rule is not None and rule.chunk_delay is not None else self.chunk_delay
+        return _Plan(ident, body, rule, fault, latency, chunk_delay)
+
+    def _requested_tokens(self, body: Request) -> int:
+        return len(fake_tokens(prompt_text(body))) + int(body.get("max_tokens") or 0)
+
+    def _overflow_message(self, body: Request) -> str:
+        return OVERFLOW.format(tokens=self._requested_tokens(body), window=self.context_window or 8192)
 
     def _record(self, request: _HttpRequest, body: Request, fault: str | None) -> None:
         with self._lock:
@@ -484,52 +522,39 @@ class FakeLLMServer:
         prompt, completion = approx_tokens(prompt_text(plan.request)), approx_tokens(text)
         return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
+    def _capped(self, plan: _Plan, text: str) -> tuple[str, str]:
+        """The reply cut at the request's max_tokens (fake tokens), and its finish reason."""
+        limit = plan.request.get("max_tokens")
+        tokens = fake_tokens(text)
+        if isinstance(limit, int) and 0 < limit < len(tokens):
+            return "".join(tokens[:limit]), "length"
+        return text, "length" if plan.fault == "length" else "stop"
+
     async def _send_completion(self, writer: asyncio.StreamWriter, plan: _Plan, text: str,
                                keep_alive: bool) -> bool:
         if plan.fault == "malformed":
             return await _send(writer, 200, MALFORMED.encode(), "application/json", keep_alive)
+        text, finish = self._capped(plan, text)
         content = self._token_logprobs(plan, text)
         logprobs = {"content": content, "refusal": None} if content is not None else None
         payload = self._envelope(plan, "chat.completion") | {
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                         "logprobs": logprobs, "finish_reason": "stop"}],
+                         "logprobs": logprobs, "finish_reason": finish}],
             "usage": self._usage(plan, text),
         }
         return await _send_json(writer, 200, payload, keep_alive)
 
     async def _stream(self, writer: asyncio.StreamWriter, plan: _Plan, text: str, keep_alive: bool) -> bool:
         """SSE over chunked transfer encoding, so the connection can be kept alive."""
-        head = self._envelope(plan, "chat.completion.chunk")
-
-        def chunk(delta: dict[str, str], finish: str | None = None, logprobs: Any = None) -> str:
-            choice = {"index": 0, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
-            return json.dumps(head | {"choices": [choice], "usage": None})
-
-        content = self._token_logprobs(plan, text)
-        if content is not None:  # one token per chunk, each with its own log-probabilities
-            pieces = [entry["token"] for entry in content]
-            logprobs = [{"content": [entry], "refusal": None} for entry in content]
-        else:
-            size = max(1, self.chunk_size)
-            pieces = [text[i:i + size] for i in range(0, len(text), size)]
-            logprobs = [None] * len(pieces)
-        cut = (len(pieces) + 1) // 2
-        events = [chunk({"role": "assistant", "content": ""})]
-        events += [chunk({"content": piece}, logprobs=lp) for piece, lp in zip(pieces[:cut], logprobs[:cut])]
-        if plan.fault == "malformed":
-            events.append(MALFORMED)
-        events += [chunk({"content": piece}, logprobs=lp) for piece, lp in zip(pieces[cut:], logprobs[cut:])]
-        events.append(chunk({}, "stop"))
-        events.append(json.dumps(head | {"choices": [], "usage": self._usage(plan, text)}))
-        events.append("[DONE]")
-        if plan.fault == "disconnect":
-            events = events[:cut + 1]
-
         writer.write(_head(200, {"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
                                  "Transfer-Encoding": "chunked"}, keep_alive))
-        for index, event in enumerate(events):
-            if index and self.chunk_delay > 0:
-                await asyncio.sleep(self.chunk_delay)
+        first = True
+        for event in self._events(plan, text):
+            if not first and plan.chunk_delay > 0:
+                await asyncio.sleep(plan.chunk_delay)
+            if writer.transport.is_closing():  # the client hung up: drain() would not say so
+                return False
+            first = False
             data = f"data: {event}\n\n".encode()
             writer.write(b"%x\r\n%s\r\n" % (len(data), data))
             await writer.drain()
@@ -539,6 +564,51 @@ class FakeLLMServer:
         writer.write(b"0\r\n\r\n")
         await writer.drain()
         return keep_alive
+
+    def _events(self, plan: _Plan, text: str) -> Iterator[str]:
+        """The stream's SSE payloads in order; endless for the "endless" fault."""
+        head = self._envelope(plan, "chat.completion.chunk")
+
+        def chunk(delta: dict[str, str], finish: str | None = None, logprobs: Any = None) -> str:
+            choice = {"index": 0, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
+            return json.dumps(head | {"choices": [choice], "usage": None})
+
+        if plan.fault == "overflow":
+            yield json.dumps(_error_object(self._overflow_message(plan.request), 400))
+            return
+        if plan.fault == "error200":
+            yield json.dumps(_error_object(ERROR_IN_200, 500))
+            return
+        yield chunk({"role": "assistant", "content": ""})
+        if plan.fault == "endless":  # ever new text: litellm stops a stream that repeats one chunk
+            for number in itertools.count(1):
+                yield chunk({"content": f"and then the judge went on about paragraph {number} "})
+        text, finish = self._capped(plan, text)
+        content = self._token_logprobs(plan, text)
+        if content is not None:  # one token per chunk, each with its own log-probabilities
+            pieces = [entry["token"] for entry in content]
+            logprobs = [{"content": [entry], "refusal": None} for entry in content]
+        else:
+            size = max(1, self.chunk_size)
+            pieces = [text[i:i + size] for i in range(0, len(text), size)]
+            logprobs = [None] * len(pieces)
+        cut = (len(pieces) + 1) // 2
+        for index in range(len(pieces) + 1):
+            if index == cut:
+                if plan.fault == "disconnect":
+                    return
+                if plan.fault == "malformed":
+                    yield MALFORMED
+                if plan.fault == "error_midstream":
+                    yield json.dumps(_error_object(ERROR_IN_200, 500))
+                    return
+            if index < len(pieces):
+                yield chunk({"content": pieces[index]}, logprobs=logprobs[index])
+        if plan.fault == "cut":
+            return
+        yield chunk({}, finish)
+        yield json.dumps(head | {"choices": [], "usage": self._usage(plan, text)})
+        yield "[DONE]"
 
 
 async def _read_request(reader: asyncio.StreamReader) -> _HttpRequest | None:
@@ -582,12 +652,15 @@ async def _send_json(writer: asyncio.StreamWriter, status: int, payload: Any, ke
     return await _send(writer, status, json.dumps(payload).encode(), "application/json", keep_alive, headers)
 
 
+def _error_object(message: str, status: int) -> dict[str, Any]:
+    """An error shaped like OpenAI's, so SDKs surface the message."""
+    kind = {401: "authentication_error", 429: "rate_limit_error", 500: "server_error"}.get(status, "invalid_request_error")
+    return {"error": {"message": message, "type": kind, "param": None, "code": str(status)}}
+
+
 async def _send_error(writer: asyncio.StreamWriter, status: int, message: str, keep_alive: bool,
                       headers: dict[str, str] | None = None) -> bool:
-    """An error body shaped like OpenAI's, so SDKs surface the message."""
-    kind = {401: "authentication_error", 429: "rate_limit_error", 500: "server_error"}.get(status, "invalid_request_error")
-    payload = {"error": {"message": message, "type": kind, "param": None, "code": str(status)}}
-    return await _send_json(writer, status, payload, keep_alive, headers)
+    return await _send_json(writer, status, _error_object(message, status), keep_alive, headers)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -96,7 +96,8 @@ class AgentPane(Vertical, KeptLines):
     def finish_turn(self, turn: Turn) -> None:
         result = turn_result(turn)
         self.header.remove_class("-speaking")
-        self.turns.add_turn(heading_text(turn.round, turn.criterion, result), turn.content)
+        ending = f" · {turn.ending}" if turn.ending else ""  # "truncated at 200 tokens", "cut off ..."
+        self.turns.add_turn(heading_text(turn.round, turn.criterion, result) + ending, turn.content)
         if turn.score is not None:
             low, high = self.scales.get(turn.criterion or "", (1.0, 5.0))
             self.trail.add(turn.score, low, high)
