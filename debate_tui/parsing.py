@@ -275,19 +275,27 @@ _LABEL_VERDICT = re.compile(
 )
 _QUALITY = r"(?:helpful|accurate|relevant|appropriate|effective|useful|informative|comprehensive|complete|correct)\b"
 _BETTER = re.compile(
-    r"\b" + _SUBJECT + r"([12])\s+(?:is|was|seems|appears)\s+(?:clearly\s+|slightly\s+|much\s+|significantly\s+)?"
+    r"\b" + _SUBJECT + r"([12])\s+(?:is|was|seems|appears|remains)\s+(?:still\s+)?(?:\w+ly\s+|much\s+)?(?:the\s+)?"
     r"(better|superior|stronger|preferred|preferable|worse|inferior|weaker|(?:more|less)\s+" + _QUALITY + ")"
-    r"|\bprefer\s+" + _SUBJECT + r"([12])\b|\b" + _SUBJECT + r"([12])\s+wins\b",
+    r"|\bprefer\s+" + _SUBJECT + r"([12])\b|\b" + _SUBJECT + r"([12])\s+(?:wins|edges\s+out|comes\s+out\s+ahead"
+    r"|has\s+(?:a|the)\s+(?:slight\s+)?edge)\b",
     re.I,
 )
 _TIE = re.compile(
     r"(?<!not a )(?<!no )\b(?:tie|tied|draw|equally\s+(?:good|bad|well|strong|helpful|valid|effective|accurate|poor)"
-    r"|of\s+equal\s+quality|neither\s+(?:submission\s+|response\s+)?is\s+better|no\s+clear\s+winner)\b",
+    r"|of\s+equal\s+quality|neither\s+(?:submission\s+|response\s+)?(?:is\s+(?:clearly\s+|significantly\s+|distinctly\s+)?"
+    r"better|stands\s+out)|no\s+clear\s+winner)\b",
     re.I,
 )
 _VERDICTS: dict[str, Verdict] = {"1": "1", "2": "2", "0": "0", "tie": "0", "draw": "0", "equal": "0",
                                   "both": "0", "neither": "0"}
 _LAST_LINE_VERDICT = re.compile(r"(?:" + _SUBJECT + r")?" + _VERDICT_WORD + r"$", re.I)
+_CONCLUSION = 300
+"""How far before the answer line a verdict in words counts as the reply's conclusion."""
+_BARE_VERDICT = re.compile(r"([012]|tie|draw)", re.I)
+_QUOTED_CHOICE = re.compile(  # 'I choose: "1"', 'the better submission is: "2"', 'Based on the evaluation, "1"'
+    r"(?:\b(?:choose|chose|choice|answer|verdict|option|decision|select(?:ed)?|pick|is|be|evaluation|conclusion)\b"
+    r"[ \t,:]{0,3}|:[ \t]*)[\"“']([012])[\"”'](?![ \t]*(?:,|\bor\b|\band\b|/))", re.I)
 
 
 def _single(values: list[str]) -> Verdict | None:
@@ -295,27 +303,49 @@ def _single(values: list[str]) -> Verdict | None:
     return distinct.pop() if len(distinct) == 1 else None
 
 
+def _answer_lines(text: str) -> list[str]:
+    """Verdicts standing alone on their lines ("2", "Tie."), and "Submission 2" only as the last line:
+    ScaleEval asks to repeat the number alone on the last line, and judges often write it twice."""
+    lines = [line.strip(" \t#.[]()\"'“”") for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    found = [m.group(1) for line in lines if (m := _BARE_VERDICT.fullmatch(line))]
+    last = _LAST_LINE_VERDICT.fullmatch(lines[-1]) if lines else None
+    return found or ([last.group(1)] if last else [])
+
+
 def parse_verdict(text: str) -> Verdict | None:
-    """ScaleEval's verdict: "1" or "2" for the better submission, "0" for a tie; None when unclear."""
+    """ScaleEval's verdict: "1" or "2" for the better submission, "0" for a tie; None when unclear,
+    refused, or when the reply gives two different answers. Quoted passages (a submission's words,
+    the options echoed back) are not the judge's verdict."""
     if is_refusal(text):
         return None
-    text = text.replace("*", "")
+    text = _unquoted(text.replace("*", "").replace("`", ""))
     values = [next(g for g in m.groups() if g) for m in _FINAL_VERDICT.finditer(text)]
     if values:
         return _single(values)
-    lines = [line.strip(" \t#.[]()\"'") for line in text.splitlines() if line.strip(" \t#.[]()\"'")]
-    last = _LAST_LINE_VERDICT.match(lines[-1]) if lines else None
-    if last:  # ScaleEval asks to repeat the number alone on the last line
-        return _single([last.group(1)])
+    values = _answer_lines(text)
+    if values:  # the conclusion written just before the answer must not say otherwise
+        first = re.search(r"(?m)^\W*" + re.escape(values[0]) + r"\W*$", text)
+        concluded = _stated(text[max(0, first.start() - _CONCLUSION) : first.start()]) if first else []
+        return _single(values + concluded)
+    values = [m.group(1) for m in _QUOTED_CHOICE.finditer(text)]
+    if values:
+        return _single(values)
     values = [next(g for g in m.groups() if g) for m in _LABEL_VERDICT.finditer(text)]
     if values:
         return _single(values)
+    values = _stated(text)
+    return _single(values) if values else None
+
+
+def _stated(text: str) -> list[str]:
+    """Verdicts said in words: "Submission 2 is better", "Submission 1 is less accurate", "a tie"."""
+    values = []
     for m in _BETTER.finditer(text):
         which, quality = m.group(1) or m.group(3) or m.group(4), (m.group(2) or "").lower()
         worse = quality.startswith(("worse", "inferior", "weaker", "less"))
         values.append({"1": "2", "2": "1"}[which] if worse else which)
-    values += ["0" for _ in _TIE.finditer(text)]
-    return _single(values) if values else None
+    return values + ["0" for _ in _TIE.finditer(text)]
 
 
 _PAIR_LABELLED = re.compile(
@@ -358,20 +388,46 @@ def parse_pair_scores(text: str, *, low: float = 1, high: float = 10) -> tuple[f
 _REFUSAL = re.compile(
     r"^\W*(?:unfortunately,?\s*)?(?:i'?m sorry|i am sorry|i apologi[sz]e|sorry)\b[^.\n]{0,40}?"
     r"\b(?:can(?:not|'t|\s+not)|unable|not able|won't|will not)\b"
-    r"|\bas an ai(?: language model| assistant| model)?,? i (?:cannot|can't|can not|am (?:not able|unable)|do not|don't)\b"
+    r"|^\W*(?:\w+,\s*)?as an ai(?: language model| assistant| model)?,? i (?:cannot|can't|can not|am (?:not able|unable)"
+    r"|do not|don't)\b"
     r"|^\W*(?:unfortunately,?\s*)?i (?:cannot|can't|can not|am unable to|am not able to|won't|will not|must decline)"
     # "I cannot agree with this score" is a Critic's objection, not a refusal
     r"(?:\s+(?!(?:agree|accept|support|justify|endorse|share|see|find)\b)\w+){0,3}?"
-    r"\s+(?:evaluate|rate|score|judge|assess|provide|help|comply|answer|do|complete|fulfill?|give)\b",
+    r"\s+(?:evaluate|rate|score|judge|assess|provide|help|comply|answer|do|complete|fulfill?|give)\b"
+    # "Unfortunately I do not have enough context to evaluate the submissions" (a judge that abstains)
+    r"|^\W*(?:unfortunately,?\s*)?i (?:do not|don't|did not|didn't) have (?:enough|sufficient|the full|full|access)\b",
     re.I,
 )
-_CARRIES_ON = re.compile(r"\b(?:but|however|that said|nevertheless|nonetheless)\b", re.I)
+_CONNECTOR = re.compile(r"\b(?:but|however|that said|nevertheless|nonetheless)\b", re.I)
+_ANSWER_FOLLOWS = re.compile(  # "..., but I would rate it 3", "However, I can provide an evaluation"
+    r"[^.\n]{0,60}?\b(?:rate|rating|score|scoring|give|giving|grade|evaluat(?:e|ion)|assess(?:ment)?|judge"
+    r"|judg(?:e)?ment|verdict|answer|choose|prefer)", re.I)
+_ABSTAINS = re.compile(  # "I still believe abstaining is the most ethical choice", anywhere in the reply
+    r"\b(?:I|me)\b[^.\n]{0,40}\b(?:abstain(?:ing)?|refrain(?:ing)? from (?:choosing|evaluating|selecting|judging"
+    r"|making a (?:choice|judg(?:e)?ment|decision)))\b", re.I)
+_TAG_LINES = re.compile(r"(?m)^[ \t]*<[^<>\n]*>(?:[^\n]*</[^<>\n]*>)?[ \t]*\n?")
+_OPENING = 300
+"""A refusal says so at the start; "I cannot ..." deep in a reply is part of an argument."""
 
 
 def is_refusal(text: str) -> bool:
-    """An empty reply or a refusal, so the protocol can re-ask; "I cannot ..., but I'd rate it 3" is not one."""
-    m = _REFUSAL.search(text.replace("’", "'"))
-    return not text.strip() or (m is not None and not _CARRIES_ON.search(text, m.end()))
+    """An empty reply or a refusal, so the protocol can re-ask; "I cannot ..., but I'd rate it 3" is not one.
+    Quoted passages (a submission that itself declines) are not the judge's words."""
+    text = _unquoted(text.replace("’", "'")).lstrip()
+    m = _REFUSAL.search(text[:_OPENING])
+    if not text.strip() or _ABSTAINS.search(text):
+        return True
+    if m is None:
+        return False
+    connector = _CONNECTOR.search(text, m.end())  # the refusal's own "but" decides
+    return connector is None or not _ANSWER_FOLLOWS.match(text, connector.end())
+
+
+def _unquoted(text: str) -> str:
+    """The judge's own words: quoted passages of three words or more emptied (a submission's or a rubric's
+    words), and lines of markup tags dropped ("<function1>", a "<system_instruction>...</...>" echoed back)."""
+    text = _TAG_LINES.sub("", text)
+    return _QUOTED.sub(lambda m: '""' if len(m.group().split()) >= 3 else m.group(), text)
 
 
 Answer = float | tuple[float, float] | Verdict | bool | None
