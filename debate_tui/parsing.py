@@ -80,6 +80,8 @@ _ENUMERATOR_POST = re.compile(r"^[.)][ \t]+\S")
 _ENUMERATED_LINE = re.compile(r"(?m)^[ \t>•-]*\(?\d+[.)][ \t]+\S")
 _ENUMERATOR = re.compile(r"(?<![\w.])\(?(\d{1,2})([.)])(?=[ \t]+\S)")
 _COUNTED_WORD = re.compile(r"^[ \t]+([A-Za-z]+)")
+_PAREN_NUMBER = re.compile(r"\((\d+(?:\.\d+)?)\)")
+"""A number in brackets: several on one line ("coherence (1), clarity (3), style (5)") are a series, not a score."""
 _RUBRIC_ENTRY = re.compile(  # a scale level at a line's start or after a comma, then its description
     r"(?:^|\n|[,;]|\bto\b)[ \t>•-]*\(?(\d+(?:\.\d+)?)\)?[ \t]*(?:[-–—:=]|\(|means\b)[ \t]*[A-Za-z\"']")
 _QUOTED = re.compile(r"\"[^\"\n]{0,400}\"|“[^”\n]{0,400}”")
@@ -108,6 +110,11 @@ class _Reading:
         for m in _RUBRIC_ENTRY.finditer(text):
             rubric.setdefault(m.group(1), set()).add(m.start(1))
         self.rubric = set().union(*rubric.values()) if len(rubric) >= 2 else set()
+        lines_of_parens: dict[int, set[str]] = {}
+        for m in _PAREN_NUMBER.finditer(text):
+            lines_of_parens.setdefault(text.count("\n", 0, m.start()), set()).add(m.group(1))
+        self.paren_series = {m.start(1) for m in _PAREN_NUMBER.finditer(text)
+                             if len(lines_of_parens[text.count("\n", 0, m.start())]) >= 2}
         self.quoted = [m.span() for m in _QUOTED.finditer(text) if len(m.group().split()) >= 3]
 
     def in_quote(self, at: int) -> bool:
@@ -126,8 +133,8 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
         return 2
     if _CHANGED_TO_PRE.search(pre):
         return 2
-    if m.start() in reading.rubric:
-        return 0  # an echoed rubric: "1 - Poor", "5 (excellent)"
+    if m.start() in reading.rubric or m.start() in reading.paren_series:
+        return 0  # an echoed rubric: "1 - Poor", "5 (excellent)"; a series "(1), (3) and (5)"
     if _NOT_A_SCORE_PRE.search(pre) or _NOT_A_SCORE_POST.match(post):
         return 0
     line_before = pre.rsplit("\n", 1)[-1]
