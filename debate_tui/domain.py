@@ -15,6 +15,8 @@ from pydantic import BaseModel, Field, model_validator
 SCHEMA_VERSION = 1
 
 Verdict = Literal["1", "2", "0"]
+VERDICT_FLIP: dict[Verdict, Verdict] = {"1": "2", "2": "1", "0": "0"}
+"""A verdict on the swapped pair, in the original numbering."""
 """ScaleEval's convention: submission 1 is better, submission 2 is better, or a tie."""
 
 FinishReason = Literal["stop", "length", "deadline", "cut", "error"]
@@ -235,6 +237,16 @@ class Session(BaseModel):
             if spec.name == name:
                 return spec
         raise KeyError(name)
+
+    @property
+    def swapped(self) -> bool:
+        """The agents saw text 2 first (ScaleEval's drawn order): their turns' verdicts are in that presented
+        numbering, while everything a person reads and decides is in the original one."""
+        return bool(self.state.get("order", {}).get("swapped"))
+
+    def original_verdict(self, verdict: Verdict | None) -> Verdict | None:
+        """A turn's verdict told in the original numbering (1 = the text given first)."""
+        return VERDICT_FLIP[verdict] if self.swapped and verdict is not None else verdict
 
     @property
     def models(self) -> list[str]:

@@ -34,11 +34,12 @@ async def test_pause_shows_at_once_while_streaming_and_holds_the_next_turn():
         debate = await start(pilot)
         await wait_until(pilot, client.held.is_set, what="the stream to be mid-turn")
         await pilot.press("p")  # latency is measured in tmux (Pilot's own waits dwarf it here)
-        assert mode(debate) == "paused" and debate.control.paused
+        assert mode(debate) == "pausing after this turn" and debate.control.paused
         client.release.set()
         await wait_until(pilot, lambda: len(debate.session.turns) == 1, what="the turn in flight to finish")
         await pilot.pause(0.2)
         assert len(debate.session.turns) == 1 and client.calls == 1, "paused: the next turn waits"
+        assert mode(debate) == "paused"
         await pilot.press("p")
         await wait_until(pilot, lambda: debate.finished, what="the end")
         assert debate.session.status == "completed"
@@ -115,7 +116,7 @@ async def test_scaleeval_without_consensus_asks_the_person():
         debate = await start(pilot)
         await wait_until(pilot, lambda: isinstance(app.screen, DecisionDialog), what="the decision dialog")
         await pilot.pause()  # let the dialog lay out before clicking it
-        options_shown = [b.label.plain for b in app.screen.query(Button)]
+        options_shown = [b.label.plain.split(" · ")[0] for b in app.screen.query(Button)]
         assert set(options_shown) >= {"1", "2", "0"}
         assert await pilot.click(f"#decide-{options_shown.index('2')}")
         await wait_until(pilot, lambda: debate.finished, what="the end")

@@ -6,6 +6,7 @@ No tests here; pytest imports it as a plain module.
 from __future__ import annotations
 
 import asyncio
+import html
 import re
 import time
 from collections.abc import Callable
@@ -83,3 +84,12 @@ class ScriptedClient:
                 on_delta(piece)
             await asyncio.sleep(0)
         return Completion(text=text, usage=Usage(calls=1, prompt_tokens=100, completion_tokens=len(text.split())))
+
+
+def screen_text(app) -> str:
+    """The screen as a person reads it: the screenshot's text, row by row (whatever widget drew it)."""
+    rows: dict[int, list[tuple[float, str]]] = {}
+    for x, line, text in re.findall(r'<text[^>]*x="([\d.]+)"[^>]*clip-path="url\(#[\w-]+-line-(\d+)\)">(.*?)</text>',
+                                    app.export_screenshot()):
+        rows.setdefault(int(line), []).append((float(x), html.unescape(text).replace("\xa0", " ")))
+    return "\n".join("".join(text for _, text in sorted(rows[line])) for line in sorted(rows))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from debate_tui.domain import Outcome, Role, Status, Turn
+from debate_tui.domain import HumanAction, Outcome, Role, Status, Turn
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,22 @@ class RoundCompleted:
 
 @dataclass(frozen=True)
 class NeedsHuman:
+    """A person must choose one of `options`; `labels` says what each means, `details` what is being decided
+    (labelled excerpts: the texts, each agent's last position), all in the original texts' numbering."""
+
     question: str
     options: tuple[str, ...]
+    labels: tuple[str, ...] = ()
+    details: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class HumanActed:
+    """A person's action, recorded: `agents` are those it acts on (whose score an override replaces, everyone a
+    remark reaches), so it shows where it acts at the moment it acts."""
+
+    action: HumanAction
+    agents: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -69,5 +83,5 @@ class Finished:
 
 Event = (
     TurnStarted | TextDelta | TurnCompleted | TurnFailed | RoundCompleted
-    | NeedsHuman | OutcomeReached | Notice | Finished
+    | NeedsHuman | HumanActed | OutcomeReached | Notice | Finished
 )

@@ -21,11 +21,13 @@ from typing import Any, Literal
 
 from debate_tui import parsing
 from debate_tui.config import load_config
-from debate_tui.domain import AgentSpec, Criterion, HumanAction, Outcome, Session, Task, Turn, Usage, utcnow
+from debate_tui.domain import (
+    VERDICT_FLIP, AgentSpec, Criterion, HumanAction, Outcome, Session, Task, Turn, Usage, utcnow,
+)
 from debate_tui.engine.budget import Budget
 from debate_tui.engine.control import RunControl, Stopped
 from debate_tui.engine.events import (
-    Event, Finished, NeedsHuman, Notice, OutcomeReached, RoundCompleted,
+    Event, Finished, HumanActed, NeedsHuman, Notice, OutcomeReached, RoundCompleted,
     TextDelta, TurnCompleted, TurnFailed, TurnStarted,
 )
 from debate_tui.llm import tokens
@@ -158,14 +160,17 @@ class Runner:
                              "marked unscored"))
         return second
 
-    async def ask_human(self, question: str, options: tuple[str, ...]) -> str:
-        """A decision recorded earlier (on resume), a live one (TUI), or a headless stop."""
+    async def ask_human(self, question: str, options: tuple[str, ...], *, labels: tuple[str, ...] = (),
+                        details: tuple[tuple[str, str], ...] = ()) -> str:
+        """A decision recorded earlier (on resume), a live one (TUI), or a headless stop.
+
+        `labels` (one per option) and `details` (labelled excerpts) tell the person what is decided."""
         decisions = [a for a in self.session.actions if a.kind == "decide"]
         if self._decisions_used < len(decisions):
             self._decisions_used += 1
             return str(decisions[self._decisions_used - 1].value)
         self.session.pending_question = question
-        self.emit(NeedsHuman(question, options))
+        self.emit(NeedsHuman(question, options, labels, details))
         if not self.interactive:
             raise NeedsHumanDecision(question)
         self.session.status = "needs_human"
@@ -221,6 +226,7 @@ class Runner:
         self.session.actions.append(action)
         if action.kind == "override" and self.session.outcome is not None:
             self.session.outcome = apply_overrides(self.session.outcome, [action])
+        self.emit(HumanActed(action, acted_on(self.session, action)))
         try:
             asyncio.get_running_loop().create_task(self._save())
         except RuntimeError:  # no loop yet: the run will save when it starts
@@ -413,10 +419,28 @@ def _declined(text: str) -> bool:
     return not text.strip() or (parsing.is_refusal(text) and len(text.split()) <= 40)
 
 
+def acted_on(session: Session, action: HumanAction) -> tuple[str, ...]:
+    """The agents an action reaches: an override, those whose answers on its criterion it replaces (DEBATE's
+    Scorer, not the Critic); anything else, every agent (a remark goes into the next prompts)."""
+    agents = tuple(a.name for a in session.agents if a.role != "human")
+    if action.kind != "override":
+        return agents
+    answered = {t.agent for t in session.turns
+                if t.criterion == action.criterion and (t.score is not None or t.verdict is not None)}
+    if session.outcome is not None:
+        answered |= {name for name, scores in session.outcome.per_agent.items() if action.criterion in scores}
+    return tuple(name for name in agents if name in answered) or agents
+
+
 def apply_overrides(outcome: Outcome, actions: list[HumanAction]) -> Outcome:
-    """A person's override replaces the protocol's score; the note keeps both."""
+    """A person's override replaces the protocol's score, or of a pair its verdict; the note keeps both."""
     for action in actions:
         if action.kind != "override" or action.criterion is None:
+            continue
+        if isinstance(action.value, str) and action.value in VERDICT_FLIP:
+            outcome.notes.append(f"verdict overridden by {action.who} from {outcome.verdict or 'none'} to "
+                                 f"{action.value}" + (f": {action.text}" if action.text else ""))
+            outcome.verdict = action.value  # type: ignore[assignment]
             continue
         before = outcome.scores.get(action.criterion)
         outcome.scores[action.criterion] = float(action.value) if action.value is not None else None

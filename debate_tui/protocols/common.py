@@ -76,6 +76,12 @@ def score_form(criterion: Criterion) -> str:
     return f"Give your reasoning, then end with a line 'Score: N' where N is between {criterion.low:g} and {criterion.high:g}."
 
 
+def excerpt(text: str, limit: int = 240) -> str:
+    """The start of `text` on one line, for a person deciding at a glance (the report keeps it whole)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
 def counted(n: int, noun: str) -> str:
     """"1 iteration", "2 iterations": a count that agrees with its noun."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -26,7 +26,7 @@ from debate_tui.catalog import find_persona
 from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Turn
 from debate_tui.engine.condense import condense, condense_log
 from debate_tui.engine.runner import Context
-from debate_tui.protocols.common import ModelChoice, counted, criterion_block, score_form, task_block
+from debate_tui.protocols.common import ModelChoice, counted, criterion_block, excerpt, score_form, task_block
 
 SCORER_SYSTEM = "You are the Scorer. Think logically, step by step, to score the text you are given."
 TIE_BREAKER_SYSTEM = (
@@ -170,8 +170,11 @@ async def debate_one(ctx: Context, criterion: Criterion, options: Options) -> tu
     if options.tie_breaker == "human":
         choices = tuple(f"{v:g}" for v in _scale_points(criterion))
         last = record.how(score, f"Scorer's last score: {_shown(score.score)}")
+        objection = next((e.removeprefix("Critic: ") for e in reversed(commander.log) if e.startswith("Critic: ")), "-")
+        details = (("Text", excerpt(ctx.task.text)), ("Scorer", f"last score {_shown(score.score)}"),
+                   ("Critic", excerpt(objection)))
         value = await ctx.ask_human(f"Scorer and Critic did not agree on {criterion.name} after {iterations} ({last}). "
-                                    f"Decide the score ({criterion.scale}).", choices)
+                                    f"Decide the score ({criterion.scale}).", choices, details=details)
         return float(value), "decided by a person after no agreement"
     return score.score, record.how(score, f"Scorer's last score: no agreement after {iterations}")
 

@@ -19,14 +19,13 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from debate_tui.domain import Criterion, Outcome, Task, Turn, Verdict
+from debate_tui.domain import VERDICT_FLIP, Criterion, Outcome, Task, Turn, Verdict
 from debate_tui.protocols.common import score_form
 
 if TYPE_CHECKING:  # the report imports this module and must not pull in the engine
     from debate_tui.engine.runner import Context
 
-FLIP: dict[Verdict, Verdict] = {"1": "2", "2": "1", "0": "0"}
-"""A verdict on the swapped pair, in the original numbering."""
+FLIP = VERDICT_FLIP
 
 
 def pair_keys(criterion: str) -> tuple[str, str]:

@@ -36,11 +36,13 @@ from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn
 from debate_tui.engine.runner import Context
 from debate_tui.inputs import InputError
 from debate_tui.llm import demo_scaleeval
-from debate_tui.protocols.common import ModelChoice, counted
+from debate_tui.protocols.common import ModelChoice, counted, excerpt
 from debate_tui.protocols.criteria_variants import Variant, rubric, vary
 from debate_tui.protocols.pairs import FLIP, describe_votes, majority
 
 VERDICTS: tuple[Verdict, ...] = ("1", "2", "0")
+VERDICT_LABELS = ("text 1 better", "text 2 better", "tie")
+"""What each of VERDICTS means, in the original numbering, for the person deciding."""
 SYSTEM = "You are evaluating two submissions for a particular question, using a specific set of criteria."
 DISCUSSION_SYSTEM = (
     "Always remember you are {name}. Review again your own previous evaluations and discussions first, "
@@ -181,17 +183,30 @@ def unanimous(said: dict[str, Turn]) -> Verdict | None:
     return verdicts.pop() if len(verdicts) == 1 else None
 
 
-async def settle(ctx: Context, options: Options, finals: dict[str, Verdict | None], rounds: int) -> tuple[Verdict | None, str]:
+def decision_details(task: Task, finals: dict[str, Verdict | None], swapped: bool) -> tuple[tuple[str, str], ...]:
+    """What the person decides between: both texts and each speaker's last verdict, in the original numbering;
+    the swap, when there was one, said once."""
+    meaning = dict(zip(VERDICTS, VERDICT_LABELS, strict=True))
+    details = [("Text 1", excerpt(task.text)), ("Text 2", excerpt(task.text_b or ""))]
+    details += [(name, f"{verdict} ({meaning[verdict]})" if verdict else "unreadable") for name, verdict in finals.items()]
+    if swapped:
+        details.append(("Order", "the speakers saw text 2 first; every number here is in the original numbering"))
+    return tuple(details)
+
+
+async def settle(ctx: Context, options: Options, finals: dict[str, Verdict | None], rounds: int,
+                 swapped: bool = False) -> tuple[Verdict | None, str]:
     """The verdict when the speakers never agreed, as --on-no-consensus says."""
     if options.on_no_consensus == "human":
         views = ", ".join(f"{name}: {verdict or 'unreadable'}" for name, verdict in finals.items())
         question = (f"The speakers did not agree after {counted(rounds, 'discussion round')} on {ctx.criteria[0].name} "
                     f"({views}; in the original numbering). Which text is better? 1 = the first text, "
                     "2 = the second, 0 = a tie.")
-        decision = await ctx.ask_human(question, VERDICTS)
+        details = decision_details(ctx.task, finals, swapped)
+        decision = await ctx.ask_human(question, VERDICTS, labels=VERDICT_LABELS, details=details)
         while decision not in VERDICTS:  # a mistyped decision is asked again, not taken for a verdict
             ctx.notice(f"the decision {decision!r} is not 1, 2 or 0; asking again")
-            decision = await ctx.ask_human(question, VERDICTS)
+            decision = await ctx.ask_human(question, VERDICTS, labels=VERDICT_LABELS, details=details)
         return decision, f"decided by a person after no consensus in {counted(rounds, 'discussion round')}"  # type: ignore[return-value]
     if options.on_no_consensus == "majority":
         return majority(finals.values()), f"majority of the final verdicts ({describe_votes(finals.values())})"
@@ -206,6 +221,9 @@ async def run(ctx: Context) -> Outcome:
     criterion = vary(ctx.criteria[0], options.criteria_variant, options.seed)
     order = Order.draw(ctx.rng, [a.name for a in ctx.agents("speaker")])
     ctx.session.state["order"] = order.state()
+    if order.swapped:
+        ctx.notice("the speakers see text 2 first (a drawn order); every verdict shown to you is in the original "
+                   "numbering: 1 = the first text, 2 = the second, 0 = a tie")
     if options.criteria_variant != "general":
         ctx.session.state["criteria_variant"] = {"variant": options.criteria_variant, "rubric": rubric(criterion)}
     panel = Panel(ctx, criterion, order)
@@ -225,7 +243,7 @@ async def run(ctx: Context) -> Outcome:
         outcome.verdict = order.original(agreed)
         outcome.method = "consensus in the initial round" if round == 0 else f"consensus in discussion round {round}"
     else:
-        outcome.verdict, outcome.method = await settle(ctx, options, finals, round)
+        outcome.verdict, outcome.method = await settle(ctx, options, finals, round, order.swapped)
     outcome.notes.append(outcome.method)
     return outcome
 

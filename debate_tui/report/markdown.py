@@ -63,14 +63,9 @@ def _answer(turn: Turn, swapped: bool) -> str:
     return "unreadable" if turn.unscored else ""
 
 
-def _swapped(session: Session) -> bool:
-    """Whether the judges saw the texts in the other order (ScaleEval's draw): their verdicts then need flipping."""
-    return bool(session.state.get("order", {}).get("swapped"))
-
-
 def _so_far(session: Session) -> list[str]:
     """Without a result, what each agent answered in each round (its last turn there), and what is undecided."""
-    swapped = _swapped(session)
+    swapped = session.swapped
     answers: dict[tuple[int, str | None], dict[str, str]] = {}
     for turn in session.turns:
         answer = _answer(turn, swapped) if turn.error is None else ""
@@ -218,7 +213,7 @@ def render(session: Session) -> str:
         lines += _errors(session, errors) + section(session)
     lines += _how(session) + _actions(session) + _usage(session)
     lines += ["## Transcript", ""]
-    swapped = _swapped(session)
+    swapped = session.swapped
     for turn in session.turns:
         lines += _turn(turn, swapped)
     return "\n".join(lines).rstrip() + "\n"

@@ -14,8 +14,9 @@ from collections.abc import Callable
 from debate_tui.domain import HumanAction, Session
 from debate_tui.engine.control import RunControl, Stopped
 from debate_tui.engine.events import (
-    Event, Finished, Notice, OutcomeReached, RoundCompleted, TextDelta, TurnCompleted, TurnFailed, TurnStarted,
+    Event, Finished, HumanActed, OutcomeReached, RoundCompleted, TextDelta, TurnCompleted, TurnFailed, TurnStarted,
 )
+from debate_tui.engine.runner import acted_on
 
 CHUNK = 24
 """Characters per replayed delta: small enough to look live, few enough to stay cheap."""
@@ -25,7 +26,9 @@ def describe_action(action: HumanAction) -> str:
     """One line for the transcript, e.g. 'alice overrode coherence to 3: too generous'."""
     what = {
         "inject": "injected a remark",
-        "override": f"overrode {action.criterion} to {action.value}",
+        "override": (f"overrode the verdict on {action.criterion} to {action.value}" if isinstance(action.value, str)
+                     else f"overrode {action.criterion} to {action.value:g}" if action.value is not None
+                     else f"overrode {action.criterion}"),
         "decide": f"decided {action.value}",
         "stop": "stopped the run",
     }[action.kind]
@@ -45,7 +48,7 @@ class Replayer:
     def _actions_after(self, completed: int) -> None:
         for action in self.session.actions:
             if action.after_turn == completed:
-                self.emit(Notice(describe_action(action)))
+                self.emit(HumanActed(action, acted_on(self.session, action)))
 
     async def run(self) -> Session:
         session = self.session

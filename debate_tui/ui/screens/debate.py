@@ -23,14 +23,15 @@ from textual.worker import Worker, WorkerState
 from debate_tui.domain import HumanAction, Session
 from debate_tui.engine.control import RunControl
 from debate_tui.engine.events import (
-    Event, Finished, NeedsHuman, Notice, OutcomeReached, RoundCompleted, TextDelta, TurnCompleted, TurnFailed,
-    TurnStarted,
+    Event, Finished, HumanActed, NeedsHuman, Notice, OutcomeReached, RoundCompleted, TextDelta, TurnCompleted,
+    TurnFailed, TurnStarted,
 )
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.store import summarize
 from debate_tui.ui.export import start_export
 from debate_tui.ui.literal import literal
 from debate_tui.ui.messages import RunEvent
+from debate_tui.ui.replay import describe_action
 from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.screens.dialogs import DecisionDialog, OverrideAnswer, OverrideDialog, TextPrompt
 from debate_tui.ui.screens.report import ReportScreen
@@ -95,6 +96,8 @@ class DebateScreen(BaseScreen[None]):
         self.finished = False
         self._started_at: float | None = None
         self._decision_open = False
+        self._overridden: dict[str, str] = {}
+        """Panes whose agent's answer a person overrode, and what their header says since."""
         scales = {c.name: (c.low, c.high) for c in session.criteria}
         agents = [a for a in session.agents if a.role != "human"]
         self.panes = {a.name: AgentPane(a, scales, id=f"pane-{index}") for index, a in enumerate(agents)}
@@ -177,8 +180,11 @@ class DebateScreen(BaseScreen[None]):
         if self._decision_open:
             return "waiting for you"
         if self.control.paused:
-            return "paused"
+            return "pausing after this turn" if self._streaming() else "paused"
         return self.control.mode
+
+    def _streaming(self) -> bool:
+        return any(pane.live_slot is not None for pane in self.panes.values())
 
     # ----- engine events ----------------------------------------------------------
 
@@ -191,7 +197,7 @@ class DebateScreen(BaseScreen[None]):
             case TurnCompleted(turn=turn):
                 self._streamed.pop(turn.slot, None)
                 if turn.agent in self.panes:
-                    self.panes[turn.agent].finish_turn(turn)
+                    self.panes[turn.agent].finish_turn(turn, self.session.original_verdict(turn.verdict))
                 self.status.speaking = ""
                 self.status.set_usage(self.session.usage)
             case TurnFailed(slot=slot, agent=agent, error=error, partial_text=partial, will_retry=retry):
@@ -201,8 +207,10 @@ class DebateScreen(BaseScreen[None]):
                 self.status.speaking = ""
             case RoundCompleted(round=round_):
                 self.status.round = round_
-            case NeedsHuman(question=question, options=options):
-                self._ask_decision(question, options)
+            case NeedsHuman() as asked:
+                self._ask_decision(asked)
+            case HumanActed(action=action, agents=agents):
+                self._show_action(action, agents)
             case OutcomeReached():
                 self._show_outcome()
             case Notice(message=text):
@@ -244,6 +252,20 @@ class DebateScreen(BaseScreen[None]):
         for agent, agent_verdict in outcome.agent_verdicts.items():
             if agent in self.panes:
                 self.panes[agent].set_result(f"final verdict {agent_verdict or 'unscored'}")
+        for agent, result in self._overridden.items():
+            self.panes[agent].set_result(result)
+
+    def _show_action(self, action: HumanAction, agents: tuple[str, ...]) -> None:
+        """In the panes it reaches: a remark in each, an override in the header of the agents it overrules."""
+        result = None
+        if action.kind == "override":
+            value = action.value if isinstance(action.value, str) else f"{action.value:g}"
+            result = f"overridden: {action.criterion} {value}"
+        for agent in agents:
+            if agent in self.panes:
+                self.panes[agent].human_note(f"{action.who} · {action.kind}", describe_action(action), result)
+                if result:
+                    self._overridden[agent] = result
 
     # ----- the human's levers ----------------------------------------------------
 
@@ -288,12 +310,13 @@ class DebateScreen(BaseScreen[None]):
                 return
             self._act(kind="override", criterion=answer.criterion, value=answer.value, text=answer.why)
             self._show_outcome()
-            self.notify(f"{answer.criterion} set to {answer.value:g}"
-                        + ("" if self.session.outcome else " (applied when the run ends)"), markup=False)
+            what = (f"the verdict on {answer.criterion} set to {answer.value}" if isinstance(answer.value, str)
+                    else f"{answer.criterion} set to {answer.value:g}")
+            self.notify(what + ("" if self.session.outcome else " (applied when the run ends)"), markup=False)
 
-        self.app.push_screen(OverrideDialog(self.session.criteria), done)
+        self.app.push_screen(OverrideDialog(self.session.criteria, pairwise=self.session.task.pairwise), done)
 
-    def _ask_decision(self, question: str, options: tuple[str, ...]) -> None:
+    def _ask_decision(self, asked: NeedsHuman) -> None:
         self._decision_open = True
 
         def done(value: str | None) -> None:
@@ -304,7 +327,7 @@ class DebateScreen(BaseScreen[None]):
                 self._act(kind="decide", value=value)
             self.status.mode = self._mode()
 
-        self.app.push_screen(DecisionDialog(question, options), done)
+        self.app.push_screen(DecisionDialog(asked.question, asked.options, asked.labels, asked.details), done)
 
     def action_report(self) -> None:
         self.app.push_screen(ReportScreen(self.session))

@@ -13,6 +13,7 @@ from typing import Generic, Literal, TypeVar
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select, Static
 
@@ -71,21 +72,30 @@ class TextPrompt(Dialog[str | None]):
 @dataclass(frozen=True)
 class OverrideAnswer:
     criterion: str
-    value: float
+    value: float | str
+    """A score on the criterion's scale, or of a pair the verdict "1", "2" or "0" (original numbering)."""
     why: str
 
 
-class OverrideDialog(Dialog[OverrideAnswer | None]):
-    """Replace a criterion's score; the reason is recorded with who and when."""
+PAIR_VERDICTS = ("1", "2", "0")
 
-    def __init__(self, criteria: list[Criterion]) -> None:
-        super().__init__("Override a score")
+
+class OverrideDialog(Dialog[OverrideAnswer | None]):
+    """Replace a criterion's score, or a pair's verdict; the reason is recorded with who and when."""
+
+    def __init__(self, criteria: list[Criterion], *, pairwise: bool = False) -> None:
+        super().__init__("Override the verdict" if pairwise else "Override a score")
         self.criteria = {c.name: c for c in criteria}
+        self.pairwise = pairwise
 
     def body(self) -> ComposeResult:
         options = [(f"{c.name} ({c.scale})", c.name) for c in self.criteria.values()]
         yield Select(options, value=options[0][1], allow_blank=False, id="override-criterion")
-        yield Input(placeholder="new score", id="override-value", type="number")
+        if self.pairwise:
+            yield Input(placeholder="1 = text 1 better, 2 = text 2 better, 0 = tie", id="override-value",
+                        restrict="[120]?", max_length=1)
+        else:
+            yield Input(placeholder="new score", id="override-value", type="number")
         yield Input(placeholder="why (recorded in the report)", id="override-why")
         with Horizontal(classes="dialog-buttons"):
             yield Button("Override", variant="warning", id="override-ok")
@@ -104,13 +114,8 @@ class OverrideDialog(Dialog[OverrideAnswer | None]):
         name = str(self.query_one("#override-criterion", Select).value)
         criterion = self.criteria[name]
         raw = self.query_one("#override-value", Input).value.strip()
-        try:
-            value = float(raw)
-        except ValueError:
-            self.complain(f"The score must be a number on {criterion.name}'s scale {criterion.scale}.")
-            return
-        if not criterion.low <= value <= criterion.high:
-            self.complain(f"{value:g} is outside {criterion.name}'s scale {criterion.scale}.")
+        value = self._verdict(raw) if self.pairwise else self._score(raw, criterion)
+        if value is None:
             return
         why = self.query_one("#override-why", Input).value.strip()
         if not why:
@@ -118,25 +123,74 @@ class OverrideDialog(Dialog[OverrideAnswer | None]):
             return
         self.dismiss(OverrideAnswer(name, value, why))
 
+    def _verdict(self, raw: str) -> str | None:
+        if raw not in PAIR_VERDICTS:
+            self.complain("The verdict is 1 (text 1 better), 2 (text 2 better) or 0 (a tie).")
+            return None
+        return raw
+
+    def _score(self, raw: str, criterion: Criterion) -> float | None:
+        try:
+            value = float(raw)
+        except ValueError:
+            self.complain(f"The score must be a number on {criterion.name}'s scale {criterion.scale}.")
+            return None
+        if not criterion.low <= value <= criterion.high:
+            self.complain(f"{value:g} is outside {criterion.name}'s scale {criterion.scale}.")
+            return None
+        return value
+
 
 class DecisionDialog(Dialog[str | None]):
-    """The run waits for a person: ScaleEval without consensus, a DEBATE tie. None means stop."""
+    """The run waits for a person: ScaleEval without consensus, a DEBATE tie. None means stop.
 
-    def __init__(self, question: str, options: tuple[str, ...]) -> None:
+    Only an aimed key decides: a digit names an option, the arrows move between the buttons and
+    Enter presses the one they reached. Nothing has focus when it opens, so the space or Enter a
+    person was pressing to step the run cannot decide by accident.
+    """
+
+    AUTO_FOCUS = ""  # nothing: see above
+    BINDINGS = [
+        *(Binding(digit, f"pick('{digit}')", show=False, id=f"decision.{digit}") for digit in "0123456789"),
+        Binding("left,up", "move(-1)", "Previous", show=False, id="decision.previous"),
+        Binding("right,down,tab", "move(1)", "Next", show=False, id="decision.next"),
+        Binding("shift+tab", "move(-1)", show=False),
+    ]
+
+    def __init__(self, question: str, options: tuple[str, ...], labels: tuple[str, ...] = (),
+                 details: tuple[tuple[str, str], ...] = ()) -> None:
         super().__init__("Your decision is needed")
         self.question = question
         self.options = options
+        self.labels = labels if len(labels) == len(options) else ()
+        self.details = details
 
     def body(self) -> ComposeResult:
         yield Static(literal(self.question), classes="dialog-question")
+        for label, text in self.details:
+            yield Static(Content.assemble((f"{label}: ", "bold"), literal(text)), classes="dialog-detail")
         with Horizontal(classes="dialog-buttons"):
             for index, option in enumerate(self.options):
-                yield Button(literal(option), id=f"decide-{index}", variant="primary")
-        yield Label("Escape stops the run instead (it can be resumed later)", classes="dialog-help")
+                shown = f"{option} · {self.labels[index]}" if self.labels else option
+                yield Button(literal(shown), id=f"decide-{index}", variant="primary")
+        keys = "/".join(o for o in self.options if len(o) == 1 and o.isdigit())
+        yield Label((f"{keys} decide{'s' if '/' not in keys else ''}, " if keys else "")
+                    + "arrows move, Enter presses the highlighted button; Escape stops the run (it can be resumed)",
+                    classes="dialog-help")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         index = int(str(event.button.id).removeprefix("decide-"))
         self.dismiss(self.options[index])
+
+    def action_pick(self, digit: str) -> None:
+        if digit in self.options:
+            self.dismiss(digit)
+
+    def action_move(self, step: int) -> None:
+        buttons = list(self.query(Button))
+        focused = self.focused
+        at = buttons.index(focused) if isinstance(focused, Button) and focused in buttons else (-1 if step > 0 else 0)
+        buttons[(at + step) % len(buttons)].focus()
 
 
 class ConfirmDialog(Dialog[bool | None]):

@@ -22,8 +22,9 @@ from debate_tui.ui.widgets.turn_log import TurnLog
 MAX_TURNS = 8
 
 
-def turn_result(turn: Turn) -> str:
-    """What a finished turn concluded, in a few words."""
+def turn_result(turn: Turn, verdict: str | None = None) -> str:
+    """What a finished turn concluded, in a few words; `verdict` is its verdict as the person reads it
+    (the original numbering), when that differs from the one the agent gave."""
     if turn.error is not None:
         return "failed"
     if turn.unscored:
@@ -32,7 +33,7 @@ def turn_result(turn: Turn) -> str:
         pair = f" / {turn.score_b:g}" if turn.score_b is not None else ""
         return f"score {turn.score:g}{pair}"
     if turn.verdict is not None:
-        return f"verdict {turn.verdict}"
+        return f"verdict {verdict or turn.verdict}"
     if turn.no_issue is not None:
         return "NO ISSUE" if turn.no_issue else "objects"
     return "spoke"
@@ -93,8 +94,8 @@ class AgentPane(Vertical, KeptLines):
         """More of the live turn (the debate screen gathers tokens and calls this a few times a second)."""
         self.turns.append(text)
 
-    def finish_turn(self, turn: Turn) -> None:
-        result = turn_result(turn)
+    def finish_turn(self, turn: Turn, verdict: str | None = None) -> None:
+        result = turn_result(turn, verdict)
         self.header.remove_class("-speaking")
         ending = f" · {turn.ending}" if turn.ending else ""  # "truncated at 200 tokens", "cut off ..."
         self.turns.add_turn(heading_text(turn.round, turn.criterion, result) + ending, turn.content)
@@ -102,6 +103,12 @@ class AgentPane(Vertical, KeptLines):
             low, high = self.scales.get(turn.criterion or "", (1.0, 5.0))
             self.trail.add(turn.score, low, high)
         self.set_result(f"{result} · {turn.criterion}" if turn.criterion else result)
+
+    def human_note(self, heading: str, text: str, result: str | None = None) -> None:
+        """A person's action where it acts: an entry in the turns and, for an override, the header's result."""
+        self.turns.add_turn(heading, text)
+        if result is not None:
+            self.set_result(result)
 
     def fail_turn(self, slot: int, error: str, partial: str, will_retry: bool) -> None:
         self.header.remove_class("-speaking")
