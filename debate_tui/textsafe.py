@@ -1,20 +1,47 @@
-"""Text from models and users is data: make it inert before it reaches a terminal."""
+"""Text from models and users is data: make it inert before it reaches a terminal, a file or a renderer.
+
+Three kinds of characters act instead of showing: C0/C1 controls and DEL (a
+terminal obeys ESC, BEL, OSC 52 "set the clipboard", and NEL is a line break
+to Python's `splitlines`), bidirectional overrides and isolates (they reorder
+what a reader sees: "Trojan Source"), and zero-width or separator characters
+(they hide text or break lines unseen). All of them are shown as escapes.
+"""
 
 from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_INVISIBLE = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+"""Arabic letter mark, zero-width space/joiners/marks, line and paragraph separators, bidi embeddings and
+overrides, word joiner and invisible operators, bidi isolates, the zero-width no-break space (BOM)."""
+_ACTIVE = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{_INVISIBLE}]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def inert(text: str) -> str:
-    """Show control characters (ESC, BEL, CSI, ...) as visible escapes instead of obeying them."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """Show control, bidi and zero-width characters as visible escapes (`\\x1b`, `\\u202e`) instead of obeying them."""
+    return _ACTIVE.sub(_escape, text)
 
 
-_C1 = re.compile(r"[\x7f-\x9f]")
+_JSON_ACTIVE = re.compile(f"[\\x7f-\\x9f{_INVISIBLE}]")
 
 
 def inert_json(text: str) -> str:
-    """JSON safe for a terminal, meaning the same: JSON escapes C0 controls but not DEL or C1 (8-bit CSI)."""
-    return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    """JSON safe for a terminal, meaning the same: JSON escapes C0 controls but not DEL, C1 (8-bit CSI) or bidi."""
+    return _JSON_ACTIVE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_MARKDOWN_ACTIVE = re.compile(r"[<&]")
+
+
+def inert_markdown(text: str) -> str:
+    """Markdown that renders what was written: `inert`, and no HTML (an unclosed `<!--` hides the rest of a page).
+
+    `<` and `&` are backslash-escaped (CommonMark), so neither a tag, a comment, an autolink nor an entity
+    can start, and the raw file still reads naturally.
+    """
+    return _MARKDOWN_ACTIVE.sub(lambda m: "\\" + m.group(), inert(text))

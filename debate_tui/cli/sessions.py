@@ -9,10 +9,10 @@ from pathlib import Path
 from debate_tui.cli.run import EXIT_BAD_INPUT, add_limit_arguments, execute
 from debate_tui.config import ConfigError, effective_config
 from debate_tui.domain import HumanAction
-from debate_tui.report.markdown import render
 from debate_tui.locations import examples_dir
+from debate_tui.report.exports import export_text
 from debate_tui.store import SessionFileError, SessionStore, SessionSummary, write_atomic
-from debate_tui.textsafe import inert, inert_json
+from debate_tui.textsafe import inert
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -99,9 +99,9 @@ def handle_export(args: argparse.Namespace) -> int:
         session = _store(args).load(args.session)
     except SessionFileError as exc:
         return _fail(str(exc))
-    text = render(session) if args.format == "md" else session.model_dump_json(indent=1) + "\n"
-    if args.out is None:  # a terminal must not obey escape sequences from the text or the models
-        sys.stdout.write(inert(text) if args.format == "md" else inert_json(text))
+    text = export_text(session, args.format)  # inert: a terminal must not obey escapes from the text or models
+    if args.out is None:
+        sys.stdout.write(text)
         return 0
     out = Path(args.out).expanduser()
     if out.exists() and not args.force:

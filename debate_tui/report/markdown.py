@@ -7,17 +7,22 @@ was reached, human actions, usage, then the full transcript.
 from __future__ import annotations
 
 import hashlib
+import re
 
 from debate_tui.domain import ErrorSpan, Session, Turn
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.protocols.pairs import FLIP, pair_keys
+from debate_tui.textsafe import inert_markdown
 
 UNSCORED = "unscored"
 
 
+_LINE_SPACE = re.compile(r"[ \t\n]+")
+
+
 def cell(text: object) -> str:
-    """Make any text safe inside a Markdown table cell."""
-    return " ".join(str(text).split()).replace("|", "\\|") or " "
+    """Make any text safe inside a Markdown table cell (other breaks, such as NEL, are escaped by `render`)."""
+    return _LINE_SPACE.sub(" ", str(text)).strip().replace("|", "\\|") or " "
 
 
 def fmt_score(value: float | None) -> str:
@@ -200,7 +205,7 @@ def _turn(turn: Turn, swapped: bool = False) -> list[str]:
     if turn.error:
         facts.append(f"failed: {turn.error}" + (" (partial text kept)" if turn.partial else ""))
     body = turn.content.strip() or "(empty reply)"
-    quoted = "\n".join(f"> {line}" if line else ">" for line in body.splitlines())
+    quoted = "\n".join(f"> {line}" if line else ">" for line in body.split("\n"))  # not splitlines: NEL is no break
     return [f"### {turn.agent} ({turn.role.replace('_', ' ')}): {', '.join(facts)}", "", quoted, ""]
 
 
@@ -216,4 +221,6 @@ def render(session: Session) -> str:
     swapped = session.swapped
     for turn in session.turns:
         lines += _turn(turn, swapped)
-    return "\n".join(lines).rstrip() + "\n"
+    # model and user text is everywhere in it: nothing may act on a terminal or a renderer (our own lines hold
+    # no "<", "&" or control characters, so escaping the whole document changes only theirs)
+    return inert_markdown("\n".join(lines).rstrip()) + "\n"

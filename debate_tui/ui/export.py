@@ -8,13 +8,9 @@ from pathlib import Path
 from textual.screen import Screen
 
 from debate_tui.domain import Session
-from debate_tui.report.markdown import render
+from debate_tui.report.exports import export_text
 from debate_tui.store import write_atomic
 from debate_tui.ui.screens.dialogs import ExportAnswer, ExportDialog, ExportFormat
-
-
-def export_text(session: Session, fmt: ExportFormat) -> str:
-    return session.model_dump_json(indent=1) if fmt == "json" else render(session)
 
 
 async def export_session(session: Session, path: Path, fmt: ExportFormat) -> Path:
