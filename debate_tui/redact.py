@@ -33,9 +33,38 @@ def secret_values() -> list[str]:
 
 
 def redact(text: str) -> str:
-    for value in secret_values():
-        text = text.replace(value, MASK)
+    text = redact_known(text, secret_values())
     text = _PATTERNS[0].sub(lambda m: m.group(1) + "-" + MASK, text)
     text = _PATTERNS[1].sub(lambda m: m.group(1) + " " + MASK, text)
     text = _PATTERNS[2].sub(lambda m: m.group(1) + m.group(2) + MASK, text)
     return _PATTERNS[3].sub(MASK, text)
+
+
+def redact_known(text: str, secrets: list[str]) -> str:
+    """Only the secrets this process holds: a model's reply may discuss "sk-..." keys, but never echo ours."""
+    for value in secrets:
+        text = text.replace(value, MASK)
+    return text
+
+
+class StreamRedactor:
+    """Redacts known secrets from text arriving in pieces, even a secret split across two pieces.
+
+    Only the tail that could be the start of a secret is held back (usually nothing), so a stream
+    shows as fast as before; `flush` hands over what is held when the stream ends.
+    """
+
+    def __init__(self, secrets: list[str]):
+        self.secrets = secrets
+        self.pending = ""
+
+    def feed(self, piece: str) -> str:
+        text = redact_known(self.pending + piece, self.secrets)
+        hold = max((size for secret in self.secrets for size in range(min(len(secret) - 1, len(text)), 0, -1)
+                    if text.endswith(secret[:size])), default=0)
+        self.pending = text[len(text) - hold:] if hold else ""
+        return text[:len(text) - hold]
+
+    def flush(self) -> str:
+        rest, self.pending = self.pending, ""
+        return rest

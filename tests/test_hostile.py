@@ -80,3 +80,48 @@ def test_html_in_model_text_renders_literally(capfd, llm_server, story_file, tmp
     assert "<!--" not in html and "<script>" not in html and "<b>" not in html
     assert "&lt;!-- hides everything after &lt;script&gt;alert(1)&lt;/script&gt; &amp;amp; &lt;b&gt;bold" in html
     assert "<h2>Transcript</h2>" in html and "Score: 3" in html  # nothing after the comment was swallowed
+
+
+def test_known_key_echoed_in_a_reply_is_redacted_everywhere(capfd, llm_server, story_file, tmp_path):
+    from tests.conftest import FAKE_KEY
+
+    llm_server.chunk_size = 5  # the key arrives split over several stream chunks
+    reply = f"My key is {FAKE_KEY}, and again:{FAKE_KEY}\nScore: 3"
+    session, report = tmp_path / "s.json", tmp_path / "r.md"
+    code, out, err = run_single(capfd, llm_server, story_file, "--session", str(session), "--report", str(report),
+                                reply=reply)
+    assert code == 0
+    assert "My key is ***, and again:***" in err  # the stream shows the rest of the reply
+    main(["export", str(session), "--format", "json", "--out", str(tmp_path / "e.json")])
+    main(["export", str(session), "--format", "md"])
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps({"id": "a", "text": story_file.read_text()}) + "\n")
+    cache = tmp_path / "cache-dir"
+    assert main(["batch", str(items), "--out", str(tmp_path / "results.jsonl"), "--protocol", "single",
+                 "--model", "openai/fake-model", "--api-base", llm_server.base_url, "--cache-dir", str(cache),
+                 "--sessions-dir", str(tmp_path / "batch-sessions")]) == 0
+    printed = "".join(capfd.readouterr()) + out + err
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and p.name != "story.txt"]
+    assert any(p.suffix == ".sqlite3" or p.name.endswith("-wal") for p in written)  # the response cache is searched
+    leaked = [str(p) for p in written if FAKE_KEY[3:20].encode() in p.read_bytes()]
+    assert leaked == [] and FAKE_KEY[3:20] not in printed
+    assert read_session(session).turns[0].content.startswith("My key is ***, and again:***")
+
+
+def test_stream_redactor_holds_back_only_what_could_start_a_key():
+    from debate_tui.redact import StreamRedactor
+
+    redactor = StreamRedactor(["abcdef123"])
+    shown = [redactor.feed(piece) for piece in ("xx ab", "cde", "f12", "3 yy abc", "q")] + [redactor.flush()]
+    assert shown == ["xx ", "", "", "*** yy ", "abcq", ""]
+
+
+def test_negative_token_usage_is_clamped_and_logged_once(capfd, caplog, llm_server, story_file, tmp_path):
+    llm_server.usage = {"prompt_tokens": -100_000, "completion_tokens": -5, "total_tokens": -100_005}
+    code, out, _ = run_single(capfd, llm_server, story_file)
+    code2, out2, _ = run_single(capfd, llm_server, story_file)
+    summary = json.loads(out.splitlines()[-1])
+    assert (code, code2) == (0, 0)
+    assert summary["prompt_tokens"] == 0 and summary["completion_tokens"] == 0 and summary["cost_usd"] >= 0
+    assert [r.message for r in caplog.records if "negative usage" in r.message] == [
+        "the provider reported negative usage (prompt_tokens -100000, completion_tokens -5); counted as zero"]

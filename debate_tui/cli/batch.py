@@ -152,6 +152,7 @@ def _model_client(args: argparse.Namespace):
     if not args.router:
         return base
     from debate_tui.batch.litellm_router import RouterClient, RouterConfigError
+    from debate_tui.llm.guard import GuardedClient
 
     try:
         client = RouterClient.from_file(Path(args.router).expanduser(), fallback=base)
@@ -160,7 +161,7 @@ def _model_client(args: argparse.Namespace):
     model = args.model
     if model and model not in client.names:
         raise BadInput(f"--model {model!r} is not a model_name of the router; it has: {', '.join(sorted(client.names))}")
-    return client
+    return GuardedClient(client)
 
 
 def _warm_up(template: Session) -> None:

@@ -17,9 +17,10 @@ class ModelRouter:
 
     def _remote(self) -> LLMClient:
         if self._litellm is None:
+            from debate_tui.llm.guard import GuardedClient
             from debate_tui.llm.litellm_client import LiteLLMClient
 
-            self._litellm = LiteLLMClient(timeout_s=self.timeout_s)
+            self._litellm = GuardedClient(LiteLLMClient(timeout_s=self.timeout_s))
         return self._litellm
 
     async def complete(self, request: ChatRequest, on_delta: DeltaCallback | None = None) -> Completion:

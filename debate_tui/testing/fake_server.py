@@ -234,6 +234,8 @@ class FakeLLMServer:
         """Answer `logprobs: true` with log-probabilities; False plays a provider that ignores it."""
         self.context_window = context_window
         """Fake tokens of prompt plus max_tokens a request may ask for; over it: the "overflow" fault."""
+        self.usage: dict[str, int] | None = None
+        """Usage reported instead of the counted one: a provider's odd numbers (negative, huge)."""
         self._lock = threading.RLock()  # reentrant: match callables run under it and may read .requests
         self._rng = random.Random()
         self.fault_kinds = tuple(fault_kinds)
@@ -241,7 +243,8 @@ class FakeLLMServer:
         self._initial: dict[str, Any] = {
             name: getattr(self, name)
             for name in ("default_reply", "latency", "chunk_delay", "chunk_size", "fault_rate",
-                         "fault_kinds", "seed", "retry_after", "hang_seconds", "logprobs", "context_window")
+                         "fault_kinds", "seed", "retry_after", "hang_seconds", "logprobs", "context_window",
+                         "usage")
         }
         self._rules: list[Rule] = []
         self._records: list[RequestRecord] = []
@@ -519,6 +522,8 @@ class FakeLLMServer:
         return entries
 
     def _usage(self, plan: _Plan, text: str) -> dict[str, int]:
+        if self.usage is not None:
+            return dict(self.usage)
         prompt, completion = approx_tokens(prompt_text(plan.request)), approx_tokens(text)
         return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
