@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from debate_tui.config import load_config
 from debate_tui.domain import SCHEMA_VERSION, Session
+from debate_tui.safefile import write_atomic
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 
@@ -38,35 +39,6 @@ class SessionFileError(Exception):
 def default_sessions_dir() -> Path:
     """DEBATE_TUI_SESSIONS_DIR, else `sessions_dir` in config.toml, else the platform's user data directory."""
     return load_config().sessions_dir
-
-
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _sync_directory(path.parent)
-
-
-def _sync_directory(directory: Path) -> None:
-    """Make the rename itself durable: without this a power cut can undo it (POSIX; elsewhere a no-op)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:  # Windows cannot open a directory; its rename is durable enough
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 Migration = Callable[[dict[str, Any]], dict[str, Any]]

@@ -125,3 +125,173 @@ def test_negative_token_usage_is_clamped_and_logged_once(capfd, caplog, llm_serv
     assert summary["prompt_tokens"] == 0 and summary["completion_tokens"] == 0 and summary["cost_usd"] >= 0
     assert [r.message for r in caplog.records if "negative usage" in r.message] == [
         "the provider reported negative usage (prompt_tokens -100000, completion_tokens -5); counted as zero"]
+
+
+# ----- files are never clobbered ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("flag", ["--report", "--session"])
+def test_run_refuses_to_overwrite_a_named_file_unless_forced(capfd, llm_server, story_file, tmp_path, flag):
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me")
+    code, out, err = run_single(capfd, llm_server, story_file, flag, str(target))
+    assert code == 2 and out == "" and llm_server.calls == 0
+    assert err.count("\n") == 1 and err.startswith(f"debate-tui: error: {flag} {target} exists; pass --force")
+    assert target.read_text() == "keep me"
+    code, out, err = run_single(capfd, llm_server, story_file, flag, str(target), "--force")
+    assert code == 0 and target.read_text() != "keep me"
+
+
+def test_export_never_replaces_a_directory_fifo_or_device(capfd, llm_server, story_file, tmp_path):
+    session = tmp_path / "s.json"
+    assert run_single(capfd, llm_server, story_file, "--session", str(session))[0] == 0
+    fifo, directory, device = tmp_path / "fifo", tmp_path / "dir", tmp_path / "null-link"
+    os.mkfifo(fifo)
+    directory.mkdir()
+    device.symlink_to(os.devnull)
+    for target in (fifo, directory, device):
+        code = main(["export", str(session), "--out", str(target), "--force"])
+        _, err = capfd.readouterr()
+        assert code == 2 and err.count("\n") == 1 and "not a regular file" in err, target
+    assert fifo.is_fifo() and directory.is_dir() and device.is_symlink() and Path(os.devnull).is_char_device()
+    assert list(directory.iterdir()) == [] and [p.name for p in tmp_path.glob(".*.tmp")] == []
+
+
+# ----- failures are one line, never a traceback ------------------------------------------------
+
+
+def test_unwritable_sessions_directory_is_one_line_before_any_call(capfd, llm_server, story_file, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    code, out, err = run_single(capfd, llm_server, story_file, "--sessions-dir", str(blocker / "sessions"))
+    assert code == 2 and llm_server.calls == 0
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("debate-tui: error: cannot write in ") and str(blocker / "sessions") in err
+
+
+def cli_command() -> list[str]:
+    import sys
+
+    return [sys.executable, "-c", "import sys; from debate_tui.cli import main; sys.exit(main())"]
+
+
+def cli_env(tmp_path: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(DEBATE_TUI_SESSIONS_DIR=str(tmp_path / "sessions"), DEBATE_TUI_CONFIG_DIR=str(tmp_path / "config"),
+               DEBATE_TUI_CACHE_DIR=str(tmp_path / "cache"), LITELLM_LOCAL_MODEL_COST_MAP="True")
+    return env
+
+
+def test_full_disk_is_one_line_exit_2_and_leaves_no_temporary_file(llm_server, story_file, tmp_path):
+    import resource
+    import signal
+    import subprocess
+
+    def small_disk() -> None:  # files may grow to 3 kB: the session's first saves fit, a later one does not
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (3000, 3000))
+
+    llm_server.add_rule("NO ISSUE", match="devil")
+    llm_server.add_rule("A long enough answer. " * 20 + "\nScore: 3")
+    out = tmp_path / "out"
+    done = subprocess.run([*cli_command(), "run", "--text", str(story_file), "--model", "openai/fake-model",
+                           "--api-base", llm_server.base_url, "--session", str(out / "s.json")],
+                          env=cli_env(tmp_path), capture_output=True, text=True, timeout=120, preexec_fn=small_disk)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    error = [line for line in done.stderr.splitlines() if line.startswith("debate-tui: error:")]
+    assert error == [f"debate-tui: error: cannot write the session file {out / 's.json'}: File too large"]
+    assert [p.name for p in out.iterdir() if p.name.endswith(".tmp")] == []
+    assert read_session(out / "s.json").status in ("running", "failed")  # the last version that fitted, whole
+
+
+def test_closed_stderr_stops_the_stream_not_the_judgment(llm_server, story_file, tmp_path):
+    import subprocess
+
+    llm_server.chunk_delay = 0.01
+    llm_server.add_rule("NO ISSUE", match="devil")
+    llm_server.add_rule("Fine, a reply of some length to stream.\nScore: 4")
+    process = subprocess.Popen([*cli_command(), "run", "--text", str(story_file), "--model", "openai/fake-model",
+                                "--api-base", llm_server.base_url, "--report", str(tmp_path / "r.md")],
+                               env=cli_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process.stderr.close()  # whoever read the stream went away before the first line
+    out, _ = process.communicate(timeout=120)
+    summary = json.loads(out.splitlines()[-1])
+    assert process.returncode == 0 and summary["status"] == "completed" and summary["error"] is None
+    assert read_session(Path(summary["session_path"])).status == "completed"
+    assert (tmp_path / "r.md").exists()
+
+
+def test_sessions_piped_into_head_ends_quietly(tmp_path):
+    import subprocess
+
+    from debate_tui.store import SessionStore
+    from tests.test_store_index import save
+
+    store = SessionStore(tmp_path / "sessions")
+    for number in range(2000):  # more than a pipe holds: the listing is still writing when `head` leaves
+        save(store, f"2026-01-01-{number:04d}")
+    done = subprocess.run(f"{cli_command()[0]} -c '{cli_command()[2]}' sessions | head -1", shell=True,
+                          env=cli_env(tmp_path), capture_output=True, text=True, timeout=120)
+    assert done.stdout.count("\n") == 1 and done.stderr == ""
+
+
+# ----- accounting and concurrency --------------------------------------------------------------
+
+
+def test_a_second_writer_is_refused_while_a_session_runs_and_the_lock_dies_with_its_process(
+        capfd, llm_server, story_file, tmp_path):
+    import signal
+    import subprocess
+    import time
+
+    llm_server.add_rule("NO ISSUE", match="devil")
+    llm_server.add_rule("Fine.\nScore: 4", latency=0.5)
+    path = tmp_path / "s.json"
+    first = subprocess.Popen([*cli_command(), "run", "--text", str(story_file), "--model", "openai/fake-model",
+                              "--api-base", llm_server.base_url, "--session", str(path)],
+                             env=cli_env(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while llm_server.calls < 2 and time.monotonic() < deadline:  # running, and a call is in flight
+            time.sleep(0.05)
+        session_id = read_session(path).id
+        calls = llm_server.calls
+        code = main(["resume", str(path)])
+        _, err = capfd.readouterr()
+        assert code == 2 and err.count("\n") == 1
+        assert err.startswith(f"debate-tui: error: session {session_id} is being run by another process (pid {first.pid})")
+        assert llm_server.calls == calls or llm_server.calls == calls + 1  # only the first writer's next call
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=30)
+    finally:
+        first.kill()
+    assert main(["resume", str(path)]) == 0  # the crash released the lock
+    assert read_session(path).status == "completed"
+
+
+async def test_the_tui_honours_the_session_lock(tmp_path):
+    from debate_tui.safefile import SessionLock
+    from debate_tui.store import SessionStore
+    from debate_tui.ui.app import DebateTUI
+    from debate_tui.ui.launch import Launch
+    from debate_tui.ui.screens.debate import DebateScreen
+    from tests.test_ui_flows import make_session, record
+    from tests.test_ui_helpers import RecordingDemo, wait_until
+
+    store = SessionStore()
+    session = make_session()
+    path = await record(session, store, stop_after=1)
+    held = SessionLock(path, session.id).acquire()  # as a `debate-tui resume` in another terminal would
+    app = DebateTUI(Launch(), client=RecordingDemo())
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.resume(read_session(path), path)
+        await pilot.pause()
+        assert not isinstance(app.screen, DebateScreen) and app.client.requests == []
+        assert any(f"session {session.id} is being run by another process" in str(n.message)
+                   for n in app._notifications)
+        held.release()
+        app.resume(read_session(path), path)
+        await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen) and app.screen.finished, what="the run")
+        assert read_session(path).status == "completed"
+        SessionLock(path, session.id).acquire().release()  # the TUI let go when its run ended

@@ -45,3 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"debate-tui: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `debate-tui sessions | head`: the reader has all it wanted; end quietly
+        from debate_tui.cli.outputs import silence
+
+        silence(sys.stdout)
+        return 0

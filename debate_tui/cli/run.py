@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TextIO, get_args
 
+from debate_tui.cli.outputs import SaveGuard, print_line, silence
 from debate_tui.cli.task_args import build_session, build_task, sessions_dir, warn_stderr
 from debate_tui.cli.task_flags import add_task_arguments
 from debate_tui.config import Config, effective_config, load_config
@@ -24,7 +25,8 @@ from debate_tui.engine.runner import RetryPolicy, Runner
 from debate_tui.inputs import InputError
 from debate_tui.llm.router import ModelRouter
 from debate_tui.report.markdown import render
-from debate_tui.store import SessionStore, write_atomic, write_session
+from debate_tui.safefile import SessionLock, check_target
+from debate_tui.store import SessionStore, write_atomic
 from debate_tui.textsafe import inert
 
 EXIT = {"completed": 0, "failed": 3, "cancelled": 4, "needs_human": 5}
@@ -68,6 +70,9 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--report", metavar="PATH.md", help="write the Markdown report here (default: beside the session file)")
     out.add_argument("--session", metavar="PATH.json", help="write the session file here (default: in the sessions directory)")
     out.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir, or DEBATE_TUI_SESSIONS_DIR)")
+    out.add_argument("--force", action="store_true",
+                     help="overwrite the files named by --report and --session if they exist (never a directory, "
+                          "device or FIFO)")
 
 
 class PlainPrinter:
@@ -79,13 +84,19 @@ class PlainPrinter:
     """
 
     def __init__(self, out: TextIO):
-        self.out = out
+        self.out: TextIO | None = out
         self.live: int | None = None
         self.held: dict[int, list[str]] = {}
 
     def _write(self, text: str) -> None:
-        self.out.write(text)
-        self.out.flush()
+        if self.out is None:
+            return
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except OSError:  # the reader went away (`2>&1 | head`, a closed terminal): stop streaming, not judging
+            silence(self.out)
+            self.out = None
 
     def _emit(self, slot: int, text: str) -> None:
         if slot == self.live:
@@ -148,10 +159,32 @@ def execute(session: Session, *, session_path: Path, report_path: Path, config: 
     """Run to the end, saving after every turn; shared by `run` and `resume`."""
     limits = (config or load_config()).limits
     control = RunControl()
-    runner = Runner(session, ModelRouter(timeout_s=limits.timeout), emit=PlainPrinter(sys.stderr), control=control,
-                    retry=RetryPolicy(attempts=limits.retries, base_delay_s=limits.retry_delay),
-                    budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens),
-                    save=lambda s: write_session(session_path, s))
+    save = SaveGuard(session_path, control)
+    session.status = "running"
+    save(session)  # written before the first call: a hung or killed run is listed and resumable
+    if save.error is None:
+        runner = Runner(session, ModelRouter(timeout_s=limits.timeout), emit=PlainPrinter(sys.stderr),
+                        control=control, retry=RetryPolicy(attempts=limits.retries, base_delay_s=limits.retry_delay),
+                        budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens), save=save)
+        _run_on_new_loop(runner, control)
+    if save.error is not None:
+        save.mark_failed(session)
+        print_line(summary_line(session, session_path=str(session_path)))
+        return _fail(save.error)
+    try:
+        write_atomic(report_path, render(session))
+    except OSError as exc:
+        return _fail(f"cannot write the report {report_path}: {exc.strerror or exc}")
+    print_line(summary_line(session, session_path=str(session_path), report=str(report_path)))
+    return EXIT[session.status]
+
+
+def _fail(message: str) -> int:
+    print_line(f"debate-tui: error: {inert(message)}", sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def _run_on_new_loop(runner: Runner, control: RunControl) -> None:
     loop = asyncio.new_event_loop()
     try:
         loop.add_signal_handler(signal.SIGINT, control.stop, "interrupted (Ctrl+C)")
@@ -162,9 +195,6 @@ def execute(session: Session, *, session_path: Path, report_path: Path, config: 
         loop.run_until_complete(runner.run())
     finally:
         loop.close()
-    write_atomic(report_path, render(session))
-    print(summary_line(session, session_path=str(session_path), report=str(report_path)), flush=True)
-    return EXIT[session.status]
 
 
 def apply_history_options(args: argparse.Namespace, session: Session) -> None:
@@ -185,10 +215,15 @@ def handle(args: argparse.Namespace) -> int:
         apply_history_options(args, session)
         preflight(session)
         config = effective_config(args)
+        store = SessionStore(sessions_dir(args))
+        session_path = (check_target(Path(args.session).expanduser(), force=args.force, flag="--session")
+                        if args.session else store.path_for(session.id))
+        report_path = (check_target(Path(args.report).expanduser(), force=args.force, flag="--report")
+                       if args.report else session_path.with_suffix(".md"))
+        lock = SessionLock(session_path, session.id).acquire()
     except InputError as exc:
-        print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    store = SessionStore(sessions_dir(args))
-    session_path = Path(args.session).expanduser() if args.session else store.path_for(session.id)
-    report_path = Path(args.report).expanduser() if args.report else session_path.with_suffix(".md")
-    return execute(session, session_path=session_path, report_path=report_path, config=config)
+        return _fail(str(exc))
+    try:
+        return execute(session, session_path=session_path, report_path=report_path, config=config)
+    finally:
+        lock.release()

@@ -9,8 +9,10 @@ from pathlib import Path
 from debate_tui.cli.run import EXIT_BAD_INPUT, add_limit_arguments, execute
 from debate_tui.config import ConfigError, effective_config
 from debate_tui.domain import HumanAction
+from debate_tui.inputs import InputError
 from debate_tui.locations import examples_dir
 from debate_tui.report.exports import export_text
+from debate_tui.safefile import SessionLock, TargetError, check_target
 from debate_tui.store import SessionFileError, SessionStore, SessionSummary, write_atomic
 from debate_tui.textsafe import inert
 
@@ -75,7 +77,18 @@ def handle_resume(args: argparse.Namespace) -> int:
     store = _store(args)
     try:
         path = store.resolve(args.session)
-        session = store.load(args.session)
+        lock = SessionLock(path, store.load(args.session).id).acquire()
+    except (SessionFileError, InputError) as exc:
+        return _fail(str(exc))
+    try:
+        return _resume(args, store, path)
+    finally:
+        lock.release()
+
+
+def _resume(args: argparse.Namespace, store: SessionStore, path: Path) -> int:
+    try:
+        session = store.load(str(path))  # read again under the lock: another writer may have just finished it
     except SessionFileError as exc:
         return _fail(str(exc))
     if session.status == "completed":
@@ -103,9 +116,12 @@ def handle_export(args: argparse.Namespace) -> int:
     if args.out is None:
         sys.stdout.write(text)
         return 0
-    out = Path(args.out).expanduser()
-    if out.exists() and not args.force:
-        return _fail(f"{out} exists; pass --force to overwrite it")
-    write_atomic(out, text)
+    try:
+        out = check_target(Path(args.out).expanduser(), force=args.force, flag="--out")
+        write_atomic(out, text)
+    except TargetError as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        return _fail(f"cannot write {args.out}: {exc.strerror or exc}")
     print(f"wrote {out}", file=sys.stderr)
     return 0

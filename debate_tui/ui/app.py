@@ -238,15 +238,22 @@ class DebateTUI(App[int]):
     def _run(self, session: Session, path: Path, *, kind: str) -> None:
         from debate_tui.engine.control import RunControl
         from debate_tui.engine.runner import Runner
-        from debate_tui.ui.saving import SessionSaver
+        from debate_tui.inputs import InputError
+        from debate_tui.safefile import SessionLock
+        from debate_tui.ui.saving import LockedRun, SessionSaver
         from debate_tui.ui.screens.debate import DebateScreen
 
+        try:
+            lock = SessionLock(path, session.id).acquire()
+        except InputError as exc:  # another process runs it (or its directory cannot be written)
+            self.notify(str(exc), severity="error", markup=False)
+            return
         control = RunControl(mode="step" if self.launch.step else "auto")
         saver = SessionSaver(path)
         client = self._client()
 
         def make(emit):
-            return Runner(session, client, emit=emit, save=saver, control=control, interactive=True)
+            return LockedRun(Runner(session, client, emit=emit, save=saver, control=control, interactive=True), lock)
 
         self.push_screen(DebateScreen(session, control, make, kind=kind, clock=self.clock))
 

@@ -9,6 +9,7 @@ from textual.screen import Screen
 
 from debate_tui.domain import Session
 from debate_tui.report.exports import export_text
+from debate_tui.safefile import TargetError, check_target
 from debate_tui.store import write_atomic
 from debate_tui.ui.screens.dialogs import ExportAnswer, ExportDialog, ExportFormat
 
@@ -16,6 +17,7 @@ from debate_tui.ui.screens.dialogs import ExportAnswer, ExportDialog, ExportForm
 async def export_session(session: Session, path: Path, fmt: ExportFormat) -> Path:
     """Render in the loop (a consistent snapshot), write in a thread."""
     text = export_text(session, fmt)
+    path = check_target(path, force=True, flag="export to")  # a file the person named, never a device or FIFO
     await asyncio.to_thread(write_atomic, path, text)
     return path
 
@@ -25,7 +27,7 @@ def start_export(screen: Screen, session: Session) -> None:
     async def write(answer: ExportAnswer) -> None:
         try:
             path = await export_session(session, answer.path, answer.format)
-        except OSError as exc:
+        except (OSError, TargetError) as exc:
             screen.notify(f"Export failed: {exc}", severity="error", markup=False)
             return
         screen.notify(f"Exported to {path}", markup=False)

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from debate_tui.domain import Session
 from debate_tui.store import write_atomic
+
+if TYPE_CHECKING:
+    from debate_tui.engine.runner import Runner
+    from debate_tui.safefile import SessionLock
 
 
 class SessionSaver:
@@ -41,3 +46,18 @@ class SessionSaver:
             await asyncio.to_thread(write_atomic, self.path, text)
             self._written = covered
             self.saves += 1
+
+
+class LockedRun:
+    """A runner that holds its session's OS lock (`safefile.SessionLock`) until its run ends, however it ends,
+    so a `debate-tui resume` of the same session is refused meanwhile, and the other way round."""
+
+    def __init__(self, runner: Runner, lock: SessionLock):
+        self.runner = runner
+        self.lock = lock
+
+    async def run(self) -> Session:
+        try:
+            return await self.runner.run()
+        finally:
+            self.lock.release()

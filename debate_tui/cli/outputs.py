@@ -1,0 +1,64 @@
+"""What a headless run writes, and how each write can fail without a traceback.
+
+The session file and the report can meet an unwritable directory or a full
+disk: the run stops with one line naming the file and the reason (exit 2). The
+stream on stderr and the JSON line on stdout can lose their reader (`| head`, a
+closed terminal): the stream stops, the judgment does not.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from debate_tui.domain import Session
+from debate_tui.engine.control import RunControl
+from debate_tui.store import write_session
+
+
+class SaveGuard:
+    """The run's save function: a session file that cannot be written stops the run, with the reason."""
+
+    def __init__(self, path: Path, control: RunControl):
+        self.path = path
+        self.control = control
+        self.error: str | None = None
+
+    def __call__(self, session: Session) -> None:
+        try:
+            write_session(self.path, session)
+        except OSError as exc:
+            if self.error is None:
+                self.error = f"cannot write the session file {self.path}: {exc.strerror or exc}"
+                self.control.stop(self.error)
+
+    def mark_failed(self, session: Session) -> None:
+        """Save the session as failed where that is still possible (a full disk may have room for it)."""
+        assert self.error is not None
+        session.status, session.error = "failed", self.error
+        try:
+            write_session(self.path, session)
+        except OSError:
+            pass
+
+
+def silence(stream: TextIO) -> None:
+    """Point a stream whose reader went away at the null device: later writes and the flush at exit
+    then succeed quietly instead of raising BrokenPipeError."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stream.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no file descriptor (a test's capture): nothing is left to flush anyway
+        pass
+
+
+def print_line(text: str, stream: TextIO | None = None) -> None:
+    """Print one line; a reader that went away is not an error."""
+    stream = stream or sys.stdout
+    try:
+        print(text, file=stream, flush=True)
+    except BrokenPipeError:
+        silence(stream)

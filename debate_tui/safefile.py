@@ -1,0 +1,150 @@
+"""Writing files safely: never half a file, never a file the person did not mean to replace.
+
+Every write goes to a temporary file in the same directory, is fsynced, then
+renamed over the target, so a crash or a full disk leaves the previous version
+or the new one, never half of one, and no temporary file behind. A path the
+person names (`--report`, `--session`, `export --out`) is checked first: an
+existing file is replaced only with `--force`, and something that is not a
+regular file (a directory, a device, a FIFO) never. A session being run is
+locked (`SessionLock`), so a second writer is refused instead of running it twice.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import tempfile
+from pathlib import Path
+from typing import IO
+
+from debate_tui.inputs import InputError
+
+
+class TargetError(InputError):
+    """A path that must not be written; the message is the one-line reason."""
+
+
+def check_target(path: Path, *, force: bool, flag: str) -> Path:
+    """The file to write for `path` (a symlink's target, so the link survives), or TargetError."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return path
+    except OSError as exc:
+        raise TargetError(f"{flag} {path}: cannot use it ({exc.strerror})") from None
+    if not stat.S_ISREG(mode):
+        kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a device or socket"
+        raise TargetError(f"{flag} {path} is {kind}, not a regular file; it is never replaced")
+    if not force:
+        raise TargetError(f"{flag} {path} exists; pass --force to overwrite it")
+    return path.resolve()
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Temporary file beside `path`, fsync, rename over it, fsync the directory; the temporary file is
+    removed whatever fails."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _sync_directory(path.parent)
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make the rename itself durable: without this a power cut can undo it (POSIX; elsewhere a no-op)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # Windows cannot open a directory; its rename is durable enough
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+class SessionLocked(InputError):
+    """Another process is running this session; the message names it."""
+
+
+class SessionLock:
+    """An OS lock on a session while it runs, so two writers never run (and pay for) the same session.
+
+    The lock is held on a hidden file beside the session (`.ID.json.lock`): the session file itself is
+    replaced by every save, so a lock on it would not outlive the first save. The operating system
+    releases it when the process ends, a crash or `kill -9` included; the file stays, unlocked.
+    """
+
+    def __init__(self, session_path: Path, name: str):
+        self.path = session_path.with_name(f".{session_path.name}.lock")
+        self.name = name
+        self._handle: IO[str] | None = None
+
+    def acquire(self) -> SessionLock:
+        """Take the lock, or raise at once (never wait): SessionLocked, or InputError when the directory
+        cannot be written (the run could not save anything there either)."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(self.path, "a+", encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot write in {self.path.parent}: {exc.strerror or exc}") from None
+        try:
+            _lock(handle)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip()
+            handle.close()
+            raise SessionLocked(f"session {self.name} is being run by another process"
+                                f"{f' (pid {holder})' if holder.isdigit() else ''}; not started twice") from None
+        handle.truncate(0)
+        handle.write(str(os.getpid()))
+        handle.flush()
+        self._handle = handle
+        return self
+
+    def release(self) -> None:
+        if self._handle is not None:
+            self._handle.truncate(0)
+            _unlock(self._handle)
+            self._handle.close()
+            self._handle = None
+
+    def __enter__(self) -> SessionLock:
+        return self.acquire()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.release()
+
+
+def _lock(handle: IO[str]) -> None:
+    """Exclusive and non-blocking: fcntl.flock on POSIX, msvcrt.locking on Windows; OSError when held."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+    else:
+        import fcntl
+
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def _unlock(handle: IO[str]) -> None:
+    if sys.platform == "win32":
+        import msvcrt
+
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+    else:
+        import fcntl
+
+        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
