@@ -159,14 +159,11 @@ def execute(session: Session, *, session_path: Path, report_path: Path, config: 
     """Run to the end, saving after every turn; shared by `run` and `resume`."""
     limits = (config or load_config()).limits
     control = RunControl()
-    save = SaveGuard(session_path, control)
-    session.status = "running"
-    save(session)  # written before the first call: a hung or killed run is listed and resumable
-    if save.error is None:
-        runner = Runner(session, ModelRouter(timeout_s=limits.timeout), emit=PlainPrinter(sys.stderr),
-                        control=control, retry=RetryPolicy(attempts=limits.retries, base_delay_s=limits.retry_delay),
-                        budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens), save=save)
-        _run_on_new_loop(runner, control)
+    save = SaveGuard(session_path, control)  # a session file that cannot be written stops the run
+    runner = Runner(session, ModelRouter(timeout_s=limits.timeout), emit=PlainPrinter(sys.stderr),
+                    control=control, retry=RetryPolicy(attempts=limits.retries, base_delay_s=limits.retry_delay),
+                    budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens), save=save)
+    _run_on_new_loop(runner, control)
     if save.error is not None:
         save.mark_failed(session)
         print_line(summary_line(session, session_path=str(session_path)))
