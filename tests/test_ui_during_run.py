@@ -150,3 +150,20 @@ async def test_a_debate_override_shows_in_the_scorers_pane_and_a_remark_in_every
         await wait_until(pilot, lambda: debate.finished, what="the end")
         assert session.outcome.scores == {"coherence": 5.0}
         assert "overridden: coherence 5" in debate.panes["Scorer"].header.render().plain
+
+
+async def test_the_status_line_says_round_k_of_r_and_the_calls_and_cost_so_far():
+    from tests.test_ui_flows import make_session
+
+    client = ScriptedClient(["A first look.\n\nScore: 4", "Too generous.", "A fair point, I lower it.\n\nScore: 3", "NO ISSUE"],
+                            hold_at=2)
+    app = DebateTUI(Launch(session=make_session({"rounds": 3}), demo=False), client=client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        debate = await start(pilot)
+        await wait_until(pilot, client.held.is_set, what="the Scorer's second turn")
+        await pilot.pause(0.1)
+        status = screen_text(app).splitlines()[-2]
+        assert status.startswith("round 1 of 3 │ auto │ 2 calls │") and "$0.0000" in status, status
+        client.release.set()
+        await wait_until(pilot, lambda: debate.finished, what="the end")
+        assert screen_text(app).splitlines()[-2].startswith("round 2 of 3 │ finished: completed │ 4 calls")

@@ -46,6 +46,14 @@ class RoundCompleted:
 
 
 @dataclass(frozen=True)
+class Planned:
+    """How far the run goes: its rounds are numbered up to `last_round` (per criterion where a protocol
+    debates each criterion in turn), so a watcher can say "round k of R"."""
+
+    last_round: int
+
+
+@dataclass(frozen=True)
 class NeedsHuman:
     """A person must choose one of `options`; `labels` says what each means, `details` what is being decided
     (labelled excerpts: the texts, each agent's last position), all in the original texts' numbering."""
@@ -82,6 +90,6 @@ class Finished:
 
 
 Event = (
-    TurnStarted | TextDelta | TurnCompleted | TurnFailed | RoundCompleted
+    TurnStarted | TextDelta | TurnCompleted | TurnFailed | RoundCompleted | Planned
     | NeedsHuman | HumanActed | OutcomeReached | Notice | Finished
 )

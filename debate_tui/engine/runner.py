@@ -27,7 +27,7 @@ from debate_tui.domain import (
 from debate_tui.engine.budget import Budget
 from debate_tui.engine.control import RunControl, Stopped
 from debate_tui.engine.events import (
-    Event, Finished, HumanActed, NeedsHuman, Notice, OutcomeReached, RoundCompleted,
+    Event, Finished, HumanActed, NeedsHuman, Notice, OutcomeReached, Planned, RoundCompleted,
     TextDelta, TurnCompleted, TurnFailed, TurnStarted,
 )
 from debate_tui.llm import tokens
@@ -186,6 +186,9 @@ class Runner:
 
     def notice(self, message: str) -> None:
         self.emit(Notice(message))
+
+    def plan(self, last_round: int) -> None:
+        self.emit(Planned(last_round))
 
     # ----- the run --------------------------------------------------------------
 
@@ -461,6 +464,7 @@ class Context:
         self.ask_human = runner.ask_human
         self.round_completed = runner.round_completed
         self.notice = runner.notice
+        self.plan = runner.plan
         self.rng = random.Random(self.session.options.get("seed", 0))
 
     @property

@@ -228,6 +228,7 @@ def warn_if_one_persona(ctx: Context) -> None:
 
 async def run(ctx: Context) -> Outcome:
     options = Options.model_validate(ctx.options)
+    ctx.plan(options.turns * (2 if options.swap and ctx.task.pairwise else 1))
     warn_if_one_persona(ctx)
     outcome = await in_both_orders(ctx, lambda task, first: judge(ctx, task, options, first),
                                    swap=options.swap, rounds=options.turns)

@@ -186,6 +186,7 @@ def _scale_points(criterion: Criterion) -> list[float]:
 
 async def run(ctx: Context) -> Outcome:
     options = Options.model_validate(ctx.options)
+    ctx.plan(options.rounds + (options.tie_breaker == "agent"))
     outcome = Outcome()
     for criterion in ctx.criteria:
         final, how = await debate_one(ctx, criterion, options)

@@ -359,6 +359,7 @@ async def run(ctx: Context) -> Outcome:
     types = [error_type(c) for c in ctx.criteria]
     questions = plan(ctx.criteria, options)
     discussion = Discussion(ctx, options, len(questions))
+    ctx.plan(len(questions) + 1)  # the summarizer's round comes last
     for number, question in enumerate(questions, start=1):
         await discussion.round(number, question)
     report, answered = await summarize(ctx, discussion, types, len(questions) + 1)

@@ -219,6 +219,7 @@ async def run(ctx: Context) -> Outcome:
     options = Options.model_validate(ctx.options)
     check_task(ctx.task, ctx.criteria)
     criterion = vary(ctx.criteria[0], options.criteria_variant, options.seed)
+    ctx.plan(options.rounds)  # round 0: the initial verdicts
     order = Order.draw(ctx.rng, [a.name for a in ctx.agents("speaker")])
     ctx.session.state["order"] = order.state()
     if order.swapped:

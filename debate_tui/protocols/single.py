@@ -120,6 +120,7 @@ async def judge(ctx: Context, task: Task, samples: int, first_round: int = 1, lo
 
 async def run(ctx: Context) -> Outcome:
     options = Options.model_validate(ctx.options)
+    ctx.plan(options.samples * (2 if options.swap and ctx.task.pairwise else 1))
     if options.logprobs and ctx.task.pairwise:
         ctx.notice("--logprobs: a probability-weighted score is given for a single text's score, not for a pair")
     outcome = await in_both_orders(ctx, lambda task, first: judge(ctx, task, options.samples, first, options.logprobs),

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from debate_tui.domain import HumanAction, Session
 from debate_tui.engine.control import RunControl, Stopped
 from debate_tui.engine.events import (
-    Event, Finished, HumanActed, OutcomeReached, RoundCompleted, TextDelta, TurnCompleted, TurnFailed, TurnStarted,
+    Event, Finished, HumanActed, OutcomeReached, Planned, RoundCompleted, TextDelta, TurnCompleted, TurnFailed,
+    TurnStarted,
 )
 from debate_tui.engine.runner import acted_on
 
@@ -53,6 +54,7 @@ class Replayer:
     async def run(self) -> Session:
         session = self.session
         completed, last_round = 0, None
+        self.emit(Planned(max((turn.round for turn in session.turns), default=0)))
         try:
             self._actions_after(0)
             for turn in session.turns:

@@ -23,8 +23,8 @@ from textual.worker import Worker, WorkerState
 from debate_tui.domain import HumanAction, Session
 from debate_tui.engine.control import RunControl
 from debate_tui.engine.events import (
-    Event, Finished, HumanActed, NeedsHuman, Notice, OutcomeReached, RoundCompleted, TextDelta, TurnCompleted,
-    TurnFailed, TurnStarted,
+    Event, Finished, HumanActed, NeedsHuman, Notice, OutcomeReached, Planned, RoundCompleted, TextDelta,
+    TurnCompleted, TurnFailed, TurnStarted,
 )
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.store import summarize
@@ -205,6 +205,8 @@ class DebateScreen(BaseScreen[None]):
                 if agent in self.panes:
                     self.panes[agent].fail_turn(slot, error, partial, retry)
                 self.status.speaking = ""
+            case Planned(last_round=last):
+                self.status.last_round = last
             case RoundCompleted(round=round_):
                 self.status.round = round_
             case NeedsHuman() as asked:

@@ -23,6 +23,7 @@ class StatusLine(Static, KeptLines):
     """Reactive fields, so a key press (pause) shows on the very next frame."""
 
     round: reactive[int | None] = reactive(None)
+    last_round: reactive[int | None] = reactive(None)
     mode: reactive[str] = reactive("auto")
     speaking: reactive[str] = reactive("")
     elapsed: reactive[float] = reactive(0.0)
@@ -36,7 +37,8 @@ class StatusLine(Static, KeptLines):
     def render(self) -> Content:
         mode_style = MODE_STYLES.get(self.mode, "")
         parts: list[tuple[str, str] | str] = [
-            ("round " + ("-" if self.round is None else str(self.round)), "bold"), " │ ",
+            ("round " + ("-" if self.round is None else str(self.round))
+             + ("" if self.last_round is None else f" of {self.last_round}"), "bold"), " │ ",
             (self.mode, mode_style), " │ ",
             f"{self.calls} calls │ {self.tokens:,} tokens │ ${self.cost:.4f} │ {clock(self.elapsed)}",
         ]
