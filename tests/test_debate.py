@@ -118,3 +118,15 @@ async def test_an_unscored_last_scorer_turn_leaves_the_criterion_unscored(llm_se
     assert session.outcome.scores["coherence"] is None
     assert "no agreement after 1 iteration;" in session.outcome.method
     assert "last readable score, 4 at iteration 0" in session.outcome.method
+
+
+async def test_the_report_counts_agree_in_number(llm_server):
+    from debate_tui.report.markdown import render
+
+    script(llm_server, agree_at=1)
+    session, _ = await run(make_session(llm_server, rounds=1))
+    session.task.text = "Short."
+    session.usage.calls = 1
+    report = render(session)
+    assert "NO ISSUE after 1 iteration" in report and "1 iterations" not in report
+    assert "- **Text:** 1 word," in report and "1 call," in report

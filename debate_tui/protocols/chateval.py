@@ -37,7 +37,7 @@ from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn
 from debate_tui.engine.condense import condense_log
 from debate_tui.engine.runner import Context
 from debate_tui.llm.base import Message
-from debate_tui.protocols.common import ModelChoice, concurrently, criterion_block, task_block
+from debate_tui.protocols.common import ModelChoice, concurrently, counted, criterion_block, task_block
 from debate_tui.protocols.pairs import answer_form, in_both_orders, mean, pair_keys, tally, unscored_note
 
 Strategy = Literal["one-by-one", "simultaneous-talk", "simultaneous-talk-with-summarizer"]
@@ -233,7 +233,8 @@ async def run(ctx: Context) -> Outcome:
     outcome = await in_both_orders(ctx, lambda task, first: judge(ctx, task, options, first),
                                    swap=options.swap, rounds=options.turns)
     extract = "majority vote of the referees' preferences" if ctx.task.pairwise else "mean of final-turn scores"
-    outcome.method = f"{options.strategy}, {len(ctx.agents('referee'))} referees, {options.turns} turns: {extract}"
+    outcome.method = (f"{options.strategy}, {counted(len(ctx.agents('referee')), 'referee')}, "
+                      f"{counted(options.turns, 'turn')}: {extract}")
     if options.swap and ctx.task.pairwise:
         outcome.method += ", each referee's scores averaged over both text orders"
     return outcome

@@ -11,6 +11,7 @@ import re
 
 from debate_tui.domain import ErrorSpan, Session, Turn
 from debate_tui.protocols import PROTOCOLS
+from debate_tui.protocols.common import counted
 from debate_tui.protocols.pairs import FLIP, pair_keys
 from debate_tui.textsafe import inert_markdown
 
@@ -50,10 +51,10 @@ def _header(session: Session) -> list[str]:
         f"- **Models:** {', '.join(session.models)}",
         f"- **Date:** {session.created_at:%Y-%m-%d %H:%M UTC}",
         f"- **Status:** {session.status}",
-        f"- **Text:** {len(task.text.split())} words, sha256 `{digest(task.text)}`",
+        f"- **Text:** {counted(len(task.text.split()), 'word')}, sha256 `{digest(task.text)}`",
     ]
     if task.text_b is not None:
-        lines.append(f"- **Text 2:** {len(task.text_b.split())} words, sha256 `{digest(task.text_b)}`")
+        lines.append(f"- **Text 2:** {counted(len(task.text_b.split()), 'word')}, sha256 `{digest(task.text_b)}`")
     if any(a.model.startswith("demo/") for a in session.agents):
         lines.append("- **Note:** produced by the offline demo model, not a real judgment.")
     return lines
@@ -150,7 +151,7 @@ def _errors(session: Session, errors: list[ErrorSpan]) -> list[str]:
     if unlocated:
         rule = ("each still costs its point (--count-unlocated)" if charged else
                 "no point is deducted for them (--count-unlocated restores the paper's rule)")
-        lines += [f"**Not located:** {unlocated} of {len(errors)} errors: the quote is not found in the text; "
+        lines += [f"**Not located:** {unlocated} of {counted(len(errors), 'error')}: the quote is not found in the text; "
                   f"{rule}.", ""]
     return lines
 
@@ -182,8 +183,8 @@ def _usage(session: Session) -> list[str]:
     truncated = sum(turn.truncated for turn in session.turns)
     replies = "1 reply did not end on its own" if truncated == 1 else f"{truncated} replies did not end on their own"
     unfinished = f" {replies} (token cap, deadline or cut off): see the transcript." if truncated else ""
-    return ["## Usage", "", f"{usage.calls} calls, {usage.prompt_tokens} prompt tokens, "
-            f"{usage.completion_tokens} completion tokens, ${usage.cost_usd:.4f}.{unfinished}", ""]
+    return ["## Usage", "", f"{counted(usage.calls, 'call')}, {counted(usage.prompt_tokens, 'prompt token')}, "
+            f"{counted(usage.completion_tokens, 'completion token')}, ${usage.cost_usd:.4f}.{unfinished}", ""]
 
 
 def _turn(turn: Turn, swapped: bool = False) -> list[str]:
