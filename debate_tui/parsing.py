@@ -260,9 +260,22 @@ _NO_ISSUE_LINE = re.compile(
 )
 
 
+_ECHOED_INSTRUCTION = re.compile(r"\b(?:reply|replies|write|say|answer|respond|output|type)(?:\s+with)?[\s:]*[\"'“‘]?$",
+                                 re.I)
+_NOT_ABOUT_THE_SCORE = re.compile(r"^\s+(?:with|in|about|regarding)\b[^.\n]*\b(?:but|however|although|though)\b", re.I)
+
+
+def _accepts(text: str, m: re.Match[str]) -> bool:
+    """A "NO ISSUE" that is the Critic's own acceptance: not the instruction echoed back ("If it is, reply
+    NO ISSUE"), not quoted, not "no issue with the grammar, but the score is too high"."""
+    before, after = text[max(0, m.start() - 40) : m.start()], text[m.end() :]
+    quoted = before.endswith(('"', "“", "'", "‘")) and after.startswith(('"', "”", "'", "’"))
+    return not (quoted or _ECHOED_INSTRUCTION.search(before) or _NOT_ABOUT_THE_SCORE.match(after))
+
+
 def is_no_issue(text: str) -> bool:
-    """Whether a DEBATE critic accepts: "NO ISSUE" anywhere, or a last line that is only that phrase."""
-    if _NO_ISSUE_TOKEN.search(text):
+    """Whether a DEBATE critic accepts: its own "NO ISSUE", or a last line that is only that phrase."""
+    if any(_accepts(text, m) for m in _NO_ISSUE_TOKEN.finditer(text)):
         return True
     lines = [line.strip(" \t*#>-") for line in text.splitlines() if line.strip(" \t*#>-")]
     return bool(lines) and bool(_NO_ISSUE_LINE.match(lines[-1]))

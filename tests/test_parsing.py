@@ -120,6 +120,9 @@ def test_is_no_issue_accepts(text: str) -> None:
         "No issue with grammar, but coherence deserves 2, not 4.",
         "The score should be 2, not 4.",
         "I have issues with this score.",
+        "The score ignores the repeated sentence. If it is justified, reply NO ISSUE.",
+        'I cannot say "NO ISSUE" here: the score is too high.',
+        "There is NO ISSUE with the grammar, but the score of 4 is too high.",
     ],
 )
 def test_is_no_issue_rejects(text: str) -> None:
