@@ -92,6 +92,18 @@ _CONNECTORS = frozenset(
 )
 
 
+_ECHOED_BLOCK = re.compile(  # the task as the prompt gave it, copied back: its numbers are the text's, not a score
+    r"^[ \t]*\[(?:source|context|text to evaluate|text [12])\][ \t]*\n.*?(?:^[ \t]*\[end of [^\]\n]*\][ \t]*$|\n[ \t]*\n|\Z)"
+    r"|^[ \t]*\[(?:question|context|submission [12]|criteria)\]:.*?(?=^[ \t]*\[[\w ']+\]:|\n[ \t]*\n|\Z)",
+    re.I | re.M | re.S,
+)
+
+
+def _without_echo(text: str) -> str:
+    """The reply without the blocks of the prompt it copied back ("[Text to evaluate] ... [End of text]")."""
+    return _ECHOED_BLOCK.sub("", text)
+
+
 def _value(token: str) -> float:
     return _NUMBER_WORDS.get(token.lower(), None) if token[0].isalpha() else float(token)  # type: ignore[return-value]
 
@@ -179,6 +191,7 @@ def parse_score(text: str, low: float, high: float, *, criterion: str | None = N
     """
     if is_refusal(text):
         return None
+    text = _without_echo(text)
     text = _STARS.sub(lambda m: str(m.group().count("★") + m.group().count("⭐")), text.replace("*", "").replace("`", ""))
     reading = _Reading(text)
     found: dict[int, set[float]] = {}
@@ -339,7 +352,7 @@ def parse_verdict(text: str) -> Verdict | None:
     the options echoed back) are not the judge's verdict."""
     if is_refusal(text):
         return None
-    text = _unquoted(text.replace("*", "").replace("`", ""))
+    text = _unquoted(_without_echo(text).replace("*", "").replace("`", ""))
     values = [next(g for g in m.groups() if g) for m in _FINAL_VERDICT.finditer(text)]
     if values:
         return _single(values)
@@ -385,7 +398,7 @@ def parse_pair_scores(text: str, *, low: float = 1, high: float = 10) -> tuple[f
     """
     if is_refusal(text):
         return None
-    text = text.replace("*", "")
+    text = _without_echo(text).replace("*", "")
     per_side: dict[str, set[float]] = {"1": set(), "2": set()}
     denominators: set[float] = set()
     for m in _PAIR_LABELLED.finditer(text):

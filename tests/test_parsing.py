@@ -412,6 +412,9 @@ def test_is_not_refusal(text: str) -> None:
         ("The summary includes 4 main ideas.", 1, 5),
         ("Score: 3\n\nAfter reconsidering, Score: 4", 1, 5),  # two final answers
         ("Score: 6/10", 1, 5),
+        ("[Text to evaluate]\nHe scored 3 goals in 2 games.\n3\n[End of text]", 1, 5),  # the prompt echoed back
+        ("including coherence (1), coherence score (3) and the ability to present points (5).", 1, 5),
+        ("The criterion coherence (1-5) translates to 3 out of 8 possible outcomes.", 1, 5),
     ],
 )
 def test_numbers_that_are_not_scores(text: str, low: float, high: float) -> None:
