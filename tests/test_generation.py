@@ -73,10 +73,40 @@ def test_the_setup_form_sets_the_cap_and_temperature_and_refuses_nonsense():
     from debate_tui.ui.session_builder import build_session as build_from_form, load_catalog
     from debate_tui.ui.state import SetupChoices
 
-    args = build_parser("tui").parse_args(["tui", "--max-reply-tokens", "150", "--temperature", "0.4"])
+    args = build_parser("tui").parse_args(["tui", "--max-reply-tokens", "150", "--temperature", "0.4",
+                                           "--structured"])
     choices = prefill(SetupChoices(model="openai/x", criteria=["summeval/coherence"]), args)
-    assert (choices.max_reply_tokens, choices.temperature) == ("150", "0.4")
+    assert (choices.max_reply_tokens, choices.temperature, choices.structured) == ("150", "0.4", True)
     session, _ = build_from_form(load_catalog(), choices, {"text": "A short story."})
     assert set(params(session).values()) == {(150, 0.4)} and session.options["max_reply_tokens"] == 150
+    assert session.options["structured"] is True
     with pytest.raises(InputError, match="max reply tokens"):
         build_from_form(load_catalog(), choices.model_copy(update={"max_reply_tokens": "lots"}), {"text": "A story."})
+
+
+async def test_the_setup_screen_shows_the_cap_and_temperature_and_a_started_run_uses_them():
+    from textual import events
+    from textual.widgets import TextArea
+
+    from debate_tui.ui.app import DebateTUI
+    from debate_tui.ui.launch import Launch
+    from debate_tui.ui.screens.debate import DebateScreen
+    from tests.conftest import STORY
+    from tests.test_ui_flows import open_setup, type_into
+    from tests.test_ui_helpers import RecordingDemo, freeze, wait_until
+
+    app = DebateTUI(Launch(step=True), client=RecordingDemo(), stamp=freeze)
+    async with app.run_test(size=(120, 36)) as pilot:
+        setup = await open_setup(pilot)
+        assert setup.query_one("#max-reply-tokens").placeholder.startswith("tokens per reply (default 512")
+        text_area = setup.query_one("#text-text", TextArea)
+        text_area.focus()
+        app.post_message(events.Paste(STORY))
+        await wait_until(pilot, lambda: text_area.text == STORY, what="the pasted text")
+        await type_into(pilot, "#max-reply-tokens", "180")
+        await type_into(pilot, "#temperature", "0.2")
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen), what="the debate screen")
+        session = app.screen.session
+        assert set(params(session).values()) == {(180, 0.2)}
+        assert (session.options["max_reply_tokens"], session.options["temperature"]) == (180, 0.2)

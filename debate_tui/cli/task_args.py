@@ -13,8 +13,8 @@ from pydantic import ValidationError
 from debate_tui.catalog import CatalogError, resolve_criteria, resolve_personas
 from debate_tui.cli.task_flags import OPTION_KEYS
 from debate_tui.config import Config, config_path, effective_config
-from debate_tui.generation import Generation
 from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task
+from debate_tui.generation import Generation
 from debate_tui.inputs import InputError, read_text
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.protocols import get_protocol

@@ -24,12 +24,14 @@ from debate_tui.config import load_config
 from debate_tui.domain import (
     VERDICT_FLIP, AgentSpec, Criterion, HumanAction, Outcome, Session, Task, Turn, Usage, utcnow,
 )
+from debate_tui.engine import structured
 from debate_tui.engine.budget import Budget
 from debate_tui.engine.control import RunControl, Stopped
 from debate_tui.engine.events import (
     Event, Finished, HumanActed, NeedsHuman, Notice, OutcomeReached, Planned, RoundCompleted,
     TextDelta, TurnCompleted, TurnFailed, TurnStarted,
 )
+from debate_tui.generation import Generation
 from debate_tui.llm import tokens
 from debate_tui.llm.base import ChatRequest, Completion, LLMClient, LLMError, Message
 from debate_tui.redact import redact
@@ -109,6 +111,8 @@ class Runner:
         self.stream = stream
         self.interactive = interactive
         self.budget = budget or Budget()
+        self.structured = Generation.recorded(session.options).structured
+        """`--structured`: each answer line asked again as JSON where the model supports a response schema."""
         self._next_slot = 0
         self._replay: dict[ReplayKey, list[Turn]] = {}
         for recorded in sorted((t for t in session.turns if t.error is None), key=lambda t: t.slot):
@@ -295,6 +299,10 @@ class Runner:
                         usage=completion.usage, finish_reason=completion.finish_reason)
             _read_answer(turn, expect, criterion)
             _weigh_score(turn, completion, expect, criterion)
+            if self.structured and expect in structured.ASKED:
+                await structured.answer(lambda ask: self._cancellable(self.client.complete(ask)), self.session,
+                                        spec, request.messages, turn, expect, criterion)
+                self._check_open()
             self._record(turn)
             await self._save()
             self.emit(TurnCompleted(turn))

@@ -73,4 +73,6 @@ def prefill(remembered: SetupChoices, args: argparse.Namespace) -> SetupChoices:
     for name in ("max_reply_tokens", "temperature"):
         if getattr(args, name, None) is not None:
             setattr(choices, name, str(getattr(args, name)))
+    if getattr(args, "structured", None):
+        choices.structured = True
     return choices

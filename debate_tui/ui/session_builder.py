@@ -17,8 +17,8 @@ from pydantic import BaseModel, ValidationError
 
 from debate_tui.cli.task_args import with_model_params
 from debate_tui.config import load_config
-from debate_tui.generation import Generation
 from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task
+from debate_tui.generation import Generation
 from debate_tui.inputs import InputError, check_text
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.protocols.common import ModelChoice
@@ -128,7 +128,8 @@ def build_agents(catalog: Catalog, choices: SetupChoices) -> list[AgentSpec]:
 def generation_of(choices: SetupChoices) -> Generation:
     """config.toml's `[generation]` with the form's reply cap and temperature over it."""
     generation = load_config().generation_for_run()
-    typed = {"max_reply_tokens": choices.max_reply_tokens.strip(), "temperature": choices.temperature.strip()}
+    typed = {"max_reply_tokens": choices.max_reply_tokens.strip(), "temperature": choices.temperature.strip(),
+             "structured": choices.structured}
     try:
         return Generation.model_validate({**generation.model_dump(), **{k: v for k, v in typed.items() if v}})
     except ValidationError as exc:

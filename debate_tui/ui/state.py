@@ -36,6 +36,8 @@ class SetupChoices(BaseModel):
     """Tokens one reply may have, as typed; empty: `[generation]` in config.toml, else the per-role default."""
     temperature: str = ""
     """As typed; empty: `[generation]` in config.toml, else 0 for judging turns."""
+    structured: bool = False
+    """Ask each answer line as JSON where the model supports it (or `[generation] structured` in config.toml)."""
     agent_models: dict[str, str] = Field(default_factory=dict)
     """Per-agent model, overriding `model`."""
     agent_personas: dict[str, str] = Field(default_factory=dict)

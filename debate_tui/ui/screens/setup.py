@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import (
-    Button, Collapsible, Footer, Input, Label, Select, SelectionList, Static, TextArea,
+    Button, Checkbox, Collapsible, Footer, Input, Label, Select, SelectionList, Static, TextArea,
 )
 from textual.widgets.selection_list import Selection
 
@@ -119,6 +119,10 @@ class SetupDetails(Vertical):
             yield Label("temperature", classes="form-label")
             yield Input(choices.temperature, placeholder="0 for judging (default)", type="number", id="temperature",
                         compact=True)
+        with Horizontal(classes="form-row"):
+            yield Label("JSON answers", classes="form-label")
+            yield Checkbox("ask the answer line as JSON where the model supports it", choices.structured,
+                           id="structured", compact=True)
         yield Label("Agents", classes="section")
         yield Static("", id="agents-note")
         yield Vertical(id="agents")
@@ -352,6 +356,7 @@ class SetupScreen(BaseScreen[None]):
         choices.api_base = self.query_one("#api-base", Input).value.strip()
         choices.max_reply_tokens = self.query_one("#max-reply-tokens", Input).value.strip()
         choices.temperature = self.query_one("#temperature", Input).value.strip()
+        choices.structured = self.query_one("#structured", Checkbox).value
         choices.text_path = self.query_one("#text-path", Input).value.strip()
         if self.catalog is not None:
             choices.criteria = list(self.query_one("#criteria", SelectionList).selected)
