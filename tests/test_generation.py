@@ -110,3 +110,24 @@ async def test_the_setup_screen_shows_the_cap_and_temperature_and_a_started_run_
         session = app.screen.session
         assert set(params(session).values()) == {(180, 0.2)}
         assert (session.options["max_reply_tokens"], session.options["temperature"]) == (180, 0.2)
+
+
+def test_the_reply_meter_asks_the_tokenizer_only_near_the_cap(monkeypatch):
+    from debate_tui.llm import tokens
+
+    asked: list[int] = []
+
+    def counted(model: str, text: str) -> int:
+        asked.append(len(text))
+        return len(text.split())  # one token a word, for the test
+
+    monkeypatch.setattr(tokens, "reply_tokens", counted)
+    meter = tokens.ReplyMeter("openai/x", cap=100)
+    parts: list[str] = []
+    for number in range(200):
+        parts.append(f"w{number} ")  # one token a delta
+        if meter.add(parts):
+            break
+    assert len(parts) == 100, "stopped at the 100th token, no later"
+    assert 1 <= len(asked) <= 8, "a few exact counts, not one a delta"
+    assert not any(tokens.ReplyMeter("openai/x", cap=None).add(["a long delta " * 50]) for _ in range(3))

@@ -135,7 +135,8 @@ async def summarize(ctx: Context, agent: str, messages: list[Message], *, round:
                     target_tokens: int) -> str:
     """One summary of `messages` in about `target_tokens`, by `agent`'s model, in as many calls as its budget needs."""
     spec = ctx.session.agent(agent)
-    condenser = AgentSpec(name=f"Condenser for {agent}", role="summarizer", model=spec.model, params=spec.params)
+    condenser = AgentSpec(name=f"Condenser for {agent}", role="summarizer", model=spec.model, params=spec.params,
+                          context_window=spec.context_window)
     chunk_budget = budget_tokens - tokens.prompt_tokens(spec.model, _condenser_prompt("", budget_tokens))
     parts: list[str] = []
     chunks = _chunks(spec.model, messages, chunk_budget, agent)

@@ -261,7 +261,7 @@ class LiteLLMClient:
                         if delta:
                             parts.append(delta)
                             on_delta(delta)
-                            if meter.add("".join(parts), delta):
+                            if meter.add(parts):
                                 ended = "length"
                                 break
                     raw = getattr(chunk, "usage", None)

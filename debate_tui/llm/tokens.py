@@ -127,27 +127,25 @@ class ReplyMeter:
         self.cap = cap
         self.deltas = 0
         self.chars = 0
-        self.counted = 0
-        """The last count: the estimate until the tokenizer was asked, then its answer."""
         self._recount_at = cap
+        """The estimate at which the tokenizer is asked (again)."""
 
-    def add(self, text: str, delta: str) -> bool:
-        """Note one delta of `text` (the reply so far); True when the reply has reached its cap."""
+    def add(self, parts: list[str]) -> bool:
+        """Note the latest delta of the reply so far, `parts`; True when the reply has reached its cap.
+
+        The parts are joined only for an exact count: joining them for every delta would copy the
+        whole reply once a token.
+        """
         self.deltas += 1
-        self.chars += len(delta)
-        self.counted = max(self.deltas, math.ceil(self.chars / CHARS_PER_TOKEN))
-        if self.cap is None or self._recount_at is None or self.counted < self._recount_at:
+        self.chars += len(parts[-1])
+        estimate = max(self.deltas, math.ceil(self.chars / CHARS_PER_TOKEN))
+        if self.cap is None or self._recount_at is None or estimate < self._recount_at:
             return False
-        exact = reply_tokens(self.model, text)
+        exact = reply_tokens(self.model, "".join(parts))
         if exact >= self.cap:
-            self.counted = exact
             return True
-        self._recount_at = self.counted + (self.cap - exact)  # the estimate must grow by the gap before asking again
+        self._recount_at = estimate + (self.cap - exact)  # the estimate must grow by the gap before asking again
         return False
-
-    @property
-    def tokens(self) -> int:
-        return self.counted
 
 
 def reply_tokens(model: str, text: str) -> int:
