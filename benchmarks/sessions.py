@@ -60,7 +60,8 @@ async def time_screen(directory: Path, expected: int) -> dict[str, float]:
     """Seconds from F2 to the first screenful drawn, and to a table holding every row (examples excluded)."""
     from debate_tui.cli import build_parser
     from debate_tui.ui.app import DebateTUI
-    from debate_tui.ui.launch import launch_from_args
+    from debate_tui.cli.tui import tui_request
+    from debate_tui.ui.launch import launch_from
     from debate_tui.ui.screens import sessions as screen_module
     from debate_tui.ui.state import load_state
     from textual.widgets import DataTable
@@ -68,7 +69,7 @@ async def time_screen(directory: Path, expected: int) -> dict[str, float]:
     import debate_tui.ui.app as app_module
 
     app_module.examples_dir = lambda: directory / "no-examples"  # type: ignore[assignment]
-    app = DebateTUI(launch_from_args(build_parser().parse_args(["tui", "--sessions-dir", str(directory)]),
+    app = DebateTUI(launch_from(tui_request(build_parser().parse_args(["tui", "--sessions-dir", str(directory)])),
                                      load_state()))
     first, full = [], []
 

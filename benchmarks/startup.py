@@ -101,10 +101,11 @@ def first_frame_modules() -> dict:
 
     from debate_tui.cli import build_parser
     from debate_tui.ui.app import DebateTUI
+    from debate_tui.cli.tui import tui_request
     from debate_tui.ui.opening import read_opening
 
     args = build_parser("tui").parse_args(["tui", "--model", KNOWN_MODEL])
-    app = DebateTUI(read_opening(args))
+    app = DebateTUI(read_opening(tui_request(args)))
     seen: list[str] = []
     app.call_after_refresh = _spy(app.call_after_refresh, seen)  # type: ignore[method-assign]
 

@@ -216,13 +216,14 @@ async def app_run(url: str, text: Path, log_frames: bool, turns: int) -> dict:
     from debate_tui.llm.router import ModelRouter
     from debate_tui.llm.threaded import ThreadedClient
     from debate_tui.ui.app import DebateTUI
-    from debate_tui.ui.launch import launch_from_args
+    from debate_tui.cli.tui import tui_request
+    from debate_tui.ui.launch import launch_from
     from debate_tui.ui.state import load_state
 
     load_litellm()  # its import is start-up's business, not streaming's
     client = CountingClient(ModelRouter())  # counts in the calls' thread, as the app composes its client
     threaded = ThreadedClient(client)
-    app = DebateTUI(launch_from_args(build_parser().parse_args(debate_args(url, text, turns)), load_state()), client=threaded)
+    app = DebateTUI(launch_from(tui_request(build_parser().parse_args(debate_args(url, text, turns))), load_state()), client=threaded)
     frames = FrameLog()
     async with app.run_test(headless=False, size=None):
         if log_frames:

@@ -118,7 +118,7 @@ def reply(request: dict) -> str:
 
 async def run_all(work: Path) -> dict:
     from debate_tui.cli import build_parser
-    from debate_tui.cli.task_args import build_session, build_task
+    from debate_tui.cli.task_args import build_task, session_from_args
     from debate_tui.engine import runner as runner_module
     from debate_tui.cli.run import apply_history_options
     from debate_tui.engine.runner import Runner
@@ -148,7 +148,7 @@ async def run_all(work: Path) -> dict:
             cache = CachingClient(LiteLLMClient(), ResponseCache(work / f"cache-{len(results)}"))
             runs = []
             for client in (LiteLLMClient(), cache, cache):  # measured; fills the cache; served from it
-                session = build_session(args, build_task(args, lambda note: None), lambda note: None).session
+                session = session_from_args(args, build_task(args, lambda note: None), lambda note: None).session
                 apply_history_options(args, session)
                 for agent in session.agents:
                     agent.params["temperature"] = 0.0

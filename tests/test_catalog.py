@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from debate_tui.catalog import CatalogError, find_criterion, find_persona, resolve_criteria, resolve_personas
+from debate_tui.catalog import (
+    CatalogError, find_criterion, find_persona, load_catalog, resolve_criteria, resolve_personas,
+)
+from debate_tui.config import load_config
 
 
 def test_bare_names_resolve_to_the_first_set_and_qualified_names_pick_one():
@@ -30,9 +33,12 @@ def test_user_directories_from_the_config_come_first(tmp_path, monkeypatch):
     (personas / "mine.toml").write_text('[[persona]]\nname = "pirate"\nrole_prompt = "Arr."\n')
     monkeypatch.setenv("DEBATE_TUI_CRITERIA_DIR", str(criteria))
     monkeypatch.setenv("DEBATE_TUI_PERSONAS_DIR", str(personas))
-    assert find_criterion("coherence").description == "My own coherence."
-    assert find_criterion("summeval/coherence").scale == "1-5"
-    assert find_persona("pirate").role_prompt == "Arr."
+    config = load_config()  # read at the edge, its directories passed down
+    catalog = load_catalog(config.criteria_dir, config.personas_dir)
+    assert catalog.find_criterion("coherence").description == "My own coherence."
+    assert catalog.find_criterion("summeval/coherence").scale == "1-5"
+    assert catalog.find_persona("pirate").role_prompt == "Arr."
+    assert find_criterion("coherence").description != "My own coherence.", "the built-in catalog reads no config"
 
 
 def test_malformed_toml_names_file_line_and_problem(tmp_path):

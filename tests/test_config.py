@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from debate_tui.cli import main
 from debate_tui.cli.config import STARTER
 from debate_tui.cli.run import add_parser as add_run_parser
-from debate_tui.cli.task_args import build_session, build_task
+from debate_tui.cli.task_args import build_task, session_from_args
 from debate_tui.config import Config, ConfigError, config_path, load_config, resolve_current
 from debate_tui.engine.runner import RetryPolicy
 from debate_tui.llm.base import ChatRequest, LLMError
@@ -49,7 +49,7 @@ def run_args(*argv: str) -> argparse.Namespace:
 def session_for(*argv: str, warnings: list[str] | None = None):
     args = run_args(*argv)
     warn = (warnings if warnings is not None else []).append
-    return build_session(args, build_task(args, warn), warn).session
+    return session_from_args(args, build_task(args, warn), warn).session
 
 
 # ----- precedence ------------------------------------------------------------------------
@@ -200,7 +200,7 @@ def test_the_starter_shows_every_setting_and_uncommented_it_still_loads(tmp_path
     config = load_config()
     assert config.default_model == "gpt-4o-mini" and config.limits.max_cost == 1.0
     assert config.models["openai/llama3.1"].api_key_env == "LOCAL_LLM_KEY"
-    assert config.protocol_defaults("debate", get_protocol("debate").Options) == {
+    assert config.protocol_defaults("debate", get_protocol("debate").options) == {
         "rounds": 4, "critic_persona": "strictly-negative"}
     table, mentioned = "", set()
     for line in uncommented.splitlines():

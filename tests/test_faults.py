@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from debate_tui.cli import build_parser, main
-from debate_tui.cli.task_args import DEFAULT_CRITERIA, build_session, build_task
+from debate_tui.cli.task_args import build_task, session_from_args
 from debate_tui.domain import HumanAction, Session, Task, Usage
 from debate_tui.engine.budget import Budget, BudgetExceeded
 from debate_tui.engine.condense import HISTORY_BUDGET_KEY
@@ -31,7 +31,7 @@ from debate_tui.engine.runner import RetryPolicy, Runner
 from debate_tui.inputs import InputError
 from debate_tui.llm.litellm_client import classify, load_litellm
 from debate_tui.llm.router import ModelRouter
-from debate_tui.protocols import PROTOCOLS
+from debate_tui.protocols import PROTOCOLS, get_protocol
 from debate_tui.store import read_session, write_session
 from debate_tui.testing.fake_server import FAULTS, FakeLLMServer
 from tests.conftest import FAKE_KEY
@@ -373,7 +373,7 @@ def test_max_history_tokens_too_small_for_the_text_is_bad_input(capsys, story_fi
 def session_for(protocol: str, server: FakeLLMServer, story: Path, *extra: str) -> Session:
     args = build_parser().parse_args(["run", "--protocol", protocol, "--text", str(story), "--seed", "3",
                                       "--model", "openai/fake-debater", "--api-base", server.base_url, *extra])
-    return build_session(args, build_task(args, lambda message: None), lambda message: None).session
+    return session_from_args(args, build_task(args, lambda message: None), lambda message: None).session
 
 
 async def test_parallel_turns_reasked_in_any_order_resume_exactly(llm_server, story_file, tmp_path):
@@ -477,7 +477,7 @@ class Debate:
 
 
 def new_debate(protocol: str, number: int, server: FakeLLMServer, story: Path, other: Path, root: Path) -> Debate:
-    criterion = DEFAULT_CRITERIA.get(protocol, "coherence").split(",")[0]
+    criterion = get_protocol(protocol).criteria.default[0]
     variants = VARIANTS.get(protocol, [[]])
     base = ["run", "--protocol", protocol, "--text", str(story), "--criteria", criterion, "--seed", str(number),
             "--model", "openai/fake-debater", "--api-base", server.base_url]
@@ -485,7 +485,7 @@ def new_debate(protocol: str, number: int, server: FakeLLMServer, story: Path, o
         for pair in ([], ["--text-b", str(other)]):
             args = build_parser().parse_args([*base, *pair, *extra])
             try:
-                session = build_session(args, build_task(args, lambda message: None), lambda message: None).session
+                session = session_from_args(args, build_task(args, lambda message: None), lambda message: None).session
             except InputError:
                 continue
             return Debate(protocol, session, root / f"{session.id}-{number}.json", stream=number % 2 == 0,

@@ -68,20 +68,24 @@ def test_help_shows_the_generation_flags(command):
 
 
 def test_the_setup_form_sets_the_cap_and_temperature_and_refuses_nonsense():
+    from debate_tui.cli.tui import tui_request
+    from debate_tui.config import load_config
     from debate_tui.inputs import InputError
     from debate_tui.ui.launch import prefill
-    from debate_tui.ui.session_builder import build_session as build_from_form, load_catalog
+    from debate_tui.ui.session_builder import build as build_from_form, load_catalog
     from debate_tui.ui.state import SetupChoices
 
-    args = build_parser("tui").parse_args(["tui", "--max-reply-tokens", "150", "--temperature", "0.4",
-                                           "--structured"])
-    choices = prefill(SetupChoices(model="openai/x", criteria=["summeval/coherence"]), args)
+    config = load_config()
+    request = tui_request(build_parser("tui").parse_args(["tui", "--max-reply-tokens", "150", "--temperature", "0.4",
+                                                          "--structured"]))
+    choices = prefill(SetupChoices(model="openai/x", criteria=["summeval/coherence"]), request, config)
     assert (choices.max_reply_tokens, choices.temperature, choices.structured) == ("150", "0.4", True)
-    session, _ = build_from_form(load_catalog(), choices, {"text": "A short story."})
+    session = build_from_form(load_catalog(config), choices, {"text": "A short story."}, config).session
     assert set(params(session).values()) == {(150, 0.4)} and session.options["max_reply_tokens"] == 150
     assert session.options["structured"] is True
-    with pytest.raises(InputError, match="max reply tokens"):
-        build_from_form(load_catalog(), choices.model_copy(update={"max_reply_tokens": "lots"}), {"text": "A story."})
+    with pytest.raises(InputError, match="--max-reply-tokens"):
+        build_from_form(load_catalog(config), choices.model_copy(update={"max_reply_tokens": "lots"}),
+                        {"text": "A story."}, config)
 
 
 async def test_the_setup_screen_shows_the_cap_and_temperature_and_a_started_run_uses_them():

@@ -238,12 +238,13 @@ def test_only_error_types_can_be_judged():
 
 
 def test_demo_summarizer_answers_only_mateval_requests():
+    from debate_tui.llm import demo_mateval
     from debate_tui.llm.base import ChatRequest
 
     assert demo.BEHAVIOURS["mateval/summarizer"] is not demo.BEHAVIOURS.get("summarizer")
     request = ChatRequest(model=DEMO_MODEL, messages=[], hint={"role": "summarizer", "protocol": "other"})
     assert demo.BEHAVIOURS.get("summarizer", demo._judge)(request, demo.TextFacts.of(STORY)) != \
-        mateval.demo_mateval.summarizer(request, demo.TextFacts.of(STORY))
+        demo_mateval.summarizer(request, demo.TextFacts.of(STORY))
 
 
 def _cli(capsys, *args: str) -> tuple[int, dict]:

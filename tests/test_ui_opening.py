@@ -13,6 +13,7 @@ from textual.widgets import Input, Select, TextArea
 from debate_tui.cli import build_parser
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.locations import config_dir, ui_state_path
+from debate_tui.cli.tui import tui_request
 from debate_tui.ui.opening import DEFAULT_THEME, TopOfForm, read_opening
 from debate_tui.ui.screens.setup import SetupScreen
 from tests.test_ui_flows import open_setup
@@ -20,7 +21,7 @@ from tests.test_ui_helpers import wait_until
 
 
 def args(*argv: str):
-    return build_parser("tui").parse_args(["tui", *argv])
+    return tui_request(build_parser("tui").parse_args(["tui", *argv]))
 
 
 def remember(state: object) -> None:

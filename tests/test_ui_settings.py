@@ -9,7 +9,8 @@ from textual.widgets import Input, Select, SelectionList
 
 from debate_tui.cli import build_parser
 from debate_tui.ui.app import DebateTUI
-from debate_tui.ui.launch import Launch, launch_from_args
+from debate_tui.cli.tui import tui_request
+from debate_tui.ui.launch import Launch, launch_from
 from debate_tui.ui.locations import config_dir, ui_state_path
 from debate_tui.ui.screens.debate import DebateScreen
 from debate_tui.ui.state import UiState, load_state
@@ -178,22 +179,19 @@ def test_an_agent_row_still_mounting_reads_as_it_was_made():
 
 
 def parse(*argv: str):
-    args = build_parser().parse_args(["tui", *argv])
-    if getattr(args, "protocol", None) is None:
-        args.protocol = "debate"
-    return args
+    return tui_request(build_parser().parse_args(["tui", *argv]))
 
 
 def test_tui_arguments_prefill_or_autostart(tmp_path: Path):
     text = tmp_path / "t.txt"
     text.write_text("A short text to judge. A short text to judge.")
-    launch = launch_from_args(parse("--text", str(text), "--rounds", "3", "--model", "gpt-4o-mini",
+    launch = launch_from(parse("--text", str(text), "--rounds", "3", "--model", "gpt-4o-mini",
                                     "--api-base", "http://localhost:9"), UiState())
     assert launch.session is None and launch.texts["text"].startswith("A short text")
     assert launch.choices.options["rounds"] == 3 and launch.choices.model == "gpt-4o-mini"
     assert launch.choices.api_base == "http://localhost:9"
 
-    launch = launch_from_args(parse("--text", str(text), "--demo", "--autostart", "--step"), UiState())
+    launch = launch_from(parse("--text", str(text), "--demo", "--autostart", "--step"), UiState())
     assert launch.session is not None and launch.demo and launch.step
     assert launch.session.task.text.startswith("A short text")
 

@@ -120,7 +120,7 @@ def chateval_session() -> Session:
     from debate_tui.protocols.common import ModelChoice
 
     module = get_protocol("chateval")
-    options = module.Options.model_validate({"strategy": "simultaneous-talk", "seed": 1})
+    options = module.options.model_validate({"strategy": "simultaneous-talk"})
     session = Session(protocol="chateval", options=options.model_dump(), criteria=make_session().criteria,
                       agents=module.build_agents(options, ModelChoice(default="demo/offline")), task=Task(text=STORY))
     return frozen(session)

@@ -5,12 +5,15 @@ tables. Built-in sets live beside this module; users add their own files, or
 whole directories named by `criteria_dir` and `personas_dir` in the config.
 A bare name that several sets define resolves to the first set: the user's
 directory ("user") first, then `CRITERIA_SETS` order; `set/name` picks one
-explicitly.
+explicitly. The configuration is not read here: `load_catalog` is given the
+user's directories by the front end that read it.
 """
 
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -75,79 +78,102 @@ def _builtin_personas() -> dict[str, Persona]:
     return personas
 
 
-def _user_dirs() -> tuple[Path | None, Path | None]:
-    from debate_tui.config import load_config
-
-    config = load_config()
-    return config.criteria_dir, config.personas_dir
-
-
 def _load_dir(directory: Path | None, loader) -> list:
     if directory is None:
         return []
     return [item for path in sorted(directory.glob("*.toml")) for item in loader(path)]
 
 
-def criteria_sets() -> dict[str, list[Criterion]]:
-    """Criteria per set: the user's directory first (if configured), then the built-in sets."""
-    user = _load_dir(_user_dirs()[0], load_criteria_file)
-    return {"user": user, **_builtin_criteria()} if user else _builtin_criteria()
+@dataclass(frozen=True)
+class Catalog:
+    """The criteria and personas a run may name: the built-in sets, and the user's directories first.
+
+    A value: built once at the edge (`load_catalog`, with the directories the configuration names)
+    and passed down, so resolving a name never reads a file or the configuration.
+    """
+
+    sets: dict[str, list[Criterion]]
+    """Set name -> its criteria; the user's directory ("user") first when there is one."""
+    personas: dict[str, Persona]
+
+    @property
+    def criteria(self) -> dict[str, Criterion]:
+        """Qualified name ("summeval/coherence") -> criterion, in catalog order."""
+        return {f"{set_name}/{c.name}": c for set_name, items in self.sets.items() for c in items}
+
+    def criterion_names(self) -> list[str]:
+        """Every name a user can type: bare names first, then qualified ones."""
+        bare = list(dict.fromkeys(c.name for items in self.sets.values() for c in items))
+        return bare + list(self.criteria)
+
+    def find_criterion(self, name: str) -> Criterion:
+        """A bare name (the first set that has it) or a qualified one, any case."""
+        set_name, _, bare = name.strip().rpartition("/")
+        candidates = self.sets.get(set_name, []) if set_name else [c for items in self.sets.values() for c in items]
+        for criterion in candidates:
+            if criterion.name.lower() == bare.lower():
+                return criterion
+        raise CatalogError(f"unknown criterion {name!r}; valid: {', '.join(self.criterion_names())}")
+
+    def resolve_criteria(self, names: Iterable[str], custom: Iterable[Criterion] = ()) -> list[Criterion]:
+        """Names as typed, a person's own criteria (`custom`, by name) first; one criterion at least."""
+        own = {c.name: c for c in custom}
+        wanted = [name.strip() for name in names if name.strip()]
+        if not wanted:
+            raise CatalogError("no criterion given")
+        return [own.get(name) or self.find_criterion(name) for name in wanted]
+
+    def find_persona(self, name: str) -> Persona:
+        key = name.strip().lower().replace(" ", "-").replace("_", "-")
+        if key in self.personas:
+            return self.personas[key]
+        raise CatalogError(f"unknown persona {name!r}; valid: {', '.join(self.personas)}")
+
+    def resolve_personas(self, spec: str) -> list[Persona]:
+        """`--personas`: comma-separated names, or a .toml file of personas."""
+        spec = spec.strip()
+        if spec.endswith(".toml"):
+            return load_personas_file(Path(spec).expanduser())
+        return [self.find_persona(name) for name in spec.split(",") if name.strip()]
 
 
-def all_personas() -> dict[str, Persona]:
-    """Personas by name; the user's directory (if configured) overrides built-ins of the same name."""
-    user = {p.name: p for p in _load_dir(_user_dirs()[1], load_personas_file)}
-    return {**_builtin_personas(), **user}
+def load_catalog(criteria_dir: Path | None = None, personas_dir: Path | None = None) -> Catalog:
+    """The built-in sets with the user's directories (as the configuration names them) over them."""
+    user = _load_dir(criteria_dir, load_criteria_file)
+    sets = {"user": user, **_builtin_criteria()} if user else dict(_builtin_criteria())
+    personas = {**_builtin_personas(), **{p.name: p for p in _load_dir(personas_dir, load_personas_file)}}
+    return Catalog(sets, personas)
 
 
-def criterion_names() -> list[str]:
-    """Every name a user can type: bare names first, then qualified ones."""
-    bare: list[str] = []
-    qualified: list[str] = []
-    for set_name, criteria in criteria_sets().items():
-        for criterion in criteria:
-            if criterion.name not in bare:
-                bare.append(criterion.name)
-            qualified.append(f"{set_name}/{criterion.name}")
-    return bare + qualified
+def builtin() -> Catalog:
+    """The built-in criteria and personas only: what a protocol's defaults name."""
+    return load_catalog()
+
+
+def split_criteria(spec: str) -> tuple[list[str], Path | None]:
+    """`--criteria` as typed: names, or the path of a criteria TOML file."""
+    spec = spec.strip()
+    if spec.endswith(".toml"):
+        return [], Path(spec).expanduser()
+    return [part.strip() for part in spec.split(",") if part.strip()], None
 
 
 def find_criterion(name: str) -> Criterion:
-    sets = criteria_sets()
-    if "/" in name:
-        set_name, _, bare = name.partition("/")
-        candidates = sets.get(set_name, [])
-    else:
-        bare = name
-        candidates = [c for criteria in sets.values() for c in criteria]
-    for criterion in candidates:
-        if criterion.name.lower() == bare.lower():
-            return criterion
-    raise CatalogError(f"unknown criterion {name!r}; valid: {', '.join(criterion_names())}")
+    """A built-in criterion by name (bare or qualified)."""
+    return builtin().find_criterion(name)
+
+
+def find_persona(name: str) -> Persona:
+    """A built-in persona by name."""
+    return builtin().find_persona(name)
 
 
 def resolve_criteria(spec: str) -> list[Criterion]:
-    """Turn `--criteria` (comma-separated names, or a .toml file) into criteria."""
-    spec = spec.strip()
-    if spec.endswith(".toml"):
-        return load_criteria_file(Path(spec))
-    names = [part.strip() for part in spec.split(",") if part.strip()]
-    if not names:
-        raise CatalogError("no criterion given")
-    return [find_criterion(name) for name in names]
-
-
-def find_persona(name: str, extra: dict[str, Persona] | None = None) -> Persona:
-    personas = {**all_personas(), **(extra or {})}
-    key = name.strip().lower().replace(" ", "-").replace("_", "-")
-    if key in personas:
-        return personas[key]
-    raise CatalogError(f"unknown persona {name!r}; valid: {', '.join(personas)}")
+    """`--criteria` against the built-in sets: comma-separated names, or a .toml file."""
+    names, path = split_criteria(spec)
+    return load_criteria_file(path) if path else builtin().resolve_criteria(names)
 
 
 def resolve_personas(spec: str) -> list[Persona]:
-    """Turn `--personas` (comma-separated names, or a .toml file) into personas."""
-    spec = spec.strip()
-    if spec.endswith(".toml"):
-        return load_personas_file(Path(spec))
-    return [find_persona(name) for name in spec.split(",") if name.strip()]
+    """`--personas` against the built-in personas."""
+    return builtin().resolve_personas(spec)

@@ -18,9 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from debate_tui.cli.task_args import build_session, sessions_dir, warn_stderr
+from debate_tui.cli.task_args import sessions_dir, warn_stderr
 from debate_tui.cli.task_flags import add_task_arguments
 from debate_tui.domain import Session
 
@@ -104,43 +102,43 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
-def build_template(args: argparse.Namespace, first_task) -> Session:
-    """The session every item copies: protocol, options, criteria, agents; validated once, up front."""
+def build_template(args: argparse.Namespace, first_task, config) -> Session:
+    """The session every item copies: protocol, options, criteria, agents; validated once, up front.
+
+    `--option KEY=VALUE` sets options without a flag of their own, over the flags.
+    """
+    from debate_tui.cli.task_flags import choices_from_args
+    from debate_tui.factory import OptionError, build_session
     from debate_tui.inputs import InputError
-    from debate_tui.protocols import get_protocol
 
     if args.seed is None:
         args.seed = 0  # reproducible by default; each item derives its own seed from this and its id
+    extra = parse_options(args.option)
     try:
-        template = build_session(args, first_task, warn_stderr).session
+        choices = choices_from_args(args)
+        choices.options.update(extra)
+        built = build_session(first_task, choices, config)
+    except OptionError as exc:
+        if exc.key not in extra:
+            raise BadInput(str(exc)) from None
+        raise BadInput(f"--option: {exc.protocol} has no option {exc.key}" if exc.unknown
+                       else f"--option {exc.key}: {exc.reason}") from None
     except InputError as exc:
         raise BadInput(str(exc)) from None
-    extra = parse_options(args.option)
-    if extra:
-        protocol = get_protocol(template.protocol)
-        try:
-            options = protocol.Options.model_validate({**template.options, **extra})
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            raise BadInput(f"--option {'.'.join(map(str, error['loc']))}: {error['msg']}") from None
-        unknown = set(extra) - set(options.model_dump())
-        if unknown:
-            raise BadInput(f"--option: {template.protocol} has no option {', '.join(sorted(unknown))}")
-        template.options = {**template.options, **options.model_dump()}  # the generation settings stay
+    for warning in built.warnings:
+        warn_stderr(warning)
+    template = built.session
     return template
 
 
 def _check_tasks(template: Session, items) -> None:
     """The protocol's own refusals (a pair where one text is needed, ...) for every item, before any call."""
+    from debate_tui.factory import check_task
     from debate_tui.inputs import InputError
-    from debate_tui.protocols import get_protocol
 
-    check = getattr(get_protocol(template.protocol), "check_task", None)
-    if check is None:
-        return
     for item in items:
         try:
-            check(item.task, template.criteria)
+            check_task(template, item.task)
         except InputError as exc:
             raise BadInput(f"line {item.line} (id {item.id!r}): {exc}") from None
 
@@ -195,7 +193,7 @@ def prepare(args: argparse.Namespace):
         items = read_items(args.input)
     except InputError as exc:
         raise BadInput(str(exc)) from None
-    template = build_template(args, items[0].task)
+    template = build_template(args, items[0].task, config)
     items = items if args.limit is None else items[:args.limit]
     _check_tasks(template, items)
     limits = config.limits

@@ -147,7 +147,7 @@ def handle_init(args: argparse.Namespace) -> int:
 def handle_show(args: argparse.Namespace) -> int:
     resolved = resolve_current(flag_values(args))
     for name in resolved.config.protocols:
-        resolved.config.protocol_defaults(name, get_protocol(name).Options)
+        resolved.config.protocol_defaults(name, get_protocol(name).options)
     print(render(resolved), end="")
     return 0
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TextIO, get_args
 
 from debate_tui.cli.outputs import SaveGuard, print_line, silence
-from debate_tui.cli.task_args import build_session, build_task, sessions_dir, warn_stderr
+from debate_tui.cli.task_args import build_task, session_from_args, sessions_dir, warn_stderr
 from debate_tui.cli.task_flags import add_task_arguments
 from debate_tui.config import Config, effective_config, load_config
 from debate_tui.domain import Session
@@ -206,12 +206,10 @@ def apply_history_options(args: argparse.Namespace, session: Session) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     try:
-        task = build_task(args, warn_stderr)
-        choice = build_session(args, task, warn_stderr)
-        session = choice.session
+        config = effective_config(args)
+        session = session_from_args(args, build_task(args, warn_stderr), warn_stderr, config).session
         apply_history_options(args, session)
         preflight(session)
-        config = effective_config(args)
         store = SessionStore(sessions_dir(args))
         session_path = (check_target(Path(args.session).expanduser(), force=args.force, flag="--session")
                         if args.session else store.path_for(session.id))

@@ -9,6 +9,7 @@ from pathlib import Path
 from debate_tui.cli.run import EXIT_BAD_INPUT, add_limit_arguments, execute
 from debate_tui.config import ConfigError, effective_config
 from debate_tui.domain import HumanAction
+from debate_tui.factory import check_session
 from debate_tui.inputs import InputError
 from debate_tui.locations import examples_dir
 from debate_tui.report.exports import export_text
@@ -93,6 +94,10 @@ def _resume(args: argparse.Namespace, store: SessionStore, path: Path) -> int:
         return _fail(str(exc))
     if session.status == "completed":
         return _fail(f"session {session.id} is already completed")
+    try:
+        check_session(session)
+    except InputError as exc:
+        return _fail(f"session {session.id} cannot be resumed: {exc}")
     if args.decide is not None:
         if session.status != "needs_human":
             return _fail(f"session {session.id} is not waiting for a decision (status {session.status})")

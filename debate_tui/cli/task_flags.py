@@ -1,22 +1,77 @@
-"""The task options shared by `debate-tui run` and the TUI: what to judge, how, and with which models.
+"""The task options shared by `debate-tui run`, `batch` and the TUI: their flags, and the `Choices` they make.
 
-Only their definitions, apart from `task_args` (which validates them with the pydantic models), so that
-building the TUI's parser imports no pydantic before its first frame.
+The flags of protocol options take their help from the protocols' specs when
+help is shown (`SpecHelpFormatter`), so building the TUI's parser imports no
+protocol module and no pydantic before its first frame.
 """
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
+from typing import Any
 
+from debate_tui.choices import Choices
+from debate_tui.inputs import InputError
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.protocols.criteria_variants import VARIANTS
 
-# Generic option name -> protocol option key: each protocol reads the keys it knows.
-OPTION_KEYS = ("rounds", "critic_persona", "seed", "strategy", "evaluators", "on_no_consensus", "criteria_variant",
-               "agents", "turns", "swap", "samples", "logprobs")
+TEXT_FLAGS = {"text": "--text", "text_b": "--text-b", "source": "--source", "context": "--context"}
+GENERATION_FLAGS = ("max_reply_tokens", "temperature", "structured")
+"""argparse destinations of the generation flags, named as `Generation`'s fields."""
+
+
+@dataclass(frozen=True)
+class OptionFlag:
+    """A flag that sets a protocol option: `key` gets the flag's value, or `value` for a switch."""
+
+    key: str
+    value: Any = None
+
+
+OPTION_FLAGS: dict[str, OptionFlag] = {
+    "rounds": OptionFlag("rounds"), "critic_persona": OptionFlag("critic_persona"),
+    "tie_breaker": OptionFlag("tie_breaker", "agent"), "seed": OptionFlag("seed"),
+    "strategy": OptionFlag("strategy"), "agents": OptionFlag("agents"), "turns": OptionFlag("turns"),
+    "swap": OptionFlag("swap", True), "samples": OptionFlag("samples"), "logprobs": OptionFlag("logprobs", True),
+    "evaluators": OptionFlag("evaluators"), "no_feedback": OptionFlag("feedback", False),
+    "count_unlocated": OptionFlag("count_unlocated", True),
+    "on_no_consensus": OptionFlag("on_no_consensus"), "criteria_variant": OptionFlag("criteria_variant"),
+}
+"""argparse destination -> the protocol option it sets; each protocol reads the keys its spec has."""
+
+
+def option_help(dest: str) -> str:
+    """A protocol option flag's help, from every spec that has the option (their help, default and range)."""
+    from debate_tui.protocols import all_protocols
+
+    flag = OPTION_FLAGS[dest]
+    readers: dict[str, list[str]] = {}
+    for spec in all_protocols().values():
+        info = spec.options.model_fields.get(flag.key)
+        if info is None:
+            continue
+        about = " ".join((info.description or flag.key).split()).rstrip(".")
+        about = about[:1].lower() + about[1:]
+        if flag.value is not None:
+            about = f"sets {flag.key} = {str(flag.value).lower()}: {about}"
+        else:
+            bounds = [f"{name} {getattr(m, name)}" for m in info.metadata for name in ("ge", "le") if hasattr(m, name)]
+            facts = ([f"default {info.default}"] if info.default is not None and flag.key != "seed" else []) + bounds
+            about += f" ({', '.join(facts).replace('ge ', 'at least ').replace('le ', 'at most ')})" if facts else ""
+        readers.setdefault(about, []).append(spec.title)
+    return "; ".join(f"{', '.join(titles)}: {about}" for about, titles in readers.items())
+
+
+class SpecHelpFormatter(argparse.HelpFormatter):
+    """Fills a protocol option flag's help from the specs, only when help is shown."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        return option_help(action.dest) if action.dest in OPTION_FLAGS else action.help
 
 
 def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) -> None:
+    parser.formatter_class = SpecHelpFormatter
     task = parser.add_argument_group("what to judge")
     task.add_argument("--text", required=text_required, metavar="PATH|-", help="the text to evaluate ('-' reads stdin)")
     task.add_argument("--text-b", metavar="PATH", help="a second text, for pairwise comparison")
@@ -27,41 +82,24 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
                      help="evaluation protocol (default: `protocol` in config.toml, else debate)")
     how.add_argument("--criteria", metavar="NAME[,NAME]|FILE.toml",
                      help="criteria to judge, built-in names or a TOML file (default depends on the protocol)")
-    how.add_argument("--rounds", type=int, metavar="N",
-                     help="DEBATE: maximum Critic iterations (default 4); ScaleEval: discussion rounds after the "
-                          "initial verdicts (default 2); MATEval O_b_O/SR: rounds (default one per error type)")
-    how.add_argument("--critic-persona", metavar="NAME",
-                     help="DEBATE critic: strictly-negative (default), moderately-negative, weakly-negative, plain, sophisticated")
-    how.add_argument("--tie-breaker", action="store_true", help="DEBATE: a Tie-Breaker agent decides when no agreement")
-    how.add_argument("--seed", type=int, metavar="N", help="seed for every random draw (stored in the session)")
-    how.add_argument("--strategy", metavar="NAME",
-                     help="MATEval discussion strategy: SR+CoT (default), CoT, SR, O_b_O, SA (single agent); "
-                          "ChatEval communication strategy: one-by-one (default), simultaneous-talk, "
-                          "simultaneous-talk-with-summarizer")
-    how.add_argument("--agents", type=int, metavar="N",
-                     help="ChatEval: referees, 2 to 5 (default 3); ScaleEval: speakers, 2 to 5 (default 3)")
-    how.add_argument("--turns", type=int, metavar="T", help="ChatEval: discussion turns (default 2)")
+    how.add_argument("--rounds", type=int, metavar="N")
+    how.add_argument("--critic-persona", metavar="NAME")
+    how.add_argument("--tie-breaker", action="store_true")
+    how.add_argument("--seed", type=int, metavar="N")
+    how.add_argument("--strategy", metavar="NAME")
+    how.add_argument("--agents", type=int, metavar="N")
+    how.add_argument("--turns", type=int, metavar="T")
     how.add_argument("--personas", metavar="NAME[,NAME]|FILE.toml",
-                     help="ChatEval referees' personas, cycled over the agents (default: general-public, critic, "
-                          "news-author, psychologist, scientist); single: the judge's persona")
-    how.add_argument("--swap", action="store_true",
-                     help="ChatEval, single: judge a pair again with the texts exchanged (position bias check)")
-    how.add_argument("--samples", type=int, metavar="N", help="single: replies drawn per criterion and averaged (default 1)")
-    how.add_argument("--logprobs", action="store_true", default=None,
-                     help="single: also report G-Eval's probability-weighted score, where the provider returns "
-                          "log-probabilities (asks for the top 5 per token)")
-    how.add_argument("--evaluators", type=int, metavar="N", help="MATEval: evaluator agents (default 2)")
-    how.add_argument("--no-feedback", action="store_true",
-                     help="MATEval: no feedback agent after each round (the paper's MATEval-FB ablation)")
-    how.add_argument("--count-unlocated", action="store_true",
-                     help="MATEval: an error whose quote is not found in the text costs its point too (the paper's "
-                          "rule; by default it is listed as not located and costs nothing)")
-    how.add_argument("--on-no-consensus", choices=("human", "majority", "tie", "undecided"),
-                     help="ScaleEval, when the speakers still disagree after the last round: ask a person "
-                          "(default; headless: exit code 5, resume with --decide), the majority, a tie, or no verdict")
-    how.add_argument("--criteria-variant", choices=VARIANTS,
-                     help="ScaleEval robustness runs: the rubric as written (general, default) or perturbed "
-                          "from the seed (the paper's Table 7)")
+                     help="personas cycled over the agents that take one (DEBATE's Critic, ChatEval's referees, "
+                          "MATEval's evaluators, the single judge); default: the protocol's")
+    how.add_argument("--swap", action="store_true")
+    how.add_argument("--samples", type=int, metavar="N")
+    how.add_argument("--logprobs", action="store_true", default=None)
+    how.add_argument("--evaluators", type=int, metavar="N")
+    how.add_argument("--no-feedback", action="store_true")
+    how.add_argument("--count-unlocated", action="store_true")
+    how.add_argument("--on-no-consensus", choices=("human", "majority", "tie", "undecided"))
+    how.add_argument("--criteria-variant", choices=VARIANTS)
     add_generation_arguments(parser)
     models = parser.add_argument_group("models")
     models.add_argument("--model", metavar="MODEL", help="any litellm model string, e.g. gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3.1")
@@ -86,3 +124,40 @@ def add_generation_arguments(parser: argparse.ArgumentParser) -> None:
         "--structured", action="store_true", default=None,
         help="ask the answer line as a small JSON object where the provider supports a response schema "
              "(else free text; the session records which was used)")
+
+
+def choices_from_args(args: argparse.Namespace) -> Choices:
+    """The task flags as `Choices` for the session factory; InputError for a malformed `--agent-model`."""
+    options = {flag.key: flag.value if flag.value is not None else value
+               for dest, flag in OPTION_FLAGS.items() if (value := getattr(args, dest, None)) is not None
+               and value is not False}  # a switch not given is no choice (and 0 is a value, though 0 == False)
+    criteria = (getattr(args, "criteria", None) or "").strip()
+    from_file = criteria.endswith(".toml")
+    return Choices(
+        protocol=getattr(args, "protocol", None),
+        criteria=None if not criteria or from_file else [n.strip() for n in criteria.split(",") if n.strip()],
+        criteria_file=criteria if from_file else None,
+        personas=getattr(args, "personas", None),
+        options=options,
+        model=getattr(args, "model", None),
+        api_base=getattr(args, "api_base", None),
+        demo=bool(getattr(args, "demo", False)),
+        agent_models=agent_models(getattr(args, "agent_model", None) or []),
+        generation={key: value for key in GENERATION_FLAGS if (value := getattr(args, key, None)) is not None},
+    )
+
+
+def agent_models(pairs: list[str]) -> dict[str, str]:
+    """`--agent-model NAME=MODEL` values as a name -> model map."""
+    chosen = {}
+    for pair in pairs:
+        name, sep, model = pair.partition("=")
+        if not sep or not name.strip() or not model.strip():
+            raise InputError(f"--agent-model: expected NAME=MODEL, got {pair!r}")
+        chosen[name.strip()] = model.strip()
+    return chosen
+
+
+def text_refs(args: argparse.Namespace) -> dict[str, str]:
+    """The texts given, as files or '-' (stdin), by input name."""
+    return {key: ref for key in TEXT_FLAGS if (ref := getattr(args, key, None))}

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import argparse
 import gc
+import sys
+from typing import TYPE_CHECKING
 
-from debate_tui.cli.task_flags import add_task_arguments
+from debate_tui.cli.task_flags import add_task_arguments, choices_from_args, text_refs
+from debate_tui.inputs import InputError
+
+if TYPE_CHECKING:
+    from debate_tui.ui.opening import TuiRequest
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -17,8 +23,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle)
 
 
+def tui_request(args: argparse.Namespace) -> TuiRequest:
+    """What the command line asks of the TUI, without argparse: the task flags as the factory's `Choices`."""
+    from debate_tui.ui.opening import TuiRequest
+
+    return TuiRequest(choices=choices_from_args(args), texts=text_refs(args),
+                      config_flags={key: value for key, value in vars(args).items() if value is not None},
+                      autostart=args.autostart, step=args.step, sessions_dir=args.sessions_dir)
+
+
 def handle(args: argparse.Namespace) -> int:
     gc.disable()  # until the first frame (`ui.app.tune_gc`): start-up allocates much and frees little
     from debate_tui.ui.app import run_app
 
-    return run_app(args)
+    try:
+        request = tui_request(args)
+    except InputError as exc:
+        print(f"debate-tui: error: {exc}", file=sys.stderr)
+        return 2
+    return run_app(request)

@@ -250,3 +250,9 @@ class DemoClient:
         prompt_words = sum(len(m["content"].split()) for m in request.messages)
         usage = Usage(calls=1, prompt_tokens=prompt_words * 4 // 3, completion_tokens=len(text.split()) * 4 // 3)
         return Completion(text=text, usage=usage)
+
+
+from debate_tui.llm import demo_mateval, demo_scaleeval  # noqa: E402  (they register into BEHAVIOURS above)
+
+demo_mateval.register()
+demo_scaleeval.register()

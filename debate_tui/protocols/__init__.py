@@ -1,15 +1,21 @@
-"""The evaluation protocols, one module each, registered by name.
+"""The evaluation protocols, one module each, registered here by name.
 
-A protocol module provides:
-- `Options`: a pydantic model of its settings (validated from `session.options`);
-- `build_agents(options, models, personas) -> list[AgentSpec]`;
-- `async run(ctx) -> Outcome`: the paper's algorithm, calling `await ctx.turn(...)`.
+A protocol is one module `debate_tui.protocols.<name>` that defines `SPEC`, a
+`ProtocolSpec` (see `spec`): the paper's algorithm as `async run(ctx)`, calling
+`await ctx.turn(...)`, and everything the front ends need to know about it.
+Adding a protocol is that module and one line in `PROTOCOLS`.
+
+This module imports nothing heavy: the TUI's first frame lists the protocols
+from it before pydantic is imported.
 """
 
 from __future__ import annotations
 
 import importlib
-from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from debate_tui.protocols.spec import ProtocolSpec
 
 PROTOCOLS: dict[str, str] = {
     "debate": "DEBATE: a Scorer and a devil's-advocate Critic argue until the Critic says NO ISSUE",
@@ -18,10 +24,17 @@ PROTOCOLS: dict[str, str] = {
     "mateval": "MATEval: evaluators discuss one error type per round with feedback; a summarizer locates the errors",
     "scaleeval": "ScaleEval: three speakers judge a pair, discuss until unanimous, else a person decides",
 }
-"""Name -> one-line description; the module is `debate_tui.protocols.<name>`."""
+"""The registration: name -> one line on what a run does; the module is `debate_tui.protocols.<name>`."""
 
 
-def get_protocol(name: str) -> ModuleType:
+def get_protocol(name: str) -> ProtocolSpec:
+    """The protocol's spec; ValueError names the valid ones."""
     if name not in PROTOCOLS:
         raise ValueError(f"unknown protocol {name!r}; valid: {', '.join(PROTOCOLS)}")
-    return importlib.import_module(f"{__name__}.{name}")
+    spec: ProtocolSpec = importlib.import_module(f"{__name__}.{name}").SPEC
+    return spec
+
+
+def all_protocols() -> dict[str, ProtocolSpec]:
+    """Every registered protocol's spec, in registration order."""
+    return {name: get_protocol(name) for name in PROTOCOLS}

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from debate_tui.catalog import find_persona
 from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn
@@ -39,6 +39,7 @@ from debate_tui.engine.runner import Context
 from debate_tui.llm.base import Message
 from debate_tui.protocols.common import ModelChoice, concurrently, counted, criterion_block, task_block
 from debate_tui.protocols.pairs import answer_form, in_both_orders, mean, pair_keys, tally, unscored_note
+from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
 
 Strategy = Literal["one-by-one", "simultaneous-talk", "simultaneous-talk-with-summarizer"]
 REFEREE_PERSONAS = ("general-public", "critic", "news-author", "psychologist", "scientist")
@@ -52,11 +53,15 @@ Every referee reads every earlier summary in every later turn, so a summary's le
 times; "in a few sentences" left it to the model."""
 
 
-class Options(BaseModel):
-    agents: int = Field(3, ge=2, le=5, description="number of referees N")
-    turns: int = Field(2, ge=1, le=10, description="discussion turns T")
+class Options(ProtocolOptions):
+    agents: int = Field(3, ge=2, le=5)
+    """Referees N, each with its own persona."""
+    turns: int = Field(2, ge=1, le=10)
+    """Discussion turns T."""
     strategy: Strategy = "one-by-one"
-    swap: bool = Field(False, description="pairwise only: judge again with the texts exchanged")
+    """Communication strategy: one-by-one, simultaneous-talk, simultaneous-talk-with-summarizer."""
+    swap: bool = False
+    """Pairwise only: judge again with the texts exchanged (position bias check)."""
 
 
 def build_agents(options: Options, models: ModelChoice, personas: list[Persona] | None = None) -> list[AgentSpec]:
@@ -226,6 +231,13 @@ def warn_if_one_persona(ctx: Context) -> None:
                    "role prompts matter, and identical ones lower agreement with human judgments")
 
 
+def calls(options: Options, criteria: int, pairwise: bool) -> CallCount:
+    """N*T per criterion, +T with the summarizer; twice over for a swapped pair."""
+    summaries = options.turns if options.strategy == "simultaneous-talk-with-summarizer" else 0
+    count = criteria * (options.agents * options.turns + summaries) * (2 if options.swap and pairwise else 1)
+    return CallCount(count, count)
+
+
 async def run(ctx: Context) -> Outcome:
     options = Options.model_validate(ctx.options)
     ctx.plan(options.turns * (2 if options.swap and ctx.task.pairwise else 1))
@@ -238,3 +250,12 @@ async def run(ctx: Context) -> Outcome:
     if options.swap and ctx.task.pairwise:
         outcome.method += ", each referee's scores averaged over both text orders"
     return outcome
+
+
+SPEC = ProtocolSpec(
+    name="chateval", title="ChatEval",
+    paper="Chan et al. 2023, ChatEval: Towards Better LLM-based Evaluators through Multi-Agent Debate",
+    options=Options, criteria=CriteriaRule("score", ("coherence",)), optional=("text_b", "source", "context"),
+    build_agents=build_agents, run=run, calls=calls, personas=True,
+    calls_formula="N*T per criterion (+T with the summarizer), twice with --swap on a pair",
+)

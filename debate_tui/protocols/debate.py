@@ -20,13 +20,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from debate_tui.catalog import find_persona
 from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Turn
 from debate_tui.engine.condense import condense, condense_log
 from debate_tui.engine.runner import Context
 from debate_tui.protocols.common import ModelChoice, counted, criterion_block, excerpt, score_form, task_block
+from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
 
 SCORER_SYSTEM = "You are the Scorer. Think logically, step by step, to score the text you are given."
 TIE_BREAKER_SYSTEM = (
@@ -35,11 +36,15 @@ TIE_BREAKER_SYSTEM = (
 )
 
 
-class Options(BaseModel):
-    rounds: int = Field(4, ge=1, le=20, description="maximum Critic iterations n (the paper's best: 4)")
+class Options(ProtocolOptions):
+    rounds: int = Field(4, ge=1, le=20)
+    """Maximum Critic iterations n (the paper's best: 4)."""
     critic_persona: str = "strictly-negative"
+    """The Critic's persona: strictly-negative, moderately-negative, weakly-negative, plain, sophisticated."""
     tie_breaker: Literal["none", "agent", "human"] = "none"
+    """Who decides when Scorer and Critic never agree: nobody (the Scorer's last score), an agent, a person."""
     seed: int = 0
+    """Seed for every random draw (stored in the session)."""
 
 
 def build_agents(options: Options, models: ModelChoice, personas: list[Persona] | None = None) -> list[AgentSpec]:
@@ -184,6 +189,12 @@ def _scale_points(criterion: Criterion) -> list[float]:
     return [float(v) for v in range(low, high + 1)]
 
 
+def calls(options: Options, criteria: int, pairwise: bool) -> CallCount:
+    """Per criterion: 2 when the Critic agrees at once, 2n+1 when it never does (+1 with the Tie-Breaker)."""
+    most = 2 * options.rounds + 1 + (options.tie_breaker == "agent")
+    return CallCount(2 * criteria, most * criteria)
+
+
 async def run(ctx: Context) -> Outcome:
     options = Options.model_validate(ctx.options)
     ctx.plan(options.rounds + (options.tie_breaker == "agent"))
@@ -195,3 +206,11 @@ async def run(ctx: Context) -> Outcome:
         outcome.notes.append(f"{criterion.name}: {how}")
     outcome.method = "; ".join(outcome.notes)
     return outcome
+
+
+SPEC = ProtocolSpec(
+    name="debate", title="DEBATE", paper="Kim et al. 2024, DEBATE: Devil's Advocate-Based Assessment and Text Evaluation",
+    options=Options, criteria=CriteriaRule("score", ("coherence",)), optional=("source", "context"),
+    build_agents=build_agents, run=run, calls=calls, personas=True,
+    calls_formula="2k with agreement at iteration k; 2n+1 without (+1 Tie-Breaker), per criterion",
+)

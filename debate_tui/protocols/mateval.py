@@ -55,14 +55,14 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from debate_tui import parsing
 from debate_tui.domain import AgentSpec, Criterion, ErrorSpan, Outcome, Persona, Task, Turn
 from debate_tui.engine.runner import Context
 from debate_tui.inputs import InputError
-from debate_tui.llm import demo_mateval
 from debate_tui.protocols.common import ModelChoice, counted, task_block
+from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
 
 Strategy = Literal["SA", "O_b_O", "SR", "CoT", "SR+CoT"]
 DECOMPOSED: frozenset[str] = frozenset({"CoT", "SR+CoT"})
@@ -90,9 +90,11 @@ SCORING_RULE = (
 )
 
 
-class Options(BaseModel):
+class Options(ProtocolOptions):
     strategy: Strategy = "SR+CoT"
-    evaluators: int = Field(2, ge=2, le=8, description="evaluator agents (SA always uses one)")
+    """Discussion strategy: SR+CoT, CoT, SR, O_b_O, SA (a single agent)."""
+    evaluators: int = Field(2, ge=2, le=8)
+    """Evaluator agents (SA always uses one)."""
     feedback: bool = True
     """The feedback agent closing each round; off is the paper's MATEval-FB ablation."""
     rounds: int | None = Field(None, ge=1, le=20)
@@ -101,6 +103,7 @@ class Options(BaseModel):
     """Deduct a point for an error whose quote is not found in the text too (the paper's rule). Off by
     default: a quote that is not in the text is no evidence (a copied example, a paraphrase)."""
     seed: int = 0
+    """Seed for every random draw (stored in the session)."""
 
     @field_validator("rounds")
     @classmethod
@@ -135,13 +138,11 @@ def error_type(criterion: Criterion) -> str:
     return abbreviation
 
 
-def check_task(task: Task, criteria: list[Criterion]) -> None:
-    """Refuse, before any call, what this protocol cannot judge."""
+def check_task(task: Task, criteria: list[Criterion], options: object = None) -> None:
+    """Refuse, before any call, what this protocol cannot judge (the inputs are the spec's to check)."""
     types = [error_type(c) for c in criteria]
     if len(set(types)) != len(types):
         raise InputError("MATEval: each error type may be asked once")
-    if task.pairwise:
-        raise InputError("MATEval judges one text; --text-b is not used")
 
 
 @dataclass(frozen=True)
@@ -353,9 +354,18 @@ def _readable(report: str, text: str, types: list[str]) -> set[str]:
     return answered
 
 
+def calls(options: Options, criteria: int, pairwise: bool) -> CallCount:
+    """Rounds times (statements, reflections, feedback), plus the summary: see the module's table."""
+    evaluators = 1 if options.strategy == "SA" else options.evaluators
+    rounds = 1 if options.strategy == "SA" else criteria if options.strategy in DECOMPOSED else options.rounds or criteria
+    per_round = evaluators * (2 if options.strategy in REFLECTING else 1) + options.feedback
+    count = rounds * per_round + 1
+    return CallCount(count, count)
+
+
 async def run(ctx: Context) -> Outcome:
     options = Options.model_validate(ctx.options)
-    check_task(ctx.task, ctx.criteria)
+    SPEC.check_task(ctx.task, ctx.criteria, options)
     types = [error_type(c) for c in ctx.criteria]
     questions = plan(ctx.criteria, options)
     discussion = Discussion(ctx, options, len(questions))
@@ -392,4 +402,12 @@ def _notes(errors: list[ErrorSpan], types: list[str], answered: set[str], count_
     return notes
 
 
-demo_mateval.register()
+
+SPEC = ProtocolSpec(
+    name="mateval", title="MATEval",
+    paper="Li et al. 2024, MATEval: A Multi-Agent Discussion Framework for Advancing Open-Ended Text Evaluation",
+    options=Options, criteria=CriteriaRule("error_type", ("REP", "LINC", "DCONT", "ILC", "FER")),
+    optional=("source", "context"), build_agents=build_agents, run=run, calls=calls, check=check_task,
+    personas=True, report=("result", "errors", "how", "actions", "usage", "transcript"),
+    calls_formula="SR+CoT K*(2E+f)+1, CoT K*(E+f)+1, SR R*(2E+f)+1, O_b_O R*(E+f)+1, SA 2+f (f = feedback)",
+)

@@ -30,15 +30,14 @@ from dataclasses import dataclass
 from random import Random
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn, Verdict
 from debate_tui.engine.runner import Context
-from debate_tui.inputs import InputError
-from debate_tui.llm import demo_scaleeval
 from debate_tui.protocols.common import ModelChoice, counted, excerpt
 from debate_tui.protocols.criteria_variants import Variant, rubric, vary
 from debate_tui.protocols.pairs import FLIP, describe_votes, majority
+from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
 
 VERDICTS: tuple[Verdict, ...] = ("1", "2", "0")
 VERDICT_LABELS = ("text 1 better", "text 2 better", "tie")
@@ -70,26 +69,24 @@ DISCUSSION_REQUEST = (
 NoConsensus = Literal["human", "majority", "tie", "undecided"]
 
 
-class Options(BaseModel):
-    agents: int = Field(3, ge=2, le=5, description="speakers (the paper: 3)")
-    rounds: int = Field(2, ge=0, le=10, description="discussion rounds after the initial verdicts")
+class Options(ProtocolOptions):
+    agents: int = Field(3, ge=2, le=5)
+    """Speakers (the paper: 3)."""
+    rounds: int = Field(2, ge=0, le=10)
+    """Discussion rounds after the initial verdicts."""
     on_no_consensus: NoConsensus = "human"
+    """When the speakers still disagree after the last round: ask a person (headless: exit code 5, resume with
+    --decide), the majority, a tie, or no verdict."""
     criteria_variant: Variant = "general"
+    """The rubric as written (general) or perturbed from the seed, for robustness runs (the paper's Table 7)."""
     seed: int = 0
+    """Seed for every random draw (stored in the session)."""
 
 
 def build_agents(options: Options, models: ModelChoice, personas: list[Persona] | None = None) -> list[AgentSpec]:
     names = [f"Speaker {number}" for number in range(1, options.agents + 1)]
     return [AgentSpec(name=name, role="speaker", model=models.model_for(name, "speaker"), params=models.params)
             for name in names]
-
-
-def check_task(task: Task, criteria: list[Criterion]) -> None:
-    """Refuse, before any call, what this protocol cannot judge."""
-    if not task.pairwise:
-        raise InputError("ScaleEval compares two texts: give the second with --text-b")
-    if len(criteria) != 1:
-        raise InputError("ScaleEval judges one criterion per run; give exactly one with --criteria")
 
 
 @dataclass(frozen=True)
@@ -215,9 +212,14 @@ async def settle(ctx: Context, options: Options, finals: dict[str, Verdict | Non
     return None, f"undecided: no consensus in {counted(rounds, 'discussion round')}"
 
 
+def calls(options: Options, criteria: int, pairwise: bool) -> CallCount:
+    """One verdict per speaker initially, one more per speaker and discussion round until they agree."""
+    return CallCount(options.agents, options.agents * (1 + options.rounds))
+
+
 async def run(ctx: Context) -> Outcome:
     options = Options.model_validate(ctx.options)
-    check_task(ctx.task, ctx.criteria)
+    SPEC.check_task(ctx.task, ctx.criteria, options)
     criterion = vary(ctx.criteria[0], options.criteria_variant, options.seed)
     ctx.plan(options.rounds)  # round 0: the initial verdicts
     order = Order.draw(ctx.rng, [a.name for a in ctx.agents("speaker")])
@@ -264,4 +266,12 @@ def _tally(outcome: Outcome, order: Order, said: dict[str, Turn], round: int) ->
     outcome.notes.append(f"{stage}: {views}")
 
 
-demo_scaleeval.register()
+
+SPEC = ProtocolSpec(
+    name="scaleeval", title="ScaleEval",
+    paper="Chern et al. 2024, Can Large Language Models be Trusted for Evaluation? (ScaleEval)",
+    options=Options, criteria=CriteriaRule("score", ("helpfulness",), one_per_run=True),
+    required=("text_b",), optional=("source", "context"), build_agents=build_agents, run=run, calls=calls,
+    report=("result", "verdicts", "how", "actions", "usage", "transcript"),
+    calls_formula="N speakers, +N per discussion round until unanimous (at most N*(1+rounds))",
+)

@@ -28,13 +28,14 @@ pair there is no weighted score (two score tokens, one verdict).
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn
 from debate_tui.engine.runner import Context
 from debate_tui.llm.base import Message
 from debate_tui.protocols.common import ModelChoice, concurrently, criterion_block, task_block
 from debate_tui.protocols.pairs import answer_form, in_both_orders, mean, pair_keys, tally, unscored_note
+from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
 
 JUDGE = "Judge"
 JUDGE_SYSTEM = "You are a careful and impartial evaluator of text quality."
@@ -44,11 +45,14 @@ TOP_LOGPROBS = 5
 """Alternatives asked for per token: OpenAI allows up to 20; 5 covers a 1-5 scale and the likely part of wider ones."""
 
 
-class Options(BaseModel):
-    samples: int = Field(1, ge=1, le=50, description="replies drawn per criterion and averaged (G-Eval: 20)")
-    swap: bool = Field(False, description="pairwise only: judge again with the texts exchanged")
-    logprobs: bool = Field(False, description="also report G-Eval's probability-weighted score, where the provider "
-                                              "returns log-probabilities")
+class Options(ProtocolOptions):
+    samples: int = Field(1, ge=1, le=50)
+    """Replies drawn per criterion and averaged (G-Eval: 20)."""
+    swap: bool = False
+    """Pairwise only: judge again with the texts exchanged (position bias check)."""
+    logprobs: bool = False
+    """Also report G-Eval's probability-weighted score, where the provider returns log-probabilities
+    (asks for the top 5 per token)."""
 
 
 def build_agents(options: Options, models: ModelChoice, personas: list[Persona] | None = None) -> list[AgentSpec]:
@@ -118,6 +122,12 @@ async def judge(ctx: Context, task: Task, samples: int, first_round: int = 1, lo
     return outcome
 
 
+def calls(options: Options, criteria: int, pairwise: bool) -> CallCount:
+    """One call per sample and criterion; twice over for a swapped pair."""
+    count = criteria * options.samples * (2 if options.swap and pairwise else 1)
+    return CallCount(count, count)
+
+
 async def run(ctx: Context) -> Outcome:
     options = Options.model_validate(ctx.options)
     ctx.plan(options.samples * (2 if options.swap and ctx.task.pairwise else 1))
@@ -127,3 +137,12 @@ async def run(ctx: Context) -> Outcome:
                                    swap=options.swap, rounds=options.samples)
     outcome.method = f"single judge, {options.samples} sample{'s' if options.samples > 1 else ''} per criterion"
     return outcome
+
+
+SPEC = ProtocolSpec(
+    name="single", title="Single judge",
+    paper="Liu et al. 2023, G-Eval: NLG Evaluation using GPT-4 with Better Human Alignment",
+    options=Options, criteria=CriteriaRule("score", ("coherence",)), optional=("text_b", "source", "context"),
+    build_agents=build_agents, run=run, calls=calls, personas=True,
+    calls_formula="samples per criterion, twice with --swap on a pair",
+)

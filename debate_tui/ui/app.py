@@ -12,7 +12,6 @@ dictionary lookup, never a file read on a key press.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import gc
 import getpass
@@ -34,7 +33,7 @@ if TYPE_CHECKING:
     from debate_tui.llm.threaded import ThreadedClient
     from debate_tui.ui.launch import Launch
     from debate_tui.ui.screens.debate import DebateScreen
-    from debate_tui.ui.session_builder import Catalog
+    from debate_tui.ui.session_builder import SetupCatalog
     from debate_tui.ui.state import SetupChoices
 
 from debate_tui.inputs import InputError
@@ -43,7 +42,7 @@ from debate_tui.locations import examples_dir
 from debate_tui.ui.commands import binding_commands
 from debate_tui.ui.keymap import load_keymap
 from debate_tui.ui.locations import theme_dirs
-from debate_tui.ui.opening import DEFAULT_THEME, Opening, read_opening
+from debate_tui.ui.opening import DEFAULT_THEME, Opening, TuiRequest, read_opening
 from debate_tui.ui.screens.setup import SetupScreen
 from debate_tui.ui.themes import load_themes
 
@@ -115,7 +114,7 @@ class DebateTUI(App[int]):
         self.demo_delay_s = demo_delay_s
         self.replay_delay_s = replay_delay_s
         self.user = current_user()
-        self.catalog: Catalog | None = None
+        self.catalog: SetupCatalog | None = None
         self.config_error: str | None = None
         """A config that cannot be used, found after the first frame; `run_app` reports it once the app is gone."""
         self.opening = launch if isinstance(launch, Opening) else None
@@ -175,12 +174,12 @@ class DebateTUI(App[int]):
         The form then shows the choices as validated: they differ from the quick read only when
         ui-state.json is partly invalid (its defaults are used then, as they always were).
         """
-        from debate_tui.ui.launch import launch_from_args
+        from debate_tui.ui.launch import launch_from
         from debate_tui.ui.state import state_from
 
         self.opening = None
         try:
-            self._adopt(launch_from_args(opening.args, state_from(opening.remembered), texts=opening.texts))
+            self._adopt(launch_from(opening.request, state_from(opening.remembered), texts=opening.texts))
         except InputError as exc:  # a config file that cannot be used: reported as when it stopped the start
             self.config_error = str(exc)
             self.exit(return_code=2)
@@ -188,12 +187,13 @@ class DebateTUI(App[int]):
         self._use_theme(self.launch.theme or self.state.theme)
         for screen in self.screen_stack:
             if isinstance(screen, SetupScreen):
-                screen.fill(self.launch.choices, self.launch.criteria_spec)
+                screen.fill(self.launch.choices, self.launch.criteria_file)
         return True
 
     def _open_setup(self) -> None:
         launch = self.launch
-        self.push_screen(SetupScreen(launch.choices, launch.texts, launch.criteria_spec))
+        self.push_screen(SetupScreen(launch.choices, launch.texts, launch.criteria_file, refusal=launch.refusal))
+        launch.refusal = None  # shown once: going back to the form later shows the form as it is
 
     def _warm_up(self) -> None:
         """Import what the next screens need, and litellm when a real model is going to need it."""
@@ -232,7 +232,17 @@ class DebateTUI(App[int]):
         self._run(session, self.store.path_for(session.id), kind="live" + (" (demo)" if demo else ""))
 
     def resume(self, session: Session, path: Path) -> None:
-        """Carry on an interrupted session in its own file; completed turns are replayed, not re-asked."""
+        """Carry on an interrupted session in its own file; completed turns are replayed, not re-asked.
+
+        The session is checked against its protocol's spec first, as `debate-tui resume` checks it."""
+        from debate_tui.factory import check_session
+
+        try:
+            check_session(session)
+        except InputError as exc:
+            self.notify(f"session {session.id} cannot be resumed: {exc}", title="Cannot resume", severity="error",
+                        markup=False)
+            return
         self._run(session, path, kind="resumed")
 
     def _run(self, session: Session, path: Path, *, kind: str) -> None:
@@ -332,21 +342,19 @@ class DebateTUI(App[int]):
         yield from binding_commands(self, screen)
 
 
-def _autostart_launch(args: argparse.Namespace) -> Launch:
-    """With --autostart the debate is the first screen: everything is read and validated before it, as in `run`."""
-    from debate_tui.ui.launch import launch_from_args
+def _autostart_launch(request: TuiRequest) -> Launch:
+    """With --autostart the debate is the first screen: built before it by the session factory, as `run` builds it
+    (the remembered choices play no part); refused, the setup screen shows the factory's reason instead."""
+    from debate_tui.ui.launch import launch_from
     from debate_tui.ui.state import load_state
 
-    state = load_state()
-    if getattr(args, "protocol", None) is None:
-        args.protocol = state.setup.protocol
-    return launch_from_args(args, state)
+    return launch_from(request, load_state())
 
 
-def run_app(args: argparse.Namespace) -> int:
-    """The `tui` command's handler."""
+def run_app(request: TuiRequest) -> int:
+    """The `tui` command's handler, once the command line is read."""
     try:
-        app = DebateTUI(_autostart_launch(args) if getattr(args, "autostart", False) else read_opening(args))
+        app = DebateTUI(_autostart_launch(request) if request.autostart else read_opening(request))
     except InputError as exc:  # includes a config file that cannot be used
         print(f"debate-tui: error: {exc}", file=sys.stderr)
         return 2

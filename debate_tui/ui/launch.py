@@ -1,22 +1,23 @@
-"""From `debate-tui [tui] ...` arguments to what the app opens with.
+"""From what the command line asks (`TuiRequest`) to what the app opens with.
 
-The same task options as `run`: with `--autostart` they are validated exactly
-as `run` validates them and the debate starts at once; without it they
-prefill the setup screen over the remembered choices.
+The same task options as `run`, built by the same session factory: with
+`--autostart` the session is built exactly as `run` builds it (the remembered
+choices play no part) and starts at once, or the setup screen opens with the
+factory's reason on it; without it they prefill the setup screen over the
+remembered choices.
 """
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from debate_tui.cli.task_args import build_session, build_task, sessions_dir
-from debate_tui.config import effective_config
-from debate_tui.cli.task_flags import OPTION_KEYS
-from debate_tui.domain import Session
+from debate_tui.config import Config, load_config, resolve_current
+from debate_tui.domain import Session, Task
+from debate_tui.factory import build_session
+from debate_tui.inputs import InputError
 from debate_tui.llm import DEMO_MODEL
-from debate_tui.ui.opening import read_texts, top_of_form
+from debate_tui.ui.opening import TuiRequest, read_texts, top_of_form
 from debate_tui.ui.state import SetupChoices, UiState
 
 
@@ -25,54 +26,75 @@ class Launch:
     state: UiState = field(default_factory=UiState)
     choices: SetupChoices = field(default_factory=SetupChoices)
     texts: dict[str, str] = field(default_factory=dict)
-    criteria_spec: str | None = None
-    """`--criteria` as typed: names are ticked, a TOML file is loaded, once the catalog is there."""
+    criteria_file: str | None = None
+    """`--criteria FILE.toml`: loaded into the form's own criteria once the catalog is there."""
     session: Session | None = None
     """Set with --autostart: the session to run at once."""
+    refusal: str | None = None
+    """With --autostart: why the session factory refused the choices (shown on the setup screen)."""
     demo: bool = True
     step: bool = False
     sessions_dir: Path | None = None
     notes: list[str] = field(default_factory=list)
     theme: str | None = None
     """The theme the configuration names (config.toml, DEBATE_TUI_THEME): over the remembered one."""
+    config: Config = field(default_factory=load_config)
+    """The configuration the command line resolves to: read here, at the edge, and passed down."""
 
 
-def launch_from_args(args: argparse.Namespace, state: UiState, texts: dict[str, str] | None = None) -> Launch:
-    """Raises InputError (one-line reason) when a given file cannot be read or --autostart is invalid.
+def launch_from(request: TuiRequest, state: UiState, texts: dict[str, str] | None = None) -> Launch:
+    """Raises InputError (one-line reason) when a given file or the configuration cannot be read.
 
     `texts`: the files already read for the first frame (`Opening`), not read twice (stdin cannot be).
     """
     notes: list[str] = []
-    launch = Launch(state=state, step=bool(getattr(args, "step", False)), sessions_dir=sessions_dir(args),
-                    notes=notes, criteria_spec=getattr(args, "criteria", None))
-    if getattr(args, "autostart", False):
-        choice = build_session(args, build_task(args, notes.append), notes.append)
-        launch.session, launch.demo = choice.session, choice.demo
-    launch.texts = read_texts(args, notes.append) if texts is None else texts
-    launch.theme = effective_config(args).theme
-    launch.choices = prefill(state.setup, args)
+    config = resolve_current(request.config_flags).config
+    sessions_dir = Path(request.sessions_dir).expanduser() if request.sessions_dir else None
+    launch = Launch(state=state, step=request.step, sessions_dir=sessions_dir, notes=notes, config=config,
+                    criteria_file=request.choices.criteria_file, theme=config.theme)
+    launch.texts = read_texts(request.texts, notes.append) if texts is None else texts
+    if request.autostart:
+        try:
+            built = build_session(task_of(launch.texts), request.choices, config)
+            launch.session, launch.demo = built.session, built.demo
+            notes.extend(built.warnings)
+        except InputError as exc:
+            launch.refusal = str(exc)
+    launch.choices = prefill(SetupChoices() if request.autostart else state.setup, request, config)
     return launch
 
 
-def prefill(remembered: SetupChoices, args: argparse.Namespace) -> SetupChoices:
-    """Arguments given on the command line win over remembered choices."""
+def task_of(texts: dict[str, str]) -> Task:
+    """The task of the texts the command line gave; the text itself is needed to start at once."""
+    if not texts.get("text"):
+        raise InputError("--text is needed to start at once (--autostart)")
+    return Task(**texts)
+
+
+def prefill(remembered: SetupChoices, request: TuiRequest, config: Config) -> SetupChoices:
+    """The command line wins over remembered choices, and those over config.toml's protocol."""
     choices = remembered.model_copy(deep=True)
-    top = top_of_form(args, choices.protocol, choices.text_path)
-    if top.protocol != choices.protocol:
-        choices.protocol, choices.options, choices.agent_models, choices.agent_personas = top.protocol, {}, {}, {}
-    choices.text_path = top.text_path
-    choices.options.update((key, getattr(args, key)) for key in OPTION_KEYS if getattr(args, key, None) is not None)
-    if getattr(args, "tie_breaker", False):
-        choices.options["tie_breaker"] = "agent"
-    if getattr(args, "demo", False):
+    given = request.choices
+    top = top_of_form(request, choices.protocol, choices.text_path)
+    protocol = given.protocol or choices.protocol or config.protocol
+    if protocol != choices.protocol:
+        choices.options, choices.agent_models, choices.agent_personas, choices.criteria = {}, {}, {}, None
+    choices.protocol, choices.text_path = protocol, top.text_path
+    choices.options.update(given.options)
+    if given.criteria is not None:
+        choices.criteria = list(given.criteria)
+    if given.personas:
+        choices.personas = given.personas
+    choices.agent_models.update(given.agent_models)
+    if given.demo:
         choices.model = DEMO_MODEL
-    elif getattr(args, "model", None):
-        choices.model = args.model
-    if getattr(args, "api_base", None):
-        choices.api_base = args.api_base
+    elif given.model:
+        choices.model = given.model
+    if given.api_base:
+        choices.api_base = given.api_base
     for name in ("max_reply_tokens", "temperature"):
-        if getattr(args, name, None) is not None:
-            setattr(choices, name, str(getattr(args, name)))
-    if getattr(args, "structured", None):
+        if given.generation.get(name) is not None:
+            setattr(choices, name, str(given.generation[name]))
+    if given.generation.get("structured"):
         choices.structured = True
     return choices

@@ -11,14 +11,14 @@ and the form shows the validated choices.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from debate_tui.choices import Choices
 from debate_tui.inputs import read_text
 from debate_tui.locations import config_path
 from debate_tui.ui.locations import ui_state_path
@@ -43,10 +43,25 @@ class TopOfForm:
 
 
 @dataclass
+class TuiRequest:
+    """What the command line asks of the TUI, made by the `tui` command from its flags (no argparse here)."""
+
+    choices: Choices = field(default_factory=Choices)
+    """The task flags, unchecked: the session factory checks them as it does for `run`."""
+    texts: dict[str, str] = field(default_factory=dict)
+    """Input name -> the file given for it, or '-' for stdin."""
+    config_flags: dict[str, Any] = field(default_factory=dict)
+    """Flags that override the configuration (--model, --sessions-dir, ...), by name."""
+    autostart: bool = False
+    step: bool = False
+    sessions_dir: str | None = None
+
+
+@dataclass
 class Opening:
     """The first screen of `debate-tui [tui]` without --autostart, before anything is validated."""
 
-    args: argparse.Namespace
+    request: TuiRequest
     remembered: dict[str, Any]
     """ui-state.json as read, unvalidated: `ui.state.state_from` validates it after the first frame."""
     theme: str
@@ -56,44 +71,44 @@ class Opening:
     """Warnings to show (e.g. a text file's invalid UTF-8 replaced)."""
 
 
-def read_texts(args: argparse.Namespace, warn) -> dict[str, str]:
+def read_texts(refs: dict[str, str], warn) -> dict[str, str]:
     """The texts given as files (or '-', stdin); raises InputError with a one-line reason."""
-    return {key: read_text(ref, flag, warn) for key, flag in TEXT_ARGS.items() if (ref := getattr(args, key, None))}
+    return {key: read_text(ref, flag, warn) for key, flag in TEXT_ARGS.items() if (ref := refs.get(key))}
 
 
-def top_of_form(args: argparse.Namespace, protocol: str, text_path: str) -> TopOfForm:
-    """Arguments given on the command line win over the remembered protocol and text file."""
-    given = getattr(args, "text", None)
-    return TopOfForm(getattr(args, "protocol", None) or protocol, given if given and given != "-" else text_path)
+def top_of_form(request: TuiRequest, protocol: str, text_path: str) -> TopOfForm:
+    """The command line wins over the remembered protocol and text file, and those over config.toml's protocol."""
+    given = request.texts.get("text")
+    return TopOfForm(request.choices.protocol or protocol or configured("protocol") or TopOfForm.protocol,
+                     given if given and given != "-" else text_path)
 
 
-def read_opening(args: argparse.Namespace) -> Opening:
+def read_opening(request: TuiRequest) -> Opening:
     """Raises InputError (one-line reason) when a given text file cannot be read."""
     remembered = read_remembered()
     setup = remembered.get("setup")
     setup = setup if isinstance(setup, dict) else {}
-    defaults = TopOfForm()
     notes: list[str] = []
     return Opening(
-        args=args,
+        request=request,
         remembered=remembered,
-        theme=configured_theme() or _text(remembered, "theme", DEFAULT_THEME),
-        top=top_of_form(args, _text(setup, "protocol", defaults.protocol), _text(setup, "text_path", defaults.text_path)),
-        texts=read_texts(args, notes.append),
+        theme=configured("theme") or _text(remembered, "theme", DEFAULT_THEME),
+        top=top_of_form(request, _text(setup, "protocol", ""), _text(setup, "text_path", "")),
+        texts=read_texts(request.texts, notes.append),
         notes=notes,
     )
 
 
-def configured_theme() -> str | None:
-    """The theme DEBATE_TUI_THEME or config.toml names, over the one last picked in the TUI.
+def configured(setting: str) -> str | None:
+    """A top-level setting (theme, protocol) as DEBATE_TUI_<NAME> or config.toml gives it, read plainly.
 
-    Read plainly for the first frame; the config is validated right after it, and a file that cannot
+    For the first frame only; the config is validated right after it, and a file that cannot
     be used is reported then.
     """
-    if named := os.environ.get("DEBATE_TUI_THEME"):
+    if named := os.environ.get(f"DEBATE_TUI_{setting.upper()}"):
         return named
     try:
-        named = tomllib.loads(config_path().read_text(encoding="utf-8")).get("theme")
+        named = tomllib.loads(config_path().read_text(encoding="utf-8")).get(setting)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return None
     return named if isinstance(named, str) and named else None

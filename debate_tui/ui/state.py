@@ -13,7 +13,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from debate_tui.choices import Choices
 from debate_tui.domain import Criterion
+from debate_tui.llm import DEMO_MODEL
 from debate_tui.store import write_atomic
 from debate_tui.ui.locations import ui_state_path
 from debate_tui.ui.opening import DEFAULT_THEME, read_remembered
@@ -22,11 +24,14 @@ from debate_tui.ui.opening import DEFAULT_THEME, read_remembered
 class SetupChoices(BaseModel):
     """Everything the setup screen asks for except the texts themselves."""
 
-    protocol: str = "debate"
+    protocol: str = ""
+    """Empty: `protocol` in the configuration."""
     options: dict[str, Any] = Field(default_factory=dict)
-    """Protocol options by field name, as typed (validated by the protocol's Options model)."""
-    criteria: list[str] = Field(default_factory=lambda: ["coherence"])
-    """Built-in criterion names, and names of `custom_criteria` entries that are ticked."""
+    """Protocol options by field name, as typed (validated by the session factory against the protocol's spec)."""
+    criteria: list[str] | None = None
+    """Built-in criterion names, and names of `custom_criteria` entries that are ticked; None: the protocol's."""
+    personas: str | None = None
+    """`--personas` as given: cycled over the agents that take one, under `agent_personas`."""
     custom_criteria: list[Criterion] = Field(default_factory=list)
     """Criteria loaded from a TOML file or typed in the small editor."""
     model: str = ""
@@ -44,6 +49,17 @@ class SetupChoices(BaseModel):
     """Per-agent persona name, overriding the protocol's default persona."""
     text_path: str = ""
     """The last text file loaded, offered again."""
+
+
+    def to_choices(self) -> Choices:
+        """The form's choices for the session factory, which checks them as it checks `run`'s flags."""
+        return Choices(
+            protocol=self.protocol or None, criteria=self.criteria, custom_criteria=list(self.custom_criteria),
+            personas=self.personas, options=dict(self.options), model=self.model.strip() or None,
+            api_base=self.api_base.strip() or None, demo=self.model.strip() == DEMO_MODEL,
+            agent_models=dict(self.agent_models), agent_personas=dict(self.agent_personas),
+            generation={**{key: typed for key in ("max_reply_tokens", "temperature") if (typed := getattr(self, key).strip())},
+                        **({"structured": True} if self.structured else {})})
 
 
 class UiState(BaseModel):

@@ -35,8 +35,9 @@ from debate_tui.ui.opening import INPUT_LABELS, TopOfForm
 from debate_tui.ui.screens.base import BaseScreen
 
 if TYPE_CHECKING:
+    from debate_tui.config import Config
     from debate_tui.domain import Criterion
-    from debate_tui.ui.session_builder import Catalog
+    from debate_tui.ui.session_builder import SetupCatalog
     from debate_tui.ui.state import SetupChoices
 
 EXTRA_INPUTS = ("text_b", "source", "context")
@@ -150,15 +151,19 @@ class SetupScreen(BaseScreen[None]):
     ]
 
     def __init__(self, choices: SetupChoices | TopOfForm, texts: dict[str, str],
-                 criteria_spec: str | None = None) -> None:
-        """With only the `TopOfForm` (the app's first frame), the rest waits for `fill`."""
+                 criteria_file: str | None = None, refusal: str | None = None) -> None:
+        """With only the `TopOfForm` (the app's first frame), the rest waits for `fill`.
+
+        `refusal`: why the command line's choices cannot start (the session factory's reason), shown at once.
+        """
         super().__init__()
         quick = isinstance(choices, TopOfForm)
         self.top = choices if quick else TopOfForm(choices.protocol, choices.text_path)
         self.choices: SetupChoices | None = None if quick else choices
         self.texts = texts
-        self.criteria_spec = criteria_spec
-        self.catalog: Catalog | None = None
+        self.criteria_file = criteria_file
+        self.refusal = refusal
+        self.catalog: SetupCatalog | None = None
         self._agents_timer: Timer | None = None
         self._agents_lock = asyncio.Lock()
         self._form_protocol: str | None = None
@@ -183,7 +188,7 @@ class SetupScreen(BaseScreen[None]):
             yield Label(INPUT_LABELS["text"], classes="section")
             yield TextArea(self.texts.get("text", ""), id="text-text", soft_wrap=True, show_line_numbers=False)
             yield Vertical(id="setup-rest")
-            yield Static("", id="setup-errors")
+            yield Static(literal(self.refusal or "", "bold $error"), id="setup-errors")
 
     def on_mount(self) -> None:
         """Mount the controls after the first frame is on the terminal.
@@ -194,9 +199,9 @@ class SetupScreen(BaseScreen[None]):
         if self.choices is not None:
             self.app.call_after_refresh(self._mount_details)
 
-    def fill(self, choices: SetupChoices, criteria_spec: str | None) -> None:
+    def fill(self, choices: SetupChoices, criteria_file: str | None) -> None:
         """The validated choices, after a first frame drawn from the `TopOfForm`; the controls follow."""
-        self.choices, self.criteria_spec = choices, criteria_spec
+        self.choices, self.criteria_file = choices, criteria_file
         if _shown(choices.protocol) != _shown(self.top.protocol):
             self.query_one("#protocol-desc", Static).update(literal(PROTOCOLS[_shown(choices.protocol)], "italic"))
         self.call_later(self._mount_details)
@@ -220,7 +225,7 @@ class SetupScreen(BaseScreen[None]):
             await each
         if not self.query("#model"):
             return  # the app closed while the controls were mounting: nothing left to fill
-        self._show_inputs(choices.protocol)
+        self._show_inputs(_shown(choices.protocol))
         self._update_demo_notice()
         self.refresh_bindings()
         self.load()
@@ -233,45 +238,52 @@ class SetupScreen(BaseScreen[None]):
 
     # ----- catalog and prefill ---------------------------------------------------------
 
+    @property
+    def config(self) -> Config:
+        """The configuration the app read at start-up (the form shows its defaults)."""
+        return self.app.launch.config
+
     @work(group="setup-catalog", exclusive=True, exit_on_error=False, description="load protocols and catalog")
     async def load(self) -> None:
         from debate_tui.catalog import CatalogError, load_criteria_file
         from debate_tui.ui.session_builder import load_catalog
 
-        catalog = getattr(self.app, "catalog", None) or await asyncio.to_thread(load_catalog)
+        catalog = getattr(self.app, "catalog", None) or await asyncio.to_thread(load_catalog, self.config)
         self.app.catalog = catalog
         extra: list[Criterion] = []
-        if self.criteria_spec and self.criteria_spec.strip().endswith(".toml"):
+        if self.criteria_file:
             try:
-                extra = await asyncio.to_thread(load_criteria_file, Path(self.criteria_spec).expanduser())
+                extra = await asyncio.to_thread(load_criteria_file, Path(self.criteria_file).expanduser())
             except CatalogError as exc:
                 self.complain(str(exc))
-        elif self.criteria_spec:
-            names = [n for n in self.criteria_spec.split(",") if n.strip()]
-            unknown = [n for n in names if catalog.qualify(n) is None]
+        elif self.choices.criteria:
+            unknown = [n for n in self.choices.criteria if catalog.qualify(n) is None
+                       and n not in {c.name for c in self.choices.custom_criteria}]
             if unknown:
                 self.complain(f"unknown criterion {unknown[0]!r}")
-            self.choices.criteria = [q for n in names if (q := catalog.qualify(n))]
+            self.choices.criteria = [catalog.qualify(n) or n for n in self.choices.criteria if n not in unknown]
         for criterion in extra:
             self._remember_custom(criterion)
         self.catalog = catalog
         for problem in catalog.problems:
             self.notify(problem, severity="warning", markup=False)
-        self._show_inputs(self.choices.protocol)
+        self._show_inputs(self._protocol())
         await self._fill_criteria()
-        await self._build_options(self.choices.protocol)
+        await self._build_options(self._protocol())
 
     def _remember_custom(self, criterion: Criterion) -> None:
         self.choices.custom_criteria = [c for c in self.choices.custom_criteria if c.name != criterion.name]
         self.choices.custom_criteria.append(criterion)
-        if criterion.name not in self.choices.criteria:
-            self.choices.criteria.append(criterion.name)
+        ticked = self.choices.criteria if self.choices.criteria is not None else []
+        self.choices.criteria = ticked if criterion.name in ticked else [*ticked, criterion.name]
 
     async def _fill_criteria(self) -> None:
         assert self.catalog is not None
         picker = self.query_one("#criteria", SelectionList)
         picker.clear_options()
-        wanted = {self.catalog.qualify(n) or n for n in self.choices.criteria}
+        ticked = self.choices.criteria
+        wanted = set(self.catalog.default_criteria(self._protocol()) if ticked is None else
+                     (self.catalog.qualify(n) or n for n in ticked))
         for criterion in self.choices.custom_criteria:
             picker.add_option(Selection(literal(f"{criterion.name} ({criterion.scale}, yours): "
                                                 f"{one_line(criterion.description, 60)}"),
@@ -289,8 +301,9 @@ class SetupScreen(BaseScreen[None]):
         self._form_protocol = protocol
         holder = self.query_one("#options", Vertical)
         await holder.remove_children()
-        values = self.choices.options if protocol == self.choices.protocol else {}
-        form = OptionForm(self.catalog.protocols[protocol].Options, values, sorted(self.catalog.personas),
+        chosen = self.choices.options if protocol == _shown(self.choices.protocol) else {}
+        values = {**self.config.protocols.get(protocol, {}), **chosen}  # config.toml's defaults, as `run` reads them
+        form = OptionForm(self.catalog.protocols[protocol].options, values, sorted(self.catalog.personas),
                           id="option-form")
         await holder.mount(form)
         await self._rebuild_agents()
@@ -299,9 +312,9 @@ class SetupScreen(BaseScreen[None]):
         if not self.query("#setup-details"):
             return  # not mounted yet: `_mount_details` calls this again
         wanted = self.catalog.inputs(protocol) if self.catalog else ()
-        for key in EXTRA_INPUTS:
-            self.query_one(f"#input-{key}").display = key in wanted or (
-                self.catalog is None and bool(self.texts.get(key)))
+        for key in EXTRA_INPUTS:  # a box with text stays: the factory says if the protocol cannot use it
+            box = self.query_one(f"#text-{key}", TextArea)
+            self.query_one(f"#input-{key}").display = key in wanted or bool(box.text.strip())
 
     # ----- agents -------------------------------------------------------------------
 
@@ -319,13 +332,13 @@ class SetupScreen(BaseScreen[None]):
         async with self._agents_lock:
             choices = self.read_choices()
             try:
-                agents = build_agents(self.catalog, choices.model_copy(update={"agent_personas": {}}))
+                agents = build_agents(self.catalog, choices.model_copy(update={"agent_personas": {}}), self.config)
             except InputError as exc:
                 self.query_one("#agents-note", Static).update(literal(f"Agents not updated: {exc}", "$warning"))
                 return
             self.query_one("#agents-note", Static).update("")
             personas = sorted(self.catalog.personas)
-            placeholder = default_model(choices)
+            placeholder = default_model(choices, self.config)
             rows = [AgentRow(a.name, a.role, a.persona.name if a.persona else None,
                              choices.agent_personas.get(a.name), personas, choices.agent_models.get(a.name, ""),
                              placeholder) for a in agents]
@@ -348,10 +361,16 @@ class SetupScreen(BaseScreen[None]):
         from debate_tui.ui.widgets.option_form import OptionForm
 
         choices = self.choices.model_copy(deep=True)
-        choices.protocol = str(self.query_one("#protocol", Select).value)
+        choices.protocol = self._protocol()
         forms = self.query("#option-form")
+        if choices.protocol != _shown(self.choices.protocol):
+            choices.options = {}
         if forms and forms.first(OptionForm).is_mounted:  # a form still mounting has no fields to read yet
-            choices.options = forms.first(OptionForm).read()
+            form = forms.first(OptionForm)
+            # options the form has no field for came from the command line: kept, so the factory refuses them as
+            # `run` does (they are dropped when another protocol is picked)
+            foreign = {k: v for k, v in choices.options.items() if k not in form.model.model_fields}
+            choices.options = {**foreign, **form.read()}
         choices.model = self.query_one("#model", Input).value.strip()
         choices.api_base = self.query_one("#api-base", Input).value.strip()
         choices.max_reply_tokens = self.query_one("#max-reply-tokens", Input).value.strip()
@@ -360,15 +379,21 @@ class SetupScreen(BaseScreen[None]):
         choices.text_path = self.query_one("#text-path", Input).value.strip()
         if self.catalog is not None:
             choices.criteria = list(self.query_one("#criteria", SelectionList).selected)
-        for row in self.query(AgentRow):
+        rows = list(self.query(AgentRow))
+        if rows:  # the agents shown are the agents there are: a choice for one gone with an option is dropped
+            choices.agent_personas, choices.agent_models = {}, {}
+        for row in rows:
             persona, model = row.read()
-            choices.agent_personas.pop(row.agent_name, None)
-            choices.agent_models.pop(row.agent_name, None)
             if persona and persona != row.default:
                 choices.agent_personas[row.agent_name] = persona
             if model:
                 choices.agent_models[row.agent_name] = model
         return choices
+
+    def _protocol(self) -> str:
+        """The protocol picked in the form, or the one it was filled with while its controls mount."""
+        selects = self.query("#protocol")
+        return str(selects.first(Select).value) if selects else _shown(self.choices.protocol)
 
     def read_texts(self) -> dict[str, str]:
         return {key: self.query_one(f"#text-{key}", TextArea).text for key in ("text", *EXTRA_INPUTS)}
@@ -380,6 +405,14 @@ class SetupScreen(BaseScreen[None]):
         protocol = str(event.value)
         self.query_one("#protocol-desc", Static).update(literal(PROTOCOLS.get(protocol, ""), "italic"))
         self._show_inputs(protocol)
+        if self.catalog is not None and protocol != _shown(self.choices.protocol):
+            fields = self.catalog.protocols[_shown(self.choices.protocol)].options.model_fields
+            self.choices.options = {k: v for k, v in self.choices.options.items() if k in fields}
+        if self.catalog is not None and self._form_protocol not in (None, protocol):
+            picker = self.query_one("#criteria", SelectionList)
+            if set(picker.selected) <= set(self.catalog.default_criteria(self._form_protocol)):
+                self.choices.criteria = None  # untouched defaults follow the protocol: MATEval's error types, ...
+                await self._fill_criteria()
         await self._build_options(protocol)
 
     @on(Select.Changed, "#option-form Select")
@@ -393,10 +426,8 @@ class SetupScreen(BaseScreen[None]):
         self._schedule_agents()
 
     def _update_demo_notice(self) -> None:
-        from debate_tui.ui.session_builder import configured_model
-
         notice = self.query_one("#demo-notice", Static)
-        model = self.query_one("#model", Input).value.strip() or configured_model()
+        model = self.query_one("#model", Input).value.strip() or self.config.default_model or ""
         demo = model in ("", DEMO_MODEL)
         notice.update(literal(DEMO_NOTICE if demo else f"Model: {model} (all agents unless set below)",
                               "bold $warning" if demo else "dim"))
@@ -485,11 +516,11 @@ class SetupScreen(BaseScreen[None]):
         if self.catalog is None:
             self.complain("Still loading the protocols; try again in a moment.")
             return
-        from debate_tui.ui.session_builder import build_session
+        from debate_tui.ui.session_builder import build
 
         choices = self.read_choices()
         try:
-            session, demo = build_session(self.catalog, choices, self.read_texts())
+            built = build(self.catalog, choices, self.read_texts(), self.config)
         except InputError as exc:
             self.complain(str(exc))
             self.notify(str(exc), title="Cannot start", severity="error", markup=False)
@@ -497,7 +528,7 @@ class SetupScreen(BaseScreen[None]):
         self.complain("")
         self.choices = choices
         self.app.remember(choices)
-        self.app.start_run(session, demo=demo)
+        self.app.start_run(built.session, demo=built.demo)
 
 
 def _shown(protocol: str) -> str:

@@ -1,0 +1,216 @@
+"""The one way to build a session: (task, choices, configuration) -> a validated session, or one reason why not.
+
+`run`, `batch`, `resume` and the TUI (its setup form and `--autostart`) all come
+here, so the same choices and the same config.toml give the same protocol,
+options, criteria and agents everywhere, and what one front end refuses every
+front end refuses with the same one-line reason (an `InputError`). Free of
+argparse and Textual: the front ends turn their flags or form into `Choices`
+and read the configuration; this module only reads what it is handed (and a
+criteria or personas TOML file a choice names).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from debate_tui.catalog import Catalog, CatalogError, load_catalog, load_criteria_file
+from debate_tui.choices import Choices
+from debate_tui.config import Config
+from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task
+from debate_tui.generation import Generation
+from debate_tui.inputs import InputError
+from debate_tui.llm import DEMO_MODEL
+from debate_tui.locations import config_path
+from debate_tui.protocols import get_protocol
+from debate_tui.protocols.common import ModelChoice, name_key
+from debate_tui.protocols.spec import ProtocolSpec
+
+DEMO_HINT = (
+    "no model configured: using the offline demo model (its judgments are not real). To use a provider, "
+    "add these two lines (or pass --model; `debate-tui config init` writes a starter file):\n"
+    '    default_model = "gpt-4o-mini"    # in {config_path}\n'
+    "    export OPENAI_API_KEY=...         # in your shell"
+)
+UNIVERSAL_OPTIONS = frozenset({"seed"})
+"""Options any front end may give whatever the protocol: a protocol that draws nothing ignores a seed."""
+
+
+class OptionError(InputError):
+    """A protocol option that is not the protocol's, or whose value its spec refuses."""
+
+    def __init__(self, protocol: str, key: str, reason: str, *, unknown: bool = False) -> None:
+        super().__init__(f"{_flag(key)}: {reason}")
+        self.protocol, self.key, self.reason, self.unknown = protocol, key, reason, unknown
+
+
+@dataclass
+class Built:
+    """A session ready to run, and what the person should be told about it."""
+
+    session: Session
+    demo: bool
+    """Whether any agent answers with the offline demo model."""
+    warnings: list[str] = field(default_factory=list)
+
+
+def demo_hint() -> str:
+    return DEMO_HINT.format(config_path=config_path())
+
+
+def build_session(task: Task, choices: Choices, config: Config, catalog: Catalog | None = None) -> Built:
+    """Validate every choice against the protocol's spec and the configuration; InputError says what is wrong."""
+    spec = protocol_spec(choices.protocol or config.protocol)
+    try:
+        catalog = catalog or load_catalog(config.criteria_dir, config.personas_dir)
+        criteria = chosen_criteria(spec, choices, catalog)
+        options = validate_options(spec, config, choices.options)
+        agents = _agents(spec, options, choices, config, catalog)
+    except CatalogError as exc:
+        raise InputError(str(exc)) from None
+    spec.check_task(task, criteria, options)
+    demo_default = not (choices.demo or choices.model or config.default_model or config.role_models())
+    session = Session(protocol=spec.name, options=options.model_dump(), criteria=criteria, agents=agents, task=task)
+    generation_of(choices, config).record(session.options)
+    return Built(session, any(a.model == DEMO_MODEL for a in agents), [demo_hint()] if demo_default else [])
+
+
+def agents_for(choices: Choices, config: Config, catalog: Catalog) -> list[AgentSpec]:
+    """The agents `build_session` would give these choices (a form shows them as it is filled in)."""
+    spec = protocol_spec(choices.protocol or config.protocol)
+    try:
+        return _agents(spec, validate_options(spec, config, choices.options), choices, config, catalog)
+    except CatalogError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _agents(spec: ProtocolSpec, options: Any, choices: Choices, config: Config, catalog: Catalog) -> list[AgentSpec]:
+    """The protocol's agents with the models and personas chosen, and each model's settings from the config."""
+    demo = choices.demo or choices.model == DEMO_MODEL
+    model = DEMO_MODEL if demo else (choices.model or config.default_model or DEMO_MODEL)
+    params = {"api_base": choices.api_base} if choices.api_base and model != DEMO_MODEL else {}
+    models = ModelChoice(default=model, per_agent=dict(choices.agent_models),
+                         per_role={} if demo else config.role_models(), params=params)
+    agents = spec.build_agents(options, models, chosen_personas(spec, choices, catalog))
+    check_agent_names(choices.agent_models, agents)
+    with_personas(agents, choices.agent_personas, catalog)
+    with_model_params(agents, config, generation_of(choices, config))
+    return agents
+
+
+def generation_of(choices: Choices, config: Config) -> Generation:
+    """`[generation]` in the configuration (with its flags and variables), the choices given over it."""
+    generation = config.generation_for_run()
+    if not choices.generation:
+        return generation
+    try:
+        return Generation.model_validate({**generation.model_dump(), **choices.generation})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise InputError(f"{_flag(str(error['loc'][0]))}: {error['msg']}") from None
+
+
+def protocol_spec(name: str) -> ProtocolSpec:
+    try:
+        return get_protocol(name)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def chosen_criteria(spec: ProtocolSpec, choices: Choices, catalog: Catalog) -> list[Criterion]:
+    """A criteria file, else the names chosen, else the protocol's defaults."""
+    if choices.criteria_file:
+        return load_criteria_file(Path(choices.criteria_file).expanduser())
+    if choices.criteria is not None and not any(name.strip() for name in choices.criteria):
+        raise InputError("pick at least one criterion")
+    names = spec.criteria.default if choices.criteria is None else choices.criteria
+    return catalog.resolve_criteria(names, choices.custom_criteria)
+
+
+def chosen_personas(spec: ProtocolSpec, choices: Choices, catalog: Catalog) -> list[Persona] | None:
+    if not choices.personas:
+        return None
+    if not spec.personas:
+        raise InputError(f"--personas: {spec.title} gives its agents no persona")
+    return catalog.resolve_personas(choices.personas)
+
+
+def validate_options(spec: ProtocolSpec, config: Config, given: dict[str, Any]) -> Any:
+    """The protocol's options: its spec's defaults, under `[protocols.<name>]`, under the choices given."""
+    fields = spec.options.model_fields
+    chosen = {key: value for key, value in given.items() if value is not None and value != ""}
+    foreign = sorted(key for key in chosen if key not in fields and key not in UNIVERSAL_OPTIONS)
+    if foreign:
+        readers = [name for name, other in _specs().items() if foreign[0] in other.options.model_fields]
+        read_by = f" (it is read by {', '.join(readers)})" if readers else ""
+        raise OptionError(spec.name, foreign[0], f"{spec.name} has no such option{read_by}", unknown=True)
+    values = {**config.protocol_defaults(spec.name, spec.options),
+              **{key: value for key, value in chosen.items() if key in fields}}
+    if "seed" in fields and values.get("seed") is None:
+        values["seed"] = random.SystemRandom().randrange(2**31)  # stored, so a replay draws the same
+    return options_of(spec, values)
+
+
+def options_of(spec: ProtocolSpec, values: dict[str, Any]) -> Any:
+    """The spec's options model for these values; OptionError names the first one refused."""
+    try:
+        return spec.options.model_validate(values)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = str(error["loc"][0]) if error["loc"] else "options"
+        raise OptionError(spec.name, where, error["msg"].removeprefix("Value error, ")) from None
+
+
+def check_task(session: Session, task: Task) -> None:
+    """Whether the session's protocol, options and criteria can judge `task` (a batch item); InputError if not."""
+    spec = protocol_spec(session.protocol)
+    spec.check_task(task, session.criteria, options_of(spec, session.options))
+
+
+def check_session(session: Session) -> None:
+    """A saved session still fits its protocol's spec (before a resume); InputError says what does not."""
+    check_task(session, session.task)
+
+
+def _specs() -> dict[str, ProtocolSpec]:
+    from debate_tui.protocols import all_protocols
+
+    return all_protocols()
+
+
+def _flag(key: str) -> str:
+    return f"--{key.replace('_', '-')}"
+
+
+def check_agent_names(per_agent: dict[str, str], agents: list[AgentSpec]) -> None:
+    """A model given for an agent the protocol does not have is a typo, not something to ignore."""
+    known = {name_key(a.name) for a in agents}
+    unknown = [name for name in per_agent if name_key(name) not in known]
+    if unknown:
+        raise InputError(f"--agent-model: no agent named {', '.join(map(repr, unknown))}; "
+                         f"agents: {', '.join(a.name for a in agents)}")
+
+
+def with_personas(agents: list[AgentSpec], chosen: dict[str, str], catalog: Catalog) -> None:
+    """Personas picked per agent (in the TUI) over the protocol's defaults."""
+    by_name = {agent.name: agent for agent in agents}
+    for name, persona in chosen.items():
+        if name not in by_name:
+            raise InputError(f"no agent named {name!r} to give the persona {persona!r}")
+        if persona not in catalog.personas:
+            raise InputError(f"agent {name}: unknown persona {persona!r}")
+        by_name[name].persona = catalog.personas[persona]
+
+
+def with_model_params(agents: list[AgentSpec], config: Config, generation: Generation) -> None:
+    """Each agent gets its model's api_base, api_key_env and window from the config, under what the choices set;
+    then its reply cap and temperature (`Generation.apply`)."""
+    for agent in agents:
+        agent.params = {} if agent.model == DEMO_MODEL else {**config.model_params(agent.model), **agent.params}
+        agent.context_window = config.context_window(agent.model)
+    generation.apply(agents)
+
