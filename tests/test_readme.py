@@ -6,7 +6,7 @@ import argparse
 import re
 
 from debate_tui.cli import build_parser
-from debate_tui.cli.reference import README, readme_block, render
+from debate_tui.cli.reference import PROTOCOLS_END, PROTOCOLS_START, README, protocol_table, readme_block, render
 from tests.conftest import REPO
 
 TEST_COMMAND = "python3 dev.py test"
@@ -16,6 +16,11 @@ def test_cli_reference_block_is_the_generated_one():
     block = readme_block(README.read_text(encoding="utf-8"))
     assert block is not None, "README has no CLI reference markers"
     assert block == render(), "run: python -m debate_tui.cli.reference --write"
+
+
+def test_protocol_table_is_the_one_the_specs_give():
+    block = readme_block(README.read_text(encoding="utf-8"), PROTOCOLS_START, PROTOCOLS_END)
+    assert block == protocol_table(), "run: python -m debate_tui.cli.reference --write"
 
 
 def test_every_command_and_option_appears_in_the_readme():
