@@ -17,7 +17,6 @@ a setting that looks like a key is refused before anything else is read.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import json
 import os
@@ -26,7 +25,7 @@ import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import platformdirs
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
@@ -36,6 +35,9 @@ from debate_tui.inputs import ConfigError
 from debate_tui.locations import APP_NAME, config_path
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.redact import redact
+
+if TYPE_CHECKING:
+    import argparse
 
 ROLES = ("scorer", "critic", "referee", "summarizer", "feedback", "evaluator", "speaker", "judge", "tie_breaker")
 """The agent roles a `[roles]` table may give a model of their own."""

@@ -99,6 +99,16 @@ class Task(BaseModel):
         return self.text_b is not None
 
 
+ERROR_TYPES: dict[str, str] = {
+    "REP": "Repetition",
+    "LINC": "Logical Inconsistency",
+    "DCONT": "Discontinuity",
+    "ILC": "Inappropriate Lexical Choice",
+    "FER": "Factual Error",
+}
+"""MATEval's error types: abbreviation -> name (the paper's Table 1)."""
+
+
 class ErrorSpan(BaseModel):
     """One located error, MATEval style. `start`/`end` are None when the quote is not in the text."""
 
@@ -251,3 +261,18 @@ class Session(BaseModel):
     @property
     def models(self) -> list[str]:
         return sorted({spec.model for spec in self.agents})
+
+
+def task_block(task: Task) -> str:
+    """The material to judge, clearly delimited so the judge cannot mistake one part for another."""
+    parts = []
+    if task.source:
+        parts.append(f"[Source]\n{task.source}\n[End of source]")
+    if task.context:
+        parts.append(f"[Context]\n{task.context}\n[End of context]")
+    if task.pairwise:
+        parts.append(f"[Text 1]\n{task.text}\n[End of text 1]")
+        parts.append(f"[Text 2]\n{task.text_b}\n[End of text 2]")
+    else:
+        parts.append(f"[Text to evaluate]\n{task.text}\n[End of text]")
+    return "\n\n".join(parts)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import accumulate
 
-from debate_tui.domain import ErrorSpan, Verdict
+from debate_tui.domain import ERROR_TYPES, ErrorSpan, Verdict
 from debate_tui.llm.base import TokenLogprobs
 
 _N = r"-?\d+(?:\.\d+)?"
@@ -557,13 +557,6 @@ def locate(quote: str, text: str, start: int = 0) -> tuple[int, int] | None:
     return None
 
 
-ERROR_TYPES: dict[str, str] = {
-    "REP": "Repetition",
-    "LINC": "Logical Inconsistency",
-    "DCONT": "Discontinuity",
-    "ILC": "Inappropriate Lexical Choice",
-    "FER": "Factual Error",
-}
 _TYPE_CLUES: tuple[dict[str, re.Pattern[str]], ...] = (
     {abbr: re.compile(rf"\b{abbr}s?\b", re.I) for abbr in ERROR_TYPES},
     {

@@ -152,7 +152,7 @@ async def summarize(ctx: Context, agent: str, messages: list[Message], *, round:
 
 def preflight(session: Session) -> None:
     """Refuse, before any call, a text that cannot fit some agent's window even with no debate history."""
-    from debate_tui.protocols.common import task_block
+    from debate_tui.domain import task_block
 
     brief = [{"role": "user", "content": task_block(session.task)}]
     for model in session.models:

@@ -9,9 +9,9 @@ types the round discusses, and `hint["step"]`.
 
 from __future__ import annotations
 
+from debate_tui.domain import ERROR_TYPES
 from debate_tui.llm.base import ChatRequest
 from debate_tui.llm.demo import TextFacts, register_behaviour
-from debate_tui.parsing import ERROR_TYPES
 
 
 def _types(request: ChatRequest) -> list[str]:

@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from debate_tui.domain import Criterion, Task
+from debate_tui.domain import Criterion
 
 
 @dataclass
@@ -55,21 +55,6 @@ def criterion_block(criterion: Criterion) -> str:
         lines.append("Evaluation steps:")
         lines.extend(f"{number}. {step}" for number, step in enumerate(criterion.steps, start=1))
     return "\n".join(lines)
-
-
-def task_block(task: Task) -> str:
-    """The material to judge, clearly delimited so the judge cannot mistake one part for another."""
-    parts = []
-    if task.source:
-        parts.append(f"[Source]\n{task.source}\n[End of source]")
-    if task.context:
-        parts.append(f"[Context]\n{task.context}\n[End of context]")
-    if task.pairwise:
-        parts.append(f"[Text 1]\n{task.text}\n[End of text 1]")
-        parts.append(f"[Text 2]\n{task.text_b}\n[End of text 2]")
-    else:
-        parts.append(f"[Text to evaluate]\n{task.text}\n[End of text]")
-    return "\n\n".join(parts)
 
 
 def score_form(criterion: Criterion) -> str:

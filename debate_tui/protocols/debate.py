@@ -23,10 +23,10 @@ from typing import Literal
 from pydantic import Field
 
 from debate_tui.catalog import find_persona
-from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Turn
+from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Turn, task_block
 from debate_tui.engine.condense import condense, condense_log
 from debate_tui.engine.runner import Context
-from debate_tui.protocols.common import ModelChoice, counted, criterion_block, excerpt, score_form, task_block
+from debate_tui.protocols.common import ModelChoice, counted, criterion_block, excerpt, score_form
 from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
 
 SCORER_SYSTEM = "You are the Scorer. Think logically, step by step, to score the text you are given."

@@ -58,10 +58,10 @@ from typing import Literal
 from pydantic import Field, ValidationInfo, field_validator
 
 from debate_tui import parsing
-from debate_tui.domain import AgentSpec, Criterion, ErrorSpan, Outcome, Persona, Task, Turn
+from debate_tui.domain import AgentSpec, Criterion, ErrorSpan, Outcome, Persona, Task, Turn, task_block
 from debate_tui.engine.runner import Context
 from debate_tui.inputs import InputError
-from debate_tui.protocols.common import ModelChoice, counted, task_block
+from debate_tui.protocols.common import ModelChoice, counted
 from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
 
 Strategy = Literal["SA", "O_b_O", "SR", "CoT", "SR+CoT"]

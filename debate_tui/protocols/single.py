@@ -30,10 +30,10 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn
+from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn, task_block
 from debate_tui.engine.runner import Context
 from debate_tui.llm.base import Message
-from debate_tui.protocols.common import ModelChoice, concurrently, criterion_block, task_block
+from debate_tui.protocols.common import ModelChoice, concurrently, criterion_block
 from debate_tui.protocols.pairs import answer_form, in_both_orders, mean, pair_keys, tally, unscored_note
 from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
 

@@ -11,11 +11,20 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from debate_tui.domain import ErrorSpan, Session
-from debate_tui.parsing import ERROR_TYPES
-from debate_tui.report.markdown import counts_unlocated, line_col
+from debate_tui.domain import ERROR_TYPES, ErrorSpan, Session
 
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)]*\s+")
+
+
+def counts_unlocated(session: Session) -> bool:
+    """Whether an error not located in the text costs its point in this run (MATEval's --count-unlocated)."""
+    return bool(session.options.get("count_unlocated"))
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a character offset."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 def _type_name(kind: str) -> str:

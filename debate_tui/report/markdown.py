@@ -13,6 +13,7 @@ from debate_tui.domain import ErrorSpan, Session, Turn
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.protocols.common import counted
 from debate_tui.protocols.pairs import FLIP, pair_keys
+from debate_tui.report.errors_text import counts_unlocated, line_col, section
 from debate_tui.textsafe import inert_markdown
 
 UNSCORED = "unscored"
@@ -28,12 +29,6 @@ def cell(text: object) -> str:
 
 def fmt_score(value: float | None) -> str:
     return UNSCORED if value is None else f"{value:g}"
-
-
-def line_col(text: str, offset: int) -> tuple[int, int]:
-    """1-based line and column of a character offset."""
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 def digest(text: str) -> str:
@@ -129,11 +124,6 @@ def _scores(session: Session) -> list[str]:
     return lines
 
 
-def counts_unlocated(session: Session) -> bool:
-    """Whether an error not located in the text costs its point in this run (MATEval's --count-unlocated)."""
-    return bool(session.options.get("count_unlocated"))
-
-
 def _errors(session: Session, errors: list[ErrorSpan]) -> list[str]:
     lines = ["## Errors", "", "| # | Type | Location | Quote | Explanation | Deduction |", "|---|---|---|---|---|---|"]
     charged = counts_unlocated(session)
@@ -214,8 +204,6 @@ def render(session: Session) -> str:
     lines = _header(session) + [""] + _scores(session)
     errors = session.outcome.errors if session.outcome else []
     if errors:
-        from debate_tui.report.errors_text import section  # imported here: it uses this module's helpers
-
         lines += _errors(session, errors) + section(session)
     lines += _how(session) + _actions(session) + _usage(session)
     lines += ["## Transcript", ""]

@@ -13,7 +13,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 
 from debate_tui.domain import Session
-from debate_tui.report.markdown import line_col, render
+from debate_tui.report.errors_text import line_col
+from debate_tui.report.markdown import render
 from debate_tui.ui.clipboard import copy_text, describe
 from debate_tui.ui.export import start_export
 from debate_tui.ui.literal import cell, literal, one_line
