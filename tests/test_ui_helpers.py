@@ -87,9 +87,14 @@ class ScriptedClient:
 
 
 def screen_text(app) -> str:
-    """The screen as a person reads it: the screenshot's text, row by row (whatever widget drew it)."""
-    rows: dict[int, list[tuple[float, str]]] = {}
+    """The screen as a person reads it: the screenshot's text placed by column, row by row (whatever widget
+    drew it; runs of blank cells are drawn as backgrounds only, so they are put back as spaces)."""
+    rows: dict[int, list[str]] = {}
+    cell = 12.2  # the width of one cell in Textual's SVG
     for x, line, text in re.findall(r'<text[^>]*x="([\d.]+)"[^>]*clip-path="url\(#[\w-]+-line-(\d+)\)">(.*?)</text>',
                                     app.export_screenshot()):
-        rows.setdefault(int(line), []).append((float(x), html.unescape(text).replace("\xa0", " ")))
-    return "\n".join("".join(text for _, text in sorted(rows[line])) for line in sorted(rows))
+        row = rows.setdefault(int(line), [])
+        column = round(float(x) / cell)
+        row.extend(" " * (column - len(row)))
+        row[column:column + len(text)] = html.unescape(text).replace("\xa0", " ")
+    return "\n".join("".join(rows.get(line, [])) for line in range(max(rows, default=-1) + 1))

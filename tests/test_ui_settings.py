@@ -91,7 +91,7 @@ async def test_every_debate_binding_is_in_the_command_palette():
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen))
         titles = {command.title for command in app.get_system_commands(app.screen)}
-        assert {"Step", "Auto", "Pause", "Inject", "Override", "Report", "Export", "Stop/back", "Sessions"} <= titles
+        assert {"Step", "Auto", "Pause", "Inject", "Override", "Report", "Export", "Stop", "Sessions"} <= titles
         step = next(c for c in app.get_system_commands(app.screen) if c.title == "Step")
         await step.callback()
         await wait_until(pilot, lambda: len(app.screen.session.turns) == 1, what="a step from the palette")

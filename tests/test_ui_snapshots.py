@@ -188,3 +188,14 @@ def test_sessions(snap_compare, size, monkeypatch):
                             run_before=run_before)
     finally:
         shutil.rmtree(SNAPSHOT_SESSIONS, ignore_errors=True)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_help_over_setup(snap_compare, size):
+    async def run_before(pilot) -> None:
+        setup = await open_setup(pilot)
+        setup.set_focus(None)
+        await pilot.press("f1")
+        await settle(pilot)
+
+    assert snap_compare(DebateTUI(Launch(texts={"text": STORY})), terminal_size=size, run_before=run_before)

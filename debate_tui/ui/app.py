@@ -48,6 +48,7 @@ from debate_tui.ui.themes import load_themes
 
 LATER = (
     "debate_tui.ui.screens.debate", "debate_tui.ui.screens.report", "debate_tui.ui.screens.sessions",
+    "debate_tui.ui.screens.help",
     "debate_tui.ui.replay", "debate_tui.ui.saving", "debate_tui.engine.runner", "debate_tui.llm.router",
     "debate_tui.llm.threaded",
 )
@@ -337,9 +338,19 @@ class DebateTUI(App[int]):
             await asyncio.wait([asyncio.ensure_future(w.wait()) for w in workers], timeout=3)
         self.exit(0)
 
+    def action_help(self) -> None:
+        from debate_tui.ui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        yield from binding_commands(self, screen)
+        """Ours first (the keys of this screen, then the app's), then the few of Textual's that apply here."""
+        ours = list(binding_commands(self, screen))
+        yield from ours
+        yield SystemCommand("Switch theme", "Pick a colour theme (remembered)", self.action_change_theme)
+        titles = {command.title.lower() for command in ours} | {"theme"}
+        yield from (c for c in super().get_system_commands(screen) if c.title.lower() not in titles)
 
 
 def _autostart_launch(request: TuiRequest) -> Launch:

@@ -1,4 +1,8 @@
-"""Every key binding of the current screen is also a command in the palette (ctrl+p)."""
+"""Every key binding of ours on the current screen is also a command in the palette (ctrl+p).
+
+Ours are the bindings with an id (the ones `[keymap]` remaps): a focused text box's
+own bindings (cursor, select, delete: about 35 of them) are keys, not commands.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +14,10 @@ from textual.screen import Screen
 
 
 def binding_commands(app: App, screen: Screen) -> Iterable[SystemCommand]:
-    """One command per described binding active on `screen`, named as in the footer."""
+    """One command per binding of ours active on `screen`, named as in the footer, the screen's before the app's."""
     seen: set[str] = set()
-    for key, active in screen.active_bindings.items():
+    found = [active for active in screen.active_bindings.values() if active.binding.id]
+    for active in sorted(found, key=lambda active: str(active.binding.id).startswith("app.")):
         binding = active.binding
         if not binding.description or binding.system or binding.action in seen:
             continue

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Generic, TypeVar
 
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
@@ -16,6 +17,12 @@ ResultType = TypeVar("ResultType")
 
 
 class BaseScreen(Screen[ResultType], Generic[ResultType]):
+    BINDINGS = [
+        Binding("f1,question_mark", "app.help", "Help", id="app.help",
+                tooltip="Every key of this screen with its id (for [keymap]), and the protocols"),
+    ]
+    """Help first: it comes before each screen's own keys in the footer, so a narrow terminal keeps it."""
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:
             worker = event.worker

@@ -17,7 +17,7 @@ from typing import Protocol
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from debate_tui.domain import HumanAction, Session
@@ -33,6 +33,7 @@ from debate_tui.ui.literal import literal
 from debate_tui.ui.messages import RunEvent
 from debate_tui.ui.replay import describe_action
 from debate_tui.ui.screens.base import BaseScreen
+from debate_tui.ui.widgets.footer import AppFooter
 from debate_tui.ui.screens.dialogs import DecisionDialog, OverrideAnswer, OverrideDialog, TextPrompt
 from debate_tui.ui.screens.report import ReportScreen
 from debate_tui.ui.widgets.agent_pane import AgentPane
@@ -81,7 +82,7 @@ class DebateScreen(BaseScreen[None]):
                 tooltip="Replace a criterion's score (recorded with your name, the time and your reason)"),
         Binding("r", "report", "Report", id="debate.report", tooltip="Open the review report"),
         Binding("e", "export", "Export", id="debate.export", tooltip="Write the report to a Markdown or JSON file"),
-        Binding("escape", "back", "Stop/back", id="debate.back",
+        Binding("escape", "back", "Stop", id="debate.back",
                 tooltip="Stop the run at once (it can be resumed); when it is over, go back"),
     ]
 
@@ -115,7 +116,7 @@ class DebateScreen(BaseScreen[None]):
             yield from self.panes.values()
         yield Static("", id="verdict")
         yield self.status
-        yield Footer()
+        yield AppFooter()
 
     def _title(self):
         session = self.session

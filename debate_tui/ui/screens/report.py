@@ -10,7 +10,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from debate_tui.domain import Session
 from debate_tui.report.errors_text import line_col
@@ -19,6 +19,7 @@ from debate_tui.ui.clipboard import copy_text, describe
 from debate_tui.ui.export import start_export
 from debate_tui.ui.literal import cell, literal, one_line
 from debate_tui.ui.screens.base import BaseScreen
+from debate_tui.ui.widgets.footer import AppFooter
 from debate_tui.ui.widgets.highlighted_text import HighlightedText, legend, type_colours
 from debate_tui.ui.widgets.safe_markdown import SafeMarkdown
 
@@ -56,7 +57,7 @@ class ReportScreen(BaseScreen[None]):
                     yield Static(literal("Text 2", "bold"), classes="text-title")
                     yield HighlightedText(task.text_b, [(i, e) for i, e in numbered if e.which == "b"],
                                           self.colours, id="text-b", classes="highlighted")
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#error-table", DataTable)

@@ -17,12 +17,13 @@ from pathlib import Path
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from debate_tui.domain import Session
 from debate_tui.store import SessionFileError, SessionStore, SessionSummary, read_session
 from debate_tui.ui.literal import cell, literal, one_line
 from debate_tui.ui.screens.base import BaseScreen
+from debate_tui.ui.widgets.footer import AppFooter
 from debate_tui.ui.screens.dialogs import ConfirmDialog
 
 RESUMABLE = {"running", "needs_human", "failed", "cancelled", "pending"}
@@ -104,7 +105,7 @@ class SessionsScreen(BaseScreen[None]):
         yield Static(literal(f"Sessions in {self.store.root}", "bold"), id="sessions-title")
         yield SessionTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield Static("Loading…", id="sessions-empty")
-        yield Footer()
+        yield AppFooter()
 
     def on_mount(self) -> None:
         self.query_one(DataTable).add_columns("Date", "Protocol", "Status", "Result", "Criteria", "Text")

@@ -23,7 +23,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import (
-    Button, Checkbox, Collapsible, Footer, Input, Label, Select, SelectionList, Static, TextArea,
+    Button, Checkbox, Collapsible, Input, Label, Select, SelectionList, Static, TextArea,
 )
 from textual.widgets.selection_list import Selection
 
@@ -33,6 +33,7 @@ from debate_tui.protocols import PROTOCOLS
 from debate_tui.ui.literal import literal, one_line
 from debate_tui.ui.opening import INPUT_LABELS, TopOfForm
 from debate_tui.ui.screens.base import BaseScreen
+from debate_tui.ui.widgets.footer import AppFooter
 
 if TYPE_CHECKING:
     from debate_tui.config import Config
@@ -219,7 +220,7 @@ class SetupScreen(BaseScreen[None]):
                     Button("Load", id="load-text", compact=True), classes="form-row"), after="#text-text"),
                 self.query_one("#setup-rest").mount(SetupDetails(choices, self.texts)),
                 form.mount(Button("Start the debate (ctrl+r)", variant="primary", id="start")),
-                self.mount(Footer()),
+                self.mount(AppFooter()),
             ]
         for each in mounted:
             await each

@@ -1,0 +1,63 @@
+"""The help screen (F1 or ?): every key of the screen below it with its binding id, and the protocols.
+
+The ids are what the `[keymap]` table of config.toml remaps, so the list doubles as
+the reference for it. Nothing here is written by hand: the bindings are read from
+the screen the person was on, the protocols from the registry.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Label, Static
+
+from debate_tui.protocols import PROTOCOLS
+from debate_tui.ui.literal import literal
+
+KEYMAP_EXAMPLE = '[keymap]\n"debate.pause" = "ctrl+space"'
+
+
+def screen_keys(screen: Screen) -> list[tuple[str, str, str, str]]:
+    """(keys, what, id, tooltip) for every binding with an id active on `screen`, the screen's own first."""
+    app = screen.app
+    found: dict[str, tuple[list[str], Binding]] = {}
+    for key, active in screen.active_bindings.items():
+        binding = active.binding
+        if binding.id:
+            found.setdefault(binding.id, ([], binding))[0].append(app.get_key_display(binding))
+    rows = [(" ".join(dict.fromkeys(keys)), binding.description or binding.action, binding_id, binding.tooltip)
+            for binding_id, (keys, binding) in found.items()]
+    return sorted(rows, key=lambda row: row[2].startswith("app."))
+
+
+def screen_name(screen: Screen) -> str:
+    return getattr(screen, "help_name", "") or type(screen).__name__.removesuffix("Screen").lower()
+
+
+class HelpScreen(ModalScreen[None]):
+    """Escape, F1 or ? closes it."""
+
+    DEFAULT_CLASSES = "dialog"
+    BINDINGS = [Binding("escape,f1,question_mark,q", "dismiss", "Close", id="help.close", tooltip="Close the help")]
+
+    def __init__(self, below: Screen) -> None:
+        super().__init__()
+        self.keys = screen_keys(below)
+        self.name_below = screen_name(below)
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog-box help-box"):
+            yield Label(literal(f"Keys on the {self.name_below} screen", "bold"), classes="dialog-title")
+            for keys, what, binding_id, tooltip in self.keys:
+                yield Static(Content.assemble((f"{keys:>10} ", "bold $accent"), literal(what, "bold"),
+                                              (f"  {binding_id}", "dim"), "\n", literal(f"{'':>11}{tooltip}")),
+                             classes="help-key")
+            yield Static(literal("Remap any key by its id in config.toml:\n" + KEYMAP_EXAMPLE, "italic"),
+                         classes="help-note")
+            yield Label(literal("Protocols", "bold"), classes="dialog-title")
+            for name, line in PROTOCOLS.items():
+                yield Static(Content.assemble((f"{name:>10} ", "bold $accent"), literal(line)), classes="help-key")
+            yield Label("Escape, F1 or ? closes this; ctrl+p lists every command", classes="dialog-help")

@@ -1,0 +1,87 @@
+"""Help and commands as a first-time user looks for them (issue 18): F1 and ?, the palette, the footer at 80 columns."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import TextArea
+
+from debate_tui.protocols import PROTOCOLS
+from debate_tui.ui.app import DebateTUI
+from debate_tui.ui.launch import Launch
+from debate_tui.ui.screens.debate import DebateScreen
+from debate_tui.ui.screens.help import HelpScreen
+from debate_tui.ui.screens.setup import SetupScreen
+from tests.conftest import STORY
+from tests.test_ui_flows import make_session
+from tests.test_ui_helpers import RecordingDemo, screen_text, wait_until
+
+DEBATE_IDS = ["debate.next", "debate.auto", "debate.pause", "debate.inject", "debate.override", "debate.report",
+              "debate.export", "debate.back", "app.help", "app.quit", "app.sessions", "app.setup"]
+
+
+def debate_app() -> DebateTUI:
+    return DebateTUI(Launch(session=make_session({"rounds": 1}), demo=True, step=True), client=RecordingDemo())
+
+
+async def on_debate(pilot) -> DebateScreen:
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, DebateScreen), what="the debate screen")
+    await pilot.pause(0.2)
+    return pilot.app.screen
+
+
+@pytest.mark.parametrize("key", ["f1", "question_mark"])
+async def test_f1_and_question_mark_list_every_key_of_the_screen_with_its_id_and_the_protocols(key):
+    app = debate_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await on_debate(pilot)
+        await pilot.press(key)
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help screen")
+        listed = [binding_id for _, _, binding_id, _ in app.screen.keys]
+        assert listed == DEBATE_IDS
+        shown = "\n".join(str(s.render()) for s in app.screen.query(".help-key"))
+        for name, line in PROTOCOLS.items():
+            assert line in shown
+        assert "space" in shown and "Step" in shown and "debate.pause" in shown
+        await pilot.press(key)
+        await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen), what="the help closed")
+
+
+async def test_question_mark_in_a_text_box_types_a_question_mark():
+    app = DebateTUI(Launch(texts={"text": ""}))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen) and app.screen.query(TextArea),
+                         what="the setup form")
+        area = app.screen.query_one("#text-text", TextArea)
+        area.focus()
+        await pilot.press("question_mark")
+        assert area.text == "?" and not isinstance(app.screen, HelpScreen)
+
+
+async def test_the_palette_offers_the_screens_commands_first_and_no_text_editor_commands():
+    app = DebateTUI(Launch(texts={"text": STORY}))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen) and app.screen.query(TextArea),
+                         what="the setup form")
+        app.screen.query_one("#text-text", TextArea).focus()
+        await pilot.pause()
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert titles[:6] == ["Start", "Load text", "Help", "Quit", "Sessions", "New"]
+        assert "Switch theme" in titles
+        for editing in ("Cursor left", "Select all", "Delete line", "Undo", "Focus Next"):
+            assert editing not in titles
+        assert len(titles) == len(set(titles)) <= 10
+    app = debate_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await on_debate(pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert titles[:9] == ["Step", "Auto", "Pause", "Inject", "Override", "Report", "Export", "Stop", "Help"]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=["80x24", "120x36"])
+async def test_the_footer_keeps_the_debate_keys_that_matter_at_80_columns(size):
+    app = debate_app()
+    async with app.run_test(size=size) as pilot:
+        await on_debate(pilot)
+        footer = screen_text(app).splitlines()[-1]
+        for key in ("f1 Help", "space Step", "a Auto", "p Pause", "i Inject", "o Override", "e Export", "esc Stop"):
+            assert key in footer, footer
