@@ -162,8 +162,8 @@ async def test_the_status_line_says_round_k_of_r_and_the_calls_and_cost_so_far()
         debate = await start(pilot)
         await wait_until(pilot, client.held.is_set, what="the Scorer's second turn")
         await pilot.pause(0.1)
-        status = screen_text(app).splitlines()[-2]
+        status = screen_text(app).splitlines()[-2].strip()
         assert status.startswith("round 1 of 3 │ auto │ 2 calls │") and "$0.0000" in status, status
         client.release.set()
         await wait_until(pilot, lambda: debate.finished, what="the end")
-        assert screen_text(app).splitlines()[-2].startswith("round 2 of 3 │ finished: completed │ 4 calls")
+        assert screen_text(app).splitlines()[-2].strip().startswith("round 2 of 3 │ finished: completed │ 4 calls")
