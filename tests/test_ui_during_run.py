@@ -26,7 +26,7 @@ def scaleeval_session(seed: int = 1) -> Session:
     from debate_tui.protocols.common import ModelChoice
 
     module = get_protocol("scaleeval")
-    options = module.Options.model_validate({"rounds": 0, "on_no_consensus": "human", "seed": seed})
+    options = module.options.model_validate({"rounds": 0, "on_no_consensus": "human", "seed": seed})
     return Session(protocol="scaleeval", options=options.model_dump(), criteria=[find_criterion("helpfulness")],
                    agents=module.build_agents(options, ModelChoice(default="demo/offline")),
                    task=Task(text=STORY, text_b="Tom swam.", source="Tell a story about learning to swim."))
