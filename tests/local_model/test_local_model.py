@@ -1,0 +1,142 @@
+"""Every protocol through the real CLI against a real small model (SmolLM2-135M-Instruct on llama.cpp).
+
+Opt-in: `python3 dev.py test-local-model` builds the server into the user's cache, starts it on a
+free 127.0.0.1 port and sets DEBATE_TUI_LOCAL_MODEL_API_BASE for this module. The assertions are
+about behaviour, never the small model's opinions: each run ends within the bound its caps set,
+every turn says how it ended, no reply passes the token cap, no score is read from a reply that
+gives none (checked against the hand labels of tests/fixtures/real_replies_smollm2.jsonl for
+the replies seen before, and against the reply's own text for any other), the report renders,
+and the exit code matches the status.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+API_BASE = os.environ.get("DEBATE_TUI_LOCAL_MODEL_API_BASE")
+if not API_BASE:
+    pytest.skip("the real local model suite runs with `python3 dev.py test-local-model` "
+                "(it starts the llama.cpp server this needs)", allow_module_level=True)
+
+MODEL = os.environ.get("DEBATE_TUI_LOCAL_MODEL", "openai/smollm2-135m")
+REPO = Path(__file__).resolve().parents[2]
+LABELS = REPO / "tests" / "fixtures" / "real_replies_smollm2.jsonl"
+INPUTS = Path(__file__).resolve().parent / "inputs"
+CLI = str(Path(sys.executable).parent / "debate-tui")
+
+CAP = 200
+"""--max-reply-tokens: every reply of every run here."""
+TIMEOUT = 60
+"""--timeout: the wall-clock deadline of one call, streaming included."""
+SLACK_S = 30
+"""Start-up (litellm's import), saving and rendering, on top of the calls' own bound."""
+FINISH_REASONS = {"stop", "length", "deadline", "cut", "error"}
+EXIT = {"completed": 0, "failed": 3, "cancelled": 4, "needs_human": 5}
+
+# One small configuration per protocol; the most calls it can make bounds its wall time.
+PROTOCOLS: dict[str, tuple[list[str], int]] = {
+    "single": (["--protocol", "single", "--text", "summary.txt", "--source", "article.txt",
+                "--criteria", "coherence,fluency"], 2 * 2),
+    "debate": (["--protocol", "debate", "--text", "summary.txt", "--source", "article.txt",
+                "--criteria", "consistency", "--rounds", "1"], 2 * 3),
+    "chateval": (["--protocol", "chateval", "--text", "reply.txt", "--source", "dialogue.txt",
+                  "--context", "fact.txt", "--criteria", "naturalness", "--agents", "2", "--turns", "1"], 2 * 2),
+    "scaleeval": (["--protocol", "scaleeval", "--text", "answer_a.txt", "--text-b", "answer_b.txt",
+                   "--source", "question.txt", "--agents", "2", "--rounds", "1", "--seed", "7"], 2 * 4),
+    "mateval": (["--protocol", "mateval", "--text", "story.txt", "--strategy", "SA", "--no-feedback"], 2 * 6),
+}
+"""protocol -> (its options, the most calls it can make: every asked turn re-asked once)."""
+
+
+def _run(protocol: str, tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], float, dict[str, Any]]:
+    options, _ = PROTOCOLS[protocol]
+    command = [
+        CLI, "run", *options,
+        "--model", MODEL, "--api-base", API_BASE,
+        "--max-reply-tokens", str(CAP), "--timeout", str(TIMEOUT), "--temperature", "0", "--retries", "1",
+        "--sessions-dir", str(tmp_path / "sessions"),
+    ]  # fmt: skip
+    env = {**os.environ, "OPENAI_API_KEY": "sk-local-server-needs-none", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    started = time.monotonic()
+    done = subprocess.run(command, cwd=INPUTS, env=env, capture_output=True, text=True,
+                          timeout=_bound(protocol) + 60)
+    elapsed = time.monotonic() - started
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    assert len(lines) == 1, f"stdout must be exactly one JSON line:\n{done.stdout}\nstderr:\n{done.stderr[-2000:]}"
+    return done, elapsed, json.loads(lines[0])
+
+
+def _bound(protocol: str) -> float:
+    return PROTOCOLS[protocol][1] * TIMEOUT + SLACK_S
+
+
+def _labels() -> dict[str, Any]:
+    """Reply text -> its hand label (None: the reply gives no answer)."""
+    rows = [json.loads(line) for line in LABELS.read_text().splitlines() if line.strip()]
+    return {row["text"]: row["label"] for row in rows}
+
+
+_NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def _mentions(text: str, value: float) -> bool:
+    """Whether a reply states `value` at all, as digits, a number word or stars."""
+    digits = f"{value:g}"
+    if re.search(rf"(?<![\d.]){re.escape(digits)}(?![\d])", text):
+        return True
+    whole = int(value) if float(value).is_integer() else None
+    return whole is not None and (
+        (0 <= whole < len(_NUMBER_WORDS) and re.search(rf"\b{_NUMBER_WORDS[whole]}\b", text, re.I) is not None)
+        or (whole > 0 and "★" * whole in text))
+
+
+@pytest.mark.parametrize("protocol", list(PROTOCOLS))
+def test_protocol_runs_bounded_and_honest(protocol: str, tmp_path: Path) -> None:
+    done, elapsed, summary = _run(protocol, tmp_path)
+    session = json.loads(Path(summary["session_path"]).read_text())
+    turns = session["turns"]
+    labels = _labels()
+
+    # The run ends, within the bound its caps set, with the exit code its status calls for.
+    assert elapsed <= _bound(protocol), f"{protocol} took {elapsed:.0f} s, over {_bound(protocol)} s"
+    assert session["status"] in {"completed", "needs_human"}, (session["status"], session["error"])
+    assert done.returncode == EXIT[session["status"]], done.stderr[-2000:]
+    assert summary["status"] == session["status"]
+    assert 0 < summary["calls"] <= PROTOCOLS[protocol][1]
+
+    # Every turn says how it ended; none passes the cap or the deadline.
+    for turn in turns:
+        assert turn.get("finish_reason") in FINISH_REASONS, turn
+        assert turn["usage"]["completion_tokens"] <= CAP, (turn["agent"], turn["usage"])
+        assert turn["duration_s"] <= TIMEOUT + 5, (turn["agent"], turn["duration_s"])
+    truncated = sum(turn["finish_reason"] in {"length", "deadline", "cut"} for turn in turns)
+    assert summary["truncated"] == truncated
+    assert summary["unscored"] == sum(bool(turn["unscored"]) for turn in turns)
+
+    # No score is read from a reply that gives none.
+    for turn in turns:
+        given = [v for v in (turn.get("score"), turn.get("score_b")) if v is not None]
+        if turn["content"] in labels and labels[turn["content"]] is None:
+            assert not given and turn.get("verdict") is None, (turn["agent"], turn["content"][:300])
+        for value in given:
+            assert _mentions(turn["content"], value), (value, turn["content"][:300])
+        if turn["unscored"]:
+            assert not given and turn.get("verdict") is None
+
+    # The report renders, beside the session and again through `export`.
+    report = Path(summary["report"]).read_text()
+    assert report.startswith("#") and session["id"] in report or protocol in report.lower()
+    exported = subprocess.run(
+        [CLI, "export", summary["session_path"], "--format", "md",
+         "--out", str(tmp_path / "export.md")], capture_output=True, text=True, timeout=120)
+    assert exported.returncode == 0, exported.stderr
+    assert (tmp_path / "export.md").read_text().strip()
