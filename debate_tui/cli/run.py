@@ -182,16 +182,15 @@ def _fail(message: str) -> int:
 
 
 def _run_on_new_loop(runner: Runner, control: RunControl) -> None:
-    loop = asyncio.new_event_loop()
-    try:
-        loop.add_signal_handler(signal.SIGINT, control.stop, "interrupted (Ctrl+C)")
-        loop.add_signal_handler(signal.SIGTERM, control.stop, "terminated")
-    except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
-        pass
-    try:
-        loop.run_until_complete(runner.run())
-    finally:
-        loop.close()
+    """`asyncio.Runner` also cancels what litellm leaves running (its logging worker) before the loop closes."""
+    with asyncio.Runner() as loop_runner:
+        loop = loop_runner.get_loop()
+        try:
+            loop.add_signal_handler(signal.SIGINT, control.stop, "interrupted (Ctrl+C)")
+            loop.add_signal_handler(signal.SIGTERM, control.stop, "terminated")
+        except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
+            pass
+        loop_runner.run(runner.run())
 
 
 def apply_history_options(args: argparse.Namespace, session: Session) -> None:
