@@ -76,6 +76,7 @@ _PAREN_AT_LINE_END = re.compile(r"^\s*\)[ \t]*[.!]?[ \t]*(?:\n|$)")
 _LINE_START = re.compile(r"^[ \t>•-]*\(?$")
 _ALONE_PRE = re.compile(r"^[ \t>•-]*(?:\(?\d{1,2}[.)][ \t]+)?[\[(]*$")  # a line's first word, after a bullet
 _ALONE_POST = re.compile(r"^[\])]*[ \t]*(?:[.!]?[ \t]*(?:\n|$)|\([^)\n]{1,40}\)|[.:)–—-][ \t]+\S)")
+_ITEM_START = re.compile(r"^[ \t>•-]*\(?\d+[.)][ \t]")  # the line is an item of a numbered list
 _ENUMERATOR_POST = re.compile(r"^[.)][ \t]+\S")
 _ENUMERATED_LINE = re.compile(r"(?m)^[ \t>•-]*\(?\d+[.)][ \t]+\S")
 _ENUMERATOR = re.compile(r"(?<![\w.])\(?(\d{1,2})([.)])(?=[ \t]+\S)")
@@ -113,7 +114,11 @@ class _Reading:
 
     def __init__(self, text: str):
         self.text = text
-        self.numbered_list = len(_ENUMERATED_LINE.findall(text)) >= 2
+        items = [m.start() for m in _ENUMERATED_LINE.finditer(text)]
+        self.numbered_list = len(items) >= 2
+        last_item_end = text.find("\n", items[-1]) if items else -1
+        self.list_span = (items[0], len(text) if last_item_end < 0 else last_item_end) if self.numbered_list else (0, 0)
+        """From the first numbered line to the end of the last: a number alone in there is the list's, not a score."""
         found = [(m.start(1), int(m.group(1)), m.group(2)) for m in _ENUMERATOR.finditer(text)]
         # n is an item of a list when n-1 came before it or n+1 comes after it, closed alike ("1." or "1)")
         self.list_numbers = {at for at, n, closer in found if any(
@@ -149,7 +154,7 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
         return 0  # an echoed rubric: "1 - Poor", "5 (excellent)"; a series "(1), (3) and (5)"
     if _NOT_A_SCORE_PRE.search(pre) or _NOT_A_SCORE_POST.match(post):
         return 0
-    line_before = pre.rsplit("\n", 1)[-1]
+    line_before = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
     if _LINE_START.match(line_before) and _ENUMERATOR_POST.match(post) and (value == 1 or reading.numbered_list):
         return 0  # "1. Groundedness: 0": a list number, not the score
     score_label = _SCORE_LABEL_PRE.search(pre) or (criterion and re.search(
@@ -171,10 +176,12 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
         return 4
     if labelled:
         return 3
-    if phrased or fraction or _STARS_POST.match(post) or (pre.endswith("(") and _PAREN_AT_LINE_END.match(post)):
-        return 2
-    if word or not (_ALONE_PRE.match(line_before) and _ALONE_POST.match(post)):
-        return 0  # a number inside a sentence is not a score unless something says so
+    in_list = reading.list_span[0] <= m.start() < reading.list_span[1]
+    bracketed = pre.endswith("(") and _PAREN_AT_LINE_END.match(post) and not (word or _ITEM_START.match(line_before))
+    if phrased or fraction or _STARS_POST.match(post) or bracketed:
+        return 2  # "(3)" ends a line of prose: G-Eval's "The response ignores the fact (1)"
+    if word or in_list or not (_ALONE_PRE.match(line_before) and _ALONE_POST.match(post)):
+        return 0  # a number inside a sentence or a numbered list is not a score unless something says so
     if counted and counted.group(1).lower() not in _CONNECTORS:
         return 0  # "3 pop albums"
     return 1

@@ -415,6 +415,11 @@ def test_is_not_refusal(text: str) -> None:
         ("[Text to evaluate]\nHe scored 3 goals in 2 games.\n3\n[End of text]", 1, 5),  # the prompt echoed back
         ("including coherence (1), coherence score (3) and the ability to present points (5).", 1, 5),
         ("The criterion coherence (1-5) translates to 3 out of 8 possible outcomes.", 1, 5),
+        ("2. 1\n3. 0", 1, 5),  # a numbered list of numbers
+        ("1. Read the article.\n2. Check the facts (4)\n* 5\n3. Compare.", 1, 5),  # inside a numbered list
+        ("The criteria are: 1. It needs a summary; 2. It needs steps.\n\n3. It needs several steps (three).", 1, 5),
+        ("Steps:\n1. Read it.\n2. Assign a score from 1-5, 5 being highest, per the criterion of relevance (1).\n"
+         "3. Compare.", 1, 5),
     ],
 )
 def test_numbers_that_are_not_scores(text: str, low: float, high: float) -> None:
