@@ -67,7 +67,10 @@ _PHRASE_PRE = re.compile(
     r"(?:\b(?:scor(?:e|es|ed|ing)|rat(?:e|es|ed|ing)|grade[sd]?|give[sn]?|gave|giving|assign(?:s|ed)?"
     r"|award(?:s|ed)?|deserves?|merits?)\b[^\d\n.:;]{0,50}"
     r"|\b(?:it|this|that|text|summary|response|reply|answer|story|translation)\s+(?:is|was|gets|earns|receives)"
-    r"\s+(?:an?\s+)?(?:solid\s+|clear\s+|strong\s+|weak\s+|low\s+|high\s+)?)$",
+    r"\s+(?:an?\s+)?(?:solid\s+|clear\s+|strong\s+|weak\s+|low\s+|high\s+)?"
+    r"|\b(?:answer|grade|mark|verdict)\s+(?:is|would\s+be|remains|stays)\s+(?:an?\s+)?"  # "my answer is 4"
+    r"|\b(?:I'd|I\s+would|I)\s+(?:say|go\s+with|settle\s+on|stick\s+with|maintain|keep\s+it\s+at|put\s+it\s+at)"
+    r"\s+(?:an?\s+)?)$",
     re.I,
 )
 _PHRASE_POST = re.compile(
@@ -87,6 +90,7 @@ _RUBRIC_ENTRY = re.compile(  # a scale level at a line's start or after a comma,
     r"(?:^|\n|[,;]|\bto\b)[ \t>•-]*\(?(\d+(?:\.\d+)?)\)?[ \t]*(?:[-–—:=]|\(|means\b)[ \t]*[A-Za-z\"']")
 _QUOTED = re.compile(r"\"[^\"\n]{0,400}\"|“[^”\n]{0,400}”")
 _STARS = re.compile(r"[★⭐]+(?:[ \t]*[☆✩]+)?")
+_SCORE_NOUNS = frozenset("out stars star points point rating score grade mark".split())
 _CONNECTORS = frozenset(
     "is as because since for out on and but so given overall here with which that would"
     " somewhat very quite fairly rather moderately".split()
@@ -170,8 +174,11 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
     if _POINTS_POST.match(post) and not (labelled or phrased):
         return 0  # "has 3 points" counts; "Score: 3 points" scores
     counted = _COUNTED_WORD.match(post)
-    if word and counted and counted.group(1).lower() not in ("out", "stars", "points"):
+    noun = counted.group(1).lower() if counted else ""
+    if word and counted and noun not in _SCORE_NOUNS:
         return 0  # "one more read", "two of them"
+    if phrased and not labelled and counted and noun not in _SCORE_NOUNS | _CONNECTORS:
+        return 0  # "I would say 2 things"
     if score_label:
         return 4
     if labelled:

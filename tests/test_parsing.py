@@ -445,6 +445,10 @@ def test_numbers_that_are_not_scores(text: str, low: float, high: float) -> None
         ("Score (1-5): 4", 4),
         ("Score: 4\nExplanation: It has 1 minor error on line 3.", 4),
         ("2\nRationale: the reply shifts the topic.", 2),
+        ("Overall I would say 4.", 4),
+        ("My answer is 4.", 4),
+        ("It deserves a 3 rating.", 3),
+        ("I would say 2 things: it is short and clear.", None),
         ("Coherence: 3\nFluency: 4", None),  # which one? unless the criterion is named
     ],
 )
