@@ -16,6 +16,7 @@ import pytest
 
 from debate_tui.engine.runner import Runner
 from debate_tui.llm.litellm_client import load_litellm
+from debate_tui.llm.tokens import reply_tokens
 from debate_tui.llm.router import ModelRouter
 from debate_tui.store import read_session, write_session
 
@@ -56,7 +57,8 @@ def test_an_endless_stream_stops_at_the_reply_cap_and_is_re_asked_briefly(capsys
     assert code == 0 and summary["status"] == "completed" and elapsed < 5
     assert [t["finish_reason"] for t in turns] == ["length", "length"]
     assert summary["truncated"] == 2 and summary["unscored"] == 1 and summary["scores"] == {"coherence": None}
-    assert all(60 <= t["usage"]["completion_tokens"] <= 70 for t in turns)  # counted although no usage came
+    assert all(t["usage"]["completion_tokens"] == 60 for t in turns)  # counted although no usage came
+    assert all(60 <= reply_tokens("openai/fake-model", t["content"]) <= 72 for t in turns)  # cut at the cap
     assert [r.body["max_tokens"] for r in llm_server.requests] == [60, 60]
     reminder = llm_server.requests[1].messages[-1]["content"]
     assert reminder.startswith("Your reply was truncated at") and "Answer briefly" in reminder

@@ -283,6 +283,8 @@ class LiteLLMClient:
         text = "".join(parts)
         if not usage.completion_tokens and text:  # closed early: no usage chunk came
             usage.completion_tokens = reply_tokens(request.model, text)
+            if ended == "length":  # cut at the cap: the last delta may have carried the count a token or two past it
+                usage.completion_tokens = min(usage.completion_tokens, meter.cap or usage.completion_tokens)
             usage.prompt_tokens = usage.prompt_tokens or prompt_tokens(request.model, request.messages)
         return text, usage, tokens, ended or finish_reason(provider_finish)
 
