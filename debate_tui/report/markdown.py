@@ -14,6 +14,7 @@ from debate_tui.protocols import PROTOCOLS
 from debate_tui.protocols.common import counted
 from debate_tui.protocols.pairs import FLIP, pair_keys
 from debate_tui.report.errors_text import counts_unlocated, line_col, section
+from debate_tui.report.quotes import numbered, quoted_passages
 from debate_tui.textsafe import inert_markdown
 
 UNSCORED = "unscored"
@@ -146,6 +147,33 @@ def _errors(session: Session, errors: list[ErrorSpan]) -> list[str]:
     return lines
 
 
+def _judged(session: Session) -> list[str]:
+    """The text (and text 2) that was judged, lines numbered as the locations count them."""
+    task = session.task
+    lines = ["## The text judged", ""]
+    for title, text in [("Text", task.text)] + ([("Text 2", task.text_b)] if task.text_b is not None else []):
+        shown, left_out = numbered(text)
+        if task.text_b is not None:
+            lines += [f"**{title}**", ""]
+        lines += [f"> {line}".rstrip() for line in shown] + [""]
+        if left_out:
+            lines += [f"({counted(left_out, 'more line')} not shown; the whole text has sha256 `{digest(text)}`.)", ""]
+    return lines
+
+
+def _quotes(session: Session, quotes: list[ErrorSpan]) -> list[str]:
+    if not quotes:
+        return []
+    lines = ["## Quoted passages", "", "Sentences the agents quoted from the text, located.", "",
+             "| # | Quoted by | Location | Quote |", "|---|---|---|---|"]
+    for number, quote in enumerate(quotes, start=1):
+        text = session.task.text_b if quote.which == "b" and session.task.text_b else session.task.text
+        line, col = line_col(text, quote.start or 0)
+        where = f"{line}:{col}" + (" (text 2)" if quote.which == "b" else "")
+        lines.append(f"| {number} | {cell(quote.explanation)} | {where} | \"{cell(quote.quote)}\" |")
+    return [*lines, ""]
+
+
 def _how(session: Session) -> list[str]:
     outcome = session.outcome
     if outcome is None or not outcome.notes:
@@ -205,6 +233,7 @@ def render(session: Session) -> str:
     errors = session.outcome.errors if session.outcome else []
     if errors:
         lines += _errors(session, errors) + section(session)
+    lines += _quotes(session, quoted_passages(session)) + _judged(session)
     lines += _how(session) + _actions(session) + _usage(session)
     lines += ["## Transcript", ""]
     swapped = session.swapped

@@ -11,7 +11,7 @@ from debate_tui.domain import Session
 from debate_tui.report.exports import export_text
 from debate_tui.safefile import TargetError, check_target
 from debate_tui.store import write_atomic
-from debate_tui.ui.screens.dialogs import ExportAnswer, ExportDialog, ExportFormat
+from debate_tui.ui.screens.dialogs import ConfirmDialog, ExportAnswer, ExportDialog, ExportFormat
 
 
 async def export_session(session: Session, path: Path, fmt: ExportFormat) -> Path:
@@ -22,8 +22,14 @@ async def export_session(session: Session, path: Path, fmt: ExportFormat) -> Pat
     return path
 
 
+def export_stem(session: Session) -> str:
+    """The file name says the protocol, e.g. chateval-20260102-030405-ab12."""
+    return f"{session.protocol}-{session.id}"
+
+
 def start_export(screen: Screen, session: Session) -> None:
-    """Ask where, then write; the notification says where it went or why it did not."""
+    """Ask where, then write (an existing file only once the person said yes); the notification says where
+    it went or why it did not."""
     async def write(answer: ExportAnswer) -> None:
         try:
             path = await export_session(session, answer.path, answer.format)
@@ -32,8 +38,19 @@ def start_export(screen: Screen, session: Session) -> None:
             return
         screen.notify(f"Exported to {path}", markup=False)
 
-    def done(answer: ExportAnswer | None) -> None:
-        if answer is not None:
+    def confirmed(answer: ExportAnswer, yes: bool | None) -> None:
+        if yes:
             screen.run_worker(write(answer), group="export", description=f"export to {answer.path}")
+        else:
+            screen.notify(f"Not exported: {answer.path} kept as it was.", markup=False)
 
-    screen.app.push_screen(ExportDialog(Path.cwd() / f"debate-{session.id}"), done)
+    def done(answer: ExportAnswer | None) -> None:
+        if answer is None:
+            return
+        if answer.path.exists():
+            screen.app.push_screen(ConfirmDialog(f"{answer.path} exists. Replace it?"),
+                                   lambda yes: confirmed(answer, yes))
+        else:
+            confirmed(answer, True)
+
+    screen.app.push_screen(ExportDialog(Path.cwd() / export_stem(session)), done)

@@ -223,7 +223,11 @@ class ExportAnswer:
 
 
 class ExportDialog(Dialog[ExportAnswer | None]):
-    """Where to write the report and in which format; switching format switches the suffix."""
+    """Where to write the report and in which format; switching format switches the suffix.
+
+    The path has the focus, so Enter exports at once to the name offered."""
+
+    AUTO_FOCUS = "#export-path"
 
     def __init__(self, default_stem: Path) -> None:
         super().__init__("Export the report")

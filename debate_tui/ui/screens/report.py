@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from debate_tui.domain import Session
 from debate_tui.report.errors_text import line_col
 from debate_tui.report.markdown import render
+from debate_tui.report.quotes import quoted_passages
 from debate_tui.ui.clipboard import copy_text, describe
 from debate_tui.ui.export import start_export
 from debate_tui.ui.literal import cell, literal, one_line
@@ -29,7 +30,7 @@ class ReportScreen(BaseScreen[None]):
         Binding("1", "tab('report')", "Report", id="report.tab_report", tooltip="Show the Markdown report"),
         Binding("2", "tab('errors')", "Errors", id="report.tab_errors",
                 tooltip="Show the text with its located errors highlighted"),
-        Binding("e", "export", "Export", id="report.export", tooltip="Write the report to a Markdown or JSON file"),
+        Binding("e,enter", "export", "Export", id="report.export", tooltip="Write the report to a Markdown or JSON file"),
         Binding("c", "copy", "Copy", id="report.copy", tooltip="Copy the Markdown report to the clipboard"),
         Binding("escape", "back", "Back", id="report.back", tooltip="Return to the previous screen"),
     ]
@@ -38,7 +39,7 @@ class ReportScreen(BaseScreen[None]):
         super().__init__()
         self.session = session
         self.markdown = render(session)
-        self.errors = list(session.outcome.errors) if session.outcome else []
+        self.errors = (list(session.outcome.errors) if session.outcome else []) + quoted_passages(session)
         self.colours = type_colours(self.errors)
 
     def compose(self) -> ComposeResult:
@@ -60,6 +61,7 @@ class ReportScreen(BaseScreen[None]):
         yield AppFooter()
 
     def on_mount(self) -> None:
+        self.query_one("#report-scroll").focus()  # the arrows and page keys scroll the report; enter exports
         table = self.query_one("#error-table", DataTable)
         table.add_columns("#", "Type", "Where", "Deduction", "Quote", "Explanation")
         for number, error in enumerate(self.errors):
