@@ -45,9 +45,6 @@ def test_key_ignores_secrets_and_timeouts_but_not_what_shapes_the_answer():
     assert cache_key(request(temperature=0, max_tokens=50)) != base
     assert cache_key(ChatRequest("openai/other", list(MESSAGES), {"temperature": 0})) != base
     assert cache_key(ChatRequest("openai/fake-model", [{"role": "user", "content": "x"}], {"temperature": 0})) != base
-    # the hint is only read by the demo model and must not split the cache
-    hinted = ChatRequest("openai/fake-model", list(MESSAGES), {"temperature": 0}, hint={"round": 3})
-    assert cache_key(hinted) == base
 
 
 def test_default_directory_follows_the_environment(tmp_path, monkeypatch):

@@ -237,14 +237,15 @@ def test_only_error_types_can_be_judged():
         mateval.check_task(Task(text="x"), [find_criterion("coherence")])
 
 
-def test_demo_summarizer_answers_only_mateval_requests():
-    from debate_tui.llm import demo_mateval
-    from debate_tui.llm.base import ChatRequest
-
-    assert demo.BEHAVIOURS["mateval/summarizer"] is not demo.BEHAVIOURS.get("summarizer")
-    request = ChatRequest(model=DEMO_MODEL, messages=[], hint={"role": "summarizer", "protocol": "other"})
-    assert demo.BEHAVIOURS.get("summarizer", demo._judge)(request, demo.TextFacts.of(STORY)) != \
-        demo_mateval.summarizer(request, demo.TextFacts.of(STORY))
+def test_the_demo_plays_mateval_s_summarizer_only_for_mateval_s_summary_request():
+    """The demo reads its part from the messages, as a model would: another summary request is judged plainly."""
+    brief = f"[Text to evaluate]\n{STORY}\n[End of text]"
+    mateval_request = [{"role": "system", "content": mateval.SUMMARIZER_SYSTEM},
+                       {"role": "user", "content": f"{brief}\n\nWrite the final evaluation report."}]
+    condenser_request = [{"role": "user", "content": f"{brief}\n\nSummarize the older rounds of this debate."}]
+    assert demo.Reading.of(mateval_request).role == "mateval/summarizer"
+    assert demo.Reading.of(mateval_request).text == STORY
+    assert demo.Reading.of(condenser_request).role == "judge"
 
 
 def _cli(capsys, *args: str) -> tuple[int, dict]:

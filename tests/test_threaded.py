@@ -90,8 +90,7 @@ async def test_cancelling_the_caller_cancels_the_call_and_nothing_arrives_after(
 
 async def test_close_stops_the_thread_and_a_later_call_starts_a_new_one():
     client = ThreadedClient(ModelRouter(), name="calls-under-test")
-    done = await client.complete(ChatRequest(model="demo/offline", messages=REQUEST.messages,
-                                             hint={"role": "judge", "criterion": "coherence", "scale": [1, 5]}))
+    done = await client.complete(ChatRequest(model="demo/offline", messages=REQUEST.messages))
     assert done.text
     client.close()
     assert "calls-under-test" not in {thread.name for thread in threading.enumerate()}

@@ -7,6 +7,7 @@ SVGs (tests/__snapshots__/test_ui_snapshots/) before committing them.
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 from pathlib import Path
 
@@ -103,7 +104,8 @@ class PanelClient:
         self.streaming: set[str] = set()
 
     async def complete(self, request, on_delta=None):
-        persona = str(request.hint.get("persona"))
+        called = re.search(r"short and clear, (.+?)!", request.messages[-1]["content"])  # the referee's name
+        persona = called.group(1).lower() if called else "nobody"
         reply = (f"Reading as {persona.replace('-', ' ')}: the story is easy to follow, "
                  "but the second sentence is repeated word for word, which a reader notices.\n\nScore: 4")
         for number, start in enumerate(range(0, len(reply), 8)):

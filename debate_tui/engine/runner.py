@@ -139,7 +139,6 @@ class Runner:
         round: int,
         criterion: Criterion | None = None,
         expect: Expect = "text",
-        hint: dict[str, Any] | None = None,
     ) -> Turn:
         """One utterance; an empty or refused reply, or one without the asked-for score or verdict, is re-asked once.
 
@@ -147,7 +146,7 @@ class Runner:
         history condenser) speaks as given.
         """
         spec = agent if isinstance(agent, AgentSpec) else self.session.agent(agent)
-        first = await self._call(spec, messages, round, criterion, expect, hint)
+        first = await self._call(spec, messages, round, criterion, expect)
         if _has_answer(first, expect):
             return first
         low, high = (criterion.low, criterion.high) if criterion else (1, 5)
@@ -155,7 +154,7 @@ class Runner:
         if first.ending:
             reminder = BRIEFLY.format(ending=first.ending) + reminder
         again = [*messages, {"role": "assistant", "content": first.content}, {"role": "user", "content": reminder}]
-        second = await self._call(spec, again, round, criterion, expect, hint)
+        second = await self._call(spec, again, round, criterion, expect)
         if not _has_answer(second, expect):
             second.unscored = True
             what = expect if expect in REMINDERS else "answer"
@@ -251,7 +250,7 @@ class Runner:
 
     async def _call(
         self, spec: AgentSpec, messages: list[Message], round: int,
-        criterion: Criterion | None, expect: Expect, hint: dict[str, Any] | None,
+        criterion: Criterion | None, expect: Expect,
     ) -> Turn:
         name = criterion.name if criterion else None
         key = (spec.name, round, name)
@@ -269,9 +268,6 @@ class Runner:
             model=spec.model,
             messages=self._messages_with_remarks(messages),
             params=dict(spec.params),
-            hint={"role": spec.role, "criterion": name, "round": round, "text": self.session.task.text,
-                  "text_b": self.session.task.text_b, "low": criterion.low if criterion else 1,
-                  "high": criterion.high if criterion else 5, **(hint or {})},
         )
         for attempt in range(self.retry.attempts):
             self._check_open()

@@ -29,8 +29,6 @@ class ChatRequest:
     messages: list[Message]
     params: dict[str, Any] = field(default_factory=dict)
     """litellm keyword arguments such as temperature or api_base; never an API key."""
-    hint: dict[str, Any] = field(default_factory=dict)
-    """What the protocol expects (role, criterion, scale, the judged text). Only the demo model reads it."""
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,10 @@ short text, poor vocabulary) and plays each role with them: a scorer that starts
 generous and corrects itself when criticised, a critic that objects once and
 then says NO ISSUE, evaluators that locate a repeated sentence, speakers that
 disagree before converging. Replies begin with a "(demo)" label.
+
+It is only a provider: it reads what any model reads, the messages. Who it is
+asked to be, the text, the scale and the criterion come from the protocols'
+prompts as written (`Reading`), never from a side channel.
 """
 
 from __future__ import annotations
@@ -61,8 +65,55 @@ class TextFacts:
         return max(low, high - len(self.defects()))
 
 
+_BETWEEN = re.compile(r"between (-?\d+(?:\.\d+)?) and (-?\d+(?:\.\d+)?)")
+_CRITERION = re.compile(r"Evaluation criterion: (.+?) \((-?[\d.]+)(?:-|\.\.)(-?[\d.]+)\)")
+_TEXT = re.compile(r"\[Text to evaluate\]\n(.*?)\n\[End of text\]", re.S)
+_PAIR = re.compile(r"\[Text 1\]\n(.*?)\n\[End of text 1\].*?\[Text 2\]\n(.*?)\n\[End of text 2\]", re.S)
+_SUBMISSIONS = re.compile(r"\[Submission 1\]: (.*?)\n\n\[Submission 2\]: (.*?)\n\n\[Criteria\]", re.S)
+ROLE_CLUES: tuple[tuple[str, str, str], ...] = (
+    ("system", "You are the Scorer", "scorer"),
+    ("system", "You are the Tie-Breaker", "tie_breaker"),
+    ("system", "You are the Feedback agent", "feedback"),
+    ("system", "You are the Summarizer. After the evaluators' discussion", "mateval/summarizer"),
+    ("system", "evaluators who discuss the quality of a text together", "evaluator"),
+    ("system", "You are evaluating two submissions", "speaker"),
+    ("user", "Criticise the score if it is not justified", "critic"),
+    ("user", "Summarize this turn for the referees", "chateval/summarizer"),
+    ("user", "Now it's your time to talk", "referee"),
+)
+"""(message role, words of the protocol's prompt, the part the demo plays); anything else it judges plainly."""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the demo gathers from the messages, as a model would: its part, the texts, the scale."""
+
+    role: str
+    text: str
+    text_b: str | None
+    low: float
+    high: float
+    criterion: str
+
+    @classmethod
+    def of(cls, messages: list[dict[str, str]]) -> Reading:
+        said = {kind: "\n\n".join(m["content"] for m in messages if m["role"] == kind) for kind in ("system", "user")}
+        everything = "\n\n".join(m["content"] for m in messages)
+        role = next((part for kind, clue, part in ROLE_CLUES if clue in said[kind]), "judge")
+        text, text_b = "", None
+        if pair := (_SUBMISSIONS.search(everything) or _PAIR.search(everything)):
+            text, text_b = pair.group(1), pair.group(2)
+        elif single := _TEXT.search(everything):
+            text = single.group(1)
+        named = _CRITERION.search(everything)
+        scales = [(named.group(2), named.group(3))] if named else _BETWEEN.findall(said["user"])[-1:]
+        low, high = (float(scales[0][0]), float(scales[0][1])) if scales else (1.0, 5.0)
+        return cls(role, text, text_b, low, high, named.group(1) if named else "quality")
+
+
 def _scale(request: ChatRequest) -> tuple[float, float]:
-    return float(request.hint.get("low", 1)), float(request.hint.get("high", 5))
+    reading = Reading.of(request.messages)
+    return reading.low, reading.high
 
 
 def _last_score(request: ChatRequest) -> float | None:
@@ -80,7 +131,7 @@ def _fmt(value: float) -> str:
 
 def _scorer(request: ChatRequest, facts: TextFacts) -> str:
     low, high = _scale(request)
-    criterion = request.hint.get("criterion", "quality")
+    criterion = Reading.of(request.messages).criterion
     fair = facts.fair_score(low, high)
     defects = facts.defects()
     if not _was_criticised(request):
@@ -117,7 +168,7 @@ def _critic(request: ChatRequest, facts: TextFacts) -> str:
 
 def _judge(request: ChatRequest, facts: TextFacts) -> str:
     low, high = _scale(request)
-    if request.hint.get("text_b") is not None:
+    if Reading.of(request.messages).text_b is not None:
         return _pair_judge(request, facts)
     defects = facts.defects()
     why = "; ".join(defects) if defects else "no defect stands out"
@@ -128,6 +179,7 @@ _SCORES = re.compile(r"Scores:\s*(-?\d+(?:\.\d+)?)\s+(-?\d+(?:\.\d+)?)", re.IGNO
 _HEARD = re.compile(r"\[Discussion history\](.*?)\[End of discussion history\]", re.DOTALL)
 _TURN_TALK = re.compile(r"\[Discussion in turn \d+\](.*?)\[End of discussion in turn", re.DOTALL)
 _SPEAKER = re.compile(r"^\[([^\]\n]+)\]:", re.MULTILINE)
+_TALKER = re.compile(r"Now it's your time to talk, please make your talk short and clear, (.+?)!")
 _LEANINGS: dict[str, tuple[int, str]] = {
     "general-public": (1, "As an ordinary reader"),
     "critic": (-1, "Looking hard at the wording"),
@@ -150,7 +202,7 @@ def _pair_fair(facts: TextFacts, facts_b: TextFacts, low: float, high: float) ->
 
 def _pair_judge(request: ChatRequest, facts: TextFacts) -> str:
     low, high = _scale(request)
-    facts_b = TextFacts.of(request.hint["text_b"])
+    facts_b = TextFacts.of(Reading.of(request.messages).text_b or "")
     a, b = _pair_fair(facts, facts_b, low, high)
     return f"Text 1: {_defect_or_none(facts)}. Text 2: {_defect_or_none(facts_b)}.\n\nScores: {_fmt(a)} {_fmt(b)}"
 
@@ -172,11 +224,12 @@ def _toward(own: float, heard: list[float], low: float, high: float) -> float:
 def _referee(request: ChatRequest, facts: TextFacts) -> str:
     """A ChatEval referee: its persona's leaning on the fair score, drawn towards the scores it has heard."""
     low, high = _scale(request)
-    lean, opening = _LEANINGS.get(request.hint.get("persona") or "", (0, "Reading it closely"))
+    lean, opening = _LEANINGS.get(_persona(request), (0, "Reading it closely"))
     found = _HEARD.search(request.messages[-1]["content"]) if request.messages else None
     heard = found.group(1) if found else ""
-    if request.hint.get("text_b") is not None:
-        facts_b = TextFacts.of(request.hint["text_b"])
+    text_b = Reading.of(request.messages).text_b
+    if text_b is not None:
+        facts_b = TextFacts.of(text_b)
         pairs = [(float(a), float(b)) for a, b in _SCORES.findall(heard)]
         fair = _pair_fair(facts, facts_b, low, high)
         shift = min(lean, high - max(fair)) if lean > 0 else max(lean, low - min(fair))  # never flips the order
@@ -188,6 +241,13 @@ def _referee(request: ChatRequest, facts: TextFacts) -> str:
     own = _toward(facts.fair_score(low, high) + lean, scores, low, high)
     echo = " Having heard the other referees, I move towards them." if scores else ""
     return f"{opening}: {_defect_or_none(facts)}.{echo}\n\nScore: {_fmt(own)}"
+
+
+def _persona(request: ChatRequest) -> str:
+    """The referee's persona, from the name it is called by ("News Author 2" -> news-author)."""
+    called = _TALKER.search(request.messages[-1]["content"]) if request.messages else None
+    words = called.group(1).split() if called else []
+    return "-".join(w.lower() for w in words if not w.isdigit())
 
 
 def _chateval_summarizer(request: ChatRequest, facts: TextFacts) -> str:
@@ -221,10 +281,7 @@ BEHAVIOURS: dict[str, Behaviour] = {
     "referee": _referee,
     "chateval/summarizer": _chateval_summarizer,
 }
-"""Role -> reply. Protocols register the roles they add (see `register_behaviour`).
-
-A key "protocol/role" (e.g. "mateval/summarizer") answers that role only when the
-request's hint names the protocol, so two protocols can share a role name."""
+"""The part read from the messages (`ROLE_CLUES`) -> reply; the MATEval and ScaleEval parts register theirs."""
 
 
 def register_behaviour(role: str, behaviour: Behaviour) -> None:
@@ -238,10 +295,8 @@ class DemoClient:
         self.delay_s = delay_s
 
     async def complete(self, request: ChatRequest, on_delta: DeltaCallback | None = None) -> Completion:
-        facts = TextFacts.of(request.hint.get("text", ""))
-        role = request.hint.get("role", "judge")
-        behaviour = BEHAVIOURS.get(f"{request.hint.get('protocol')}/{role}") or BEHAVIOURS.get(role, _judge)
-        text = f"{LABEL} {behaviour(request, facts)}"
+        reading = Reading.of(request.messages)
+        text = f"{LABEL} {BEHAVIOURS.get(reading.role, _judge)(request, TextFacts.of(reading.text))}"
         if on_delta is not None:
             for chunk in re.findall(r"\S+\s*", text):
                 if self.delay_s:

@@ -3,19 +3,35 @@ a feedback agent that remarks on their agreement, and a summarizer that writes t
 Q&A report, so that an offline run shows located errors end to end.
 
 The demo only detects repetition (TextFacts.repeated); for every other error type
-its evaluators honestly find nothing. Requests carry `hint["types"]`, the error
-types the round discusses, and `hint["step"]`.
+its evaluators honestly find nothing. It reads the error types a round discusses
+from the round's question ("- REP: ..."), and those the report must answer from
+the summarizer's request, as a model would.
 """
 
 from __future__ import annotations
+
+import re
 
 from debate_tui.domain import ERROR_TYPES
 from debate_tui.llm.base import ChatRequest
 from debate_tui.llm.demo import TextFacts, register_behaviour
 
+_ROUND = re.compile(r"Round \d+ of \d+\. ")
+_ASKED = re.compile(r"^- ([A-Z]+): ", re.M)
+_ONLY = re.compile(r"Answer only the questions about these types: ([A-Z, ]+)\.")
+
 
 def _types(request: ChatRequest) -> list[str]:
-    return list(request.hint.get("types") or [request.hint.get("criterion") or "REP"])
+    """The error types asked: the last round question's, the summarizer's list, else all of them."""
+    asked = "\n\n".join(m["content"] for m in request.messages if m["role"] == "user")
+    if only := _ONLY.search(asked):
+        return [t.strip() for t in only.group(1).split(",") if t.strip()]
+    question = _ROUND.split(asked)[-1] if _ROUND.search(asked) else ""
+    return [t for t in _ASKED.findall(question) if t in ERROR_TYPES] or list(ERROR_TYPES)
+
+
+def _reflecting(request: ChatRequest) -> bool:
+    return bool(request.messages) and "Reflect on your statement" in request.messages[-1]["content"]
 
 
 def _findings(types: list[str], facts: TextFacts) -> list[str]:
@@ -30,7 +46,7 @@ def _findings(types: list[str], facts: TextFacts) -> list[str]:
 
 
 def evaluator(request: ChatRequest, facts: TextFacts) -> str:
-    opening = ("Having read the other evaluators, I keep my view; we agree." if request.hint.get("step") == "reflection"
+    opening = ("Having read the other evaluators, I keep my view; we agree." if _reflecting(request)
                else "My view on this round's question:")
     return "\n".join([opening, *_findings(_types(request), facts)])
 

@@ -1,16 +1,25 @@
 """The demo model's ScaleEval speakers: they prefer the submission with fewer defects
-(TextFacts), except the last speaker of the initial round, who disagrees, so that an
-offline run shows a discussion round and the panel converging.
+(TextFacts), except the second speaker asked the initial question, who disagrees, so
+that an offline run shows a discussion round and the panel converging.
 
-The protocol puts the texts in the order the speakers see them into the hint
-(`text` is Submission 1), and each speaker's place in the speaking order
-(`position`, out of `speakers`).
+Every speaker reads the same initial prompt, so the demo tells them apart the only way
+a provider can: by how often it has been asked that prompt (the second of every three
+disagrees). In a discussion round a speaker reads its name and its own initial
+evaluation, and changes its answer when that one was not the fair verdict.
 """
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 from debate_tui.llm.base import ChatRequest
-from debate_tui.llm.demo import TextFacts, register_behaviour
+from debate_tui.llm.demo import Reading, TextFacts, register_behaviour
+
+_INITIAL = "Compare the two submissions based on the criteria above"
+_NAME = re.compile(r"Always remember you are (.+?)\.")
+_ASKED: Counter[str] = Counter()
+"""How often each initial prompt was asked: which speaker this is, in the order they are asked."""
 
 
 def fair_verdict(first: TextFacts, second: TextFacts) -> str:
@@ -28,16 +37,25 @@ def _why(verdict: str, first: TextFacts, second: TextFacts) -> str:
             f"has {len(better.defects())} such defect(s).")
 
 
+def _initial_verdict(record: str, name: str) -> str | None:
+    """The last line of `name`'s initial evaluation in the discussion record."""
+    found = re.search(rf"\[{re.escape(name)}'s Initial Evaluation\]: (.*?)(?=\n\n\[|\Z)", record, re.S)
+    return found.group(1).strip().splitlines()[-1].strip() if found else None
+
+
 def speaker(request: ChatRequest, facts: TextFacts) -> str:
-    other = TextFacts.of(request.hint.get("text_b") or "")
+    other = TextFacts.of(Reading.of(request.messages).text_b or "")
     fair = fair_verdict(facts, other)
-    contrarian = request.hint.get("position") == request.hint.get("speakers", 0) - 1
-    if request.hint.get("round", 0) == 0:
-        if contrarian:
+    prompt = request.messages[-1]["content"] if request.messages else ""
+    if _INITIAL in prompt:
+        _ASKED[prompt] += 1
+        if _ASKED[prompt] % 3 == 2:
             verdict = "1" if fair != "1" else "2"
             return (f"At first sight Submission {verdict} reads better to me; its answer feels more direct.\n"
                     f"{verdict}")
         return f"{_why(fair, facts, other)}\n{fair}"
+    name = _NAME.search(prompt)
+    contrarian = name is not None and _initial_verdict(prompt, name.group(1)) not in (None, fair)
     change = "I change my original answer" if contrarian else "I keep my original answer"
     return f"Having reviewed the other speakers' evaluations, {change}. {_why(fair, facts, other)}\n{fair}"
 

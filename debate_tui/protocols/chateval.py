@@ -99,7 +99,6 @@ class Panel:
         self.criterion = criterion
         self.pairwise = task.pairwise
         self.brief = f"{task_block(task)}\n\n[System]\n{_request(task, criterion)}"
-        self.hint = {"protocol": "chateval", "text": task.text, "text_b": task.text_b}
         self.history: list[str] = []
 
     def prompt(self, referee: AgentSpec, history: list[str] | None = None) -> list[Message]:
@@ -126,9 +125,8 @@ class Panel:
                                               around=self.prompt(referee, history=[]))
 
     async def speak(self, referee: AgentSpec, turn_number: int) -> Turn:
-        persona = referee.persona.name if referee.persona else None
         return await self.ctx.turn(referee.name, self.prompt(referee), round=turn_number, criterion=self.criterion,
-                                   expect="pair" if self.pairwise else "score", hint={**self.hint, "persona": persona})
+                                   expect="pair" if self.pairwise else "score")
 
     def hear(self, referee: AgentSpec, turn: Turn) -> None:
         self.history.append(f"[{referee.name}]: {turn.content.strip()}")
@@ -142,7 +140,7 @@ class Panel:
             f"[Discussion in turn {turn_number}]\n{said}\n[End of discussion in turn {turn_number}]\n\n"
             f"Summarize this turn for the referees in at most {summary_words(len(turns))} words: each referee's "
             "position with the score they gave, and where they agree or disagree. Do not add a judgment of your own."
-        )}], round=turn_number, criterion=self.criterion, expect="text", hint=self.hint)
+        )}], round=turn_number, criterion=self.criterion, expect="text")
         self.history.append(f"[Summary of turn {turn_number}]: {summary.content.strip()}")
 
 

@@ -186,9 +186,6 @@ class Discussion:
         self.history: list[str] = []
         self.feedback: str | None = None
 
-    def _hint(self, question: Question, step: str) -> dict[str, object]:
-        return {"protocol": "mateval", "types": question.types, "step": step}
-
     def _system(self, name: str) -> str:
         spec = self.ctx.session.agent(name)
         persona = f"\n\n{spec.persona.role_prompt}" if spec.persona else ""
@@ -227,20 +224,17 @@ class Discussion:
         prompts: dict[str, list[dict[str, str]]] = {}
         for name in self.evaluators:
             prompts[name] = self._statement_prompt(name, number, question, said)
-            said[name] = await self.ctx.turn(name, prompts[name], round=number, criterion=question.criterion,
-                                             hint=self._hint(question, "statement"))
+            said[name] = await self.ctx.turn(name, prompts[name], round=number, criterion=question.criterion)
         final = said
         if self.options.strategy in REFLECTING:
             final = {}
             for name in self.evaluators:
                 final[name] = await self.ctx.turn(name, self._reflection_prompt(name, prompts[name], said),
-                                                  round=number, criterion=question.criterion,
-                                                  hint=self._hint(question, "reflection"))
+                                                  round=number, criterion=question.criterion)
         self.history += [f"[Round {number}, {name}]: {turn.content}" for name, turn in final.items()]
         if self.options.feedback:
             feedback = await self.ctx.turn("Feedback", self._feedback_prompt(number, question, final),
-                                           round=number, criterion=question.criterion,
-                                           hint=self._hint(question, "feedback"))
+                                           round=number, criterion=question.criterion)
             self.feedback = feedback.content
             self.history.append(f"[Round {number}, Feedback]: {feedback.content}")
         self.ctx.round_completed(number, question.criterion)
@@ -329,8 +323,7 @@ def score(errors: list[ErrorSpan], types: list[str], answered: set[str],
 async def summarize(ctx: Context, discussion: Discussion, types: list[str], round: int) -> tuple[Turn, set[str]]:
     """The summarizer's report and the types it answered; re-asked once when it answers none."""
     prompt = discussion.summary_prompt(types)
-    hint = {"protocol": "mateval", "types": types, "step": "summary"}
-    report = await ctx.turn("Summarizer", prompt, round=round, hint=hint)
+    report = await ctx.turn("Summarizer", prompt, round=round)
     answered = _readable(report.content, ctx.task.text, types)
     if answered:
         return report, answered
@@ -339,7 +332,7 @@ async def summarize(ctx: Context, discussion: Discussion, types: list[str], roun
         f"Your report does not follow the required form. Write it again, exactly in this form:\n\n"
         f"{parsing.ERROR_REPORT_FORMAT}"
     )}]
-    report = await ctx.turn("Summarizer", again, round=round, hint=hint)
+    report = await ctx.turn("Summarizer", again, round=round)
     answered = _readable(report.content, ctx.task.text, types)
     report.unscored = not answered
     return report, answered

@@ -140,9 +140,7 @@ class Panel:
         return "\n\n".join(parts)
 
     async def _ask(self, name: str, messages: list[dict[str, str]], round: int) -> Turn:
-        hint = {"protocol": "scaleeval", "text": self.first, "text_b": self.second,
-                "position": self.order.speakers.index(name), "speakers": len(self.order.speakers)}
-        return await self.ctx.turn(name, messages, round=round, criterion=self.criterion, expect="verdict", hint=hint)
+        return await self.ctx.turn(name, messages, round=round, criterion=self.criterion, expect="verdict")
 
     async def initial(self) -> dict[str, Turn]:
         """Round 0: every speaker judges on its own (none sees another's evaluation).

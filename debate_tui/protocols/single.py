@@ -97,12 +97,11 @@ async def judge(ctx: Context, task: Task, samples: int, first_round: int = 1, lo
     outcome = Outcome()
     weighted_scores: dict[str, float | None] = {}
     scores = outcome.per_agent.setdefault(JUDGE, {})
-    hint = {"text": task.text, "text_b": task.text_b}
     for criterion in ctx.criteria:
         messages = judge_prompt(ctx, task, criterion)
         turns = await concurrently(
             ctx.turn(JUDGE, messages, round=first_round + n, criterion=criterion,
-                     expect="pair" if task.pairwise else "score", hint=hint)
+                     expect="pair" if task.pairwise else "score")
             for n in range(samples)
         )
         if task.pairwise:
