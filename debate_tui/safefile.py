@@ -125,6 +125,22 @@ class SessionLock:
         self.release()
 
 
+def held(session_path: Path) -> bool:
+    """Whether a process holds the session's lock now: False when there is no lock file or it is free (the
+    process that ran it is gone, a crash or `kill -9` included). Tried without creating or keeping anything."""
+    try:
+        handle = open(session_path.with_name(f".{session_path.name}.lock"), encoding="utf-8")
+    except OSError:
+        return False
+    with handle:
+        try:
+            _lock(handle)
+        except OSError:
+            return True
+        _unlock(handle)
+        return False
+
+
 def _lock(handle: IO[str]) -> None:
     """Exclusive and non-blocking: fcntl.flock on POSIX, msvcrt.locking on Windows; OSError when held."""
     if sys.platform == "win32":

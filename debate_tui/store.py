@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from debate_tui.config import load_config
 from debate_tui.domain import SCHEMA_VERSION, Session
-from debate_tui.safefile import write_atomic
+from debate_tui.safefile import held, write_atomic
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 
@@ -97,6 +97,17 @@ class SessionSummary:
     snippet: str = ""
     result: str = ""
     problem: str | None = None
+
+    @property
+    def batch(self) -> bool:
+        """Written by `batch` (its ids are content hashes, not times)."""
+        return self.id.startswith("batch-")
+
+    @property
+    def shown_status(self) -> str:
+        """The status, except that a run saved as running whose process is gone (its lock is free) is
+        "interrupted": it stopped without saying so, and can be resumed."""
+        return "interrupted" if self.status == "running" and not held(self.path) else self.status
 
 
 def _summary_data(summary: SessionSummary) -> dict[str, Any]:
@@ -177,6 +188,11 @@ def summarize(session: Session, path: Path) -> SessionSummary:
                           tuple(c.name for c in session.criteria), snippet, result)
 
 
+def newest_first(summary: SessionSummary) -> tuple[bool, float]:
+    """Interactive sessions before batch items, each newest first (an unreadable file's date is unknown: last)."""
+    return summary.batch, -(summary.created_at.timestamp() if summary.created_at else float("-inf"))
+
+
 class SessionStore:
     """The sessions directory: save by id, load by id or path, list everything readable."""
 
@@ -206,9 +222,10 @@ class SessionStore:
         return read_session(self.resolve(ref))
 
     def list(self, newest: int | None = None) -> list[SessionSummary]:
-        """Newest first, by file name (a session's file is named after its id, which starts with its
-        time); unreadable files are listed with their problem, not skipped. `newest`: only that many
-        (a first screenful), the files past them neither read nor looked at.
+        """Interactive sessions newest first, then batch items newest first (`newest_first`); unreadable
+        files are listed with their problem, not skipped. `newest`: only that many (a first screenful),
+        the files past them neither read nor looked at: picked by file name (an interactive session's file
+        is named after its id, which starts with its time; batch items' names are hashes, so they come after).
 
         Files whose size, mtime and inode match the index are not read (see SummaryIndex).
         """
@@ -217,7 +234,7 @@ class SessionStore:
         with os.scandir(self.root) as scan:
             found = sorted((entry for entry in scan
                             if not entry.name.startswith(".") and entry.name.endswith(".json") and entry.is_file()),
-                           key=lambda entry: entry.name, reverse=True)
+                           key=lambda entry: (not entry.name.startswith("batch-"), entry.name), reverse=True)
         index = SummaryIndex(self.root, self.index_dir)
         known = index.read().get("entries", {})
         entries: dict[str, Any] = {entry.name: known[entry.name] for entry in found if entry.name in known}
@@ -239,7 +256,7 @@ class SessionStore:
             rows.append(summary)
         if entries.keys() != known.keys() or any(entries[name] is not known[name] for name in entries):
             index.write(entries)
-        return rows
+        return sorted(rows, key=newest_first)
 
     def delete(self, ref: str) -> None:
         self.resolve(ref).unlink()

@@ -56,9 +56,10 @@ def handle(args: argparse.Namespace) -> int:
         print("error: --bootstrap must be 0 or more", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        result = meta_evaluate(read_results(Path(args.results)), args.level, bootstrap=args.bootstrap, seed=args.seed)
+        rows = read_results(Path(args.results))
+        result = meta_evaluate(rows, args.level, bootstrap=args.bootstrap, seed=args.seed)
     except (BadInput, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    print(json.dumps(result) if args.json else format_table(result))
+    print(json.dumps(result) if args.json else format_table(result, rows))
     return 0

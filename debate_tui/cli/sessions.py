@@ -57,7 +57,7 @@ def _print_rows(rows: list[SessionSummary], *, by_path: bool = False) -> None:
             print(inert(f"{name}  UNREADABLE  {row.problem}"))
             continue
         when = f"{row.created_at:%Y-%m-%d %H:%M}" if row.created_at else "?"
-        print(inert(f"{name}  {when}  {row.protocol:<9} {row.status:<11} {','.join(row.criteria):<20} "
+        print(inert(f"{name}  {when}  {row.protocol:<9} {row.shown_status:<11} {','.join(row.criteria):<20} "
                     f"{row.result:<24} {row.snippet!r}"))
 
 

@@ -192,8 +192,30 @@ def _cell(value: float | None, interval: list[float | None]) -> str:
     return f"{_num(value)} {bounds:<16}"
 
 
-def format_table(result: dict[str, Any]) -> str:
-    """A fixed-width text report of a `meta_evaluate` result."""
+def undefined_because(scored: Sequence[dict[str, Any]], level: str) -> str:
+    """Why a criterion has no correlation, in words (too few items, constant values, no usable group)."""
+    pairs = [(float(r["predicted"]), float(_human(r))) for r in scored  # type: ignore[arg-type]
+             if r.get("predicted") is not None and math.isfinite(r["predicted"])]
+    if level == "summary":
+        groups: dict[str, list[tuple[float, float]]] = {}
+        for row in scored:
+            if row.get("predicted") is not None and math.isfinite(row["predicted"]):
+                groups.setdefault(_group(row), []).append((float(row["predicted"]), float(_human(row))))  # type: ignore[arg-type]
+        return (f"no group has 2 or more scored items whose predicted and human scores both vary "
+                f"({len(groups)} group{'' if len(groups) == 1 else 's'} with scored items, each skipped)")
+    if len(pairs) < 2:
+        return f"too few scored items ({len(pairs)}; a correlation needs 2 or more)"
+    predicted, human = {p for p, _ in pairs}, {h for _, h in pairs}
+    if len(predicted) == 1:
+        return f"the predicted scores are all equal ({predicted.pop():g})"
+    return f"the human scores are all equal ({human.pop():g})" if len(human) == 1 else "undefined"
+
+
+def format_table(result: dict[str, Any], rows: Sequence[dict[str, Any]] = ()) -> str:
+    """A fixed-width text report of a `meta_evaluate` result; with the `rows` it was computed from, each n/a
+    says why."""
+    scored = _by_criterion(rows)
+    reasons = {name: undefined_because(scored[name], result["level"]) for name in scored}
     lines = [f"Meta-evaluation, {result['level']} level (95% bootstrap intervals)"]
     criteria = result["criteria"]
     if criteria:
@@ -204,8 +226,10 @@ def format_table(result: dict[str, Any]) -> str:
             groups = "-" if c["groups_used"] is None else f"{c['groups_used']}/{c['groups_used'] + c['groups_skipped']}"
             cells = "".join(f"{_cell(c[m], c['ci'][m]):<24}" for m in METHODS)
             lines.append(f"{name:<{name_width}} {c['n']:>5} {c['unscored']:>8} {groups:>9}  {cells}".rstrip())
+            if c["pearson"] is None and name in reasons:
+                lines.append(f"  {name}: n/a because {reasons[name]}")
     else:
-        lines.append("no rows with a criterion and a human score")
+        lines.append("no rows with a criterion and a human score: n/a without human labels")
     if v := result.get("verdicts"):
         system = {True: "agrees", False: "differs", None: "n/a"}[v["system_agreement"]]
         lines.append(

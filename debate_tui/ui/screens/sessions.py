@@ -17,7 +17,7 @@ from pathlib import Path
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Input, Static
 
 from debate_tui.domain import Session
 from debate_tui.store import SessionFileError, SessionStore, SessionSummary, read_session
@@ -39,6 +39,16 @@ class Row:
     summary: SessionSummary
     example: bool
 
+    @property
+    def kind(self) -> str:
+        return "example" if self.example else "batch" if self.summary.batch else "live"
+
+    def matches(self, words: list[str]) -> bool:
+        """Every word is in the row's kind, protocol, status, criteria or text (the filter box)."""
+        s = self.summary
+        haystack = " ".join((self.kind, s.protocol, s.shown_status, s.result, *s.criteria, s.snippet)).lower()
+        return all(word in haystack for word in words)
+
 
 def list_rows(store: SessionStore, examples: Path | None) -> list[Row]:
     """The user's sessions, newest first, then the examples."""
@@ -53,10 +63,10 @@ def add_rows(table: DataTable, rows: list[tuple[str, Row]]) -> None:
     for key, row in rows:
         s = row.summary
         date = f"{s.created_at:%Y-%m-%d %H:%M}" if s.created_at else "?"
-        status = "unreadable" if s.problem else s.status
+        status = "unreadable" if s.problem else s.shown_status
         text = s.problem.replace(str(s.path), s.path.name) if s.problem else s.snippet
         table.add_row(
-            date, cell(s.protocol), cell(f"example · {status}" if row.example else status),
+            date, cell(row.kind), cell(s.protocol), cell(status),
             cell(one_line(s.result, 28)), cell(one_line(", ".join(s.criteria), 24)), cell(one_line(text, 48)),
             key=key,
         )
@@ -85,6 +95,7 @@ class SessionTable(DataTable):
 
 
 class SessionsScreen(BaseScreen[None]):
+    AUTO_FOCUS = "#sessions-table"
     BINDINGS = [
         Binding("o", "open", "Read", id="sessions.open", tooltip="Open the session's report (enter works too)"),
         Binding("r", "replay", "Replay", id="sessions.replay", tooltip="Replay the debate turn by turn"),
@@ -92,6 +103,9 @@ class SessionsScreen(BaseScreen[None]):
                 tooltip="Carry on an interrupted run from its last completed turn"),
         Binding("d", "delete", "Delete", id="sessions.delete", tooltip="Delete the session file (asks first)"),
         Binding("f5", "refresh", "Refresh", id="sessions.refresh", tooltip="Read the sessions directory again"),
+        Binding("slash", "filter", "Filter", id="sessions.filter",
+                tooltip="Show only the sessions whose kind (live, batch, example), protocol, status, criteria or "
+                        "text hold every word typed"),
         Binding("escape", "back", "Back", id="sessions.back", tooltip="Return to the previous screen"),
     ]
 
@@ -100,15 +114,19 @@ class SessionsScreen(BaseScreen[None]):
         self.store = store
         self.examples = examples
         self.rows: dict[str, Row] = {}
+        self.words: list[str] = []
+        """The filter box's words, lower case: a row is shown when it has them all."""
 
     def compose(self) -> ComposeResult:
         yield Static(literal(f"Sessions in {self.store.root}", "bold"), id="sessions-title")
+        yield Input(placeholder="/ filter: live, batch, example, a protocol, a status (interrupted…), any word",
+                    id="sessions-filter")
         yield SessionTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
         yield Static("Loading…", id="sessions-empty")
         yield AppFooter()
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("Date", "Protocol", "Status", "Result", "Criteria", "Text")
+        self.query_one(DataTable).add_columns("Date", "Kind", "Protocol", "Status", "Result", "Criteria", "Text")
         self.action_refresh()
 
     def action_refresh(self) -> None:
@@ -128,14 +146,15 @@ class SessionsScreen(BaseScreen[None]):
         empty = self.query_one("#sessions-empty", Static)
         await self._show(table, [Row(s, False) for s in self.store.list(newest=self.app.size.height)])
         empty.display = not self.rows
-        rest = [row for row in list_rows(self.store, self.examples) if str(row.summary.path) not in self.rows]
+        shown = set(self.rows)
+        rest = [row for row in list_rows(self.store, self.examples) if str(row.summary.path) not in shown]
         for start in range(0, len(rest), CHUNK_ROWS):
             await self._show(table, rest[start:start + CHUNK_ROWS])
         empty.update("No sessions yet: start one from the setup screen (Escape).")
         empty.display = not self.rows
 
     async def _show(self, table: DataTable, rows: list[Row]) -> None:
-        keyed = [(str(row.summary.path), row) for row in rows]
+        keyed = [(str(row.summary.path), row) for row in rows if row.matches(self.words)]
         self.rows.update(keyed)
         if keyed:
             await add_and_draw(table, keyed)
@@ -166,12 +185,33 @@ class SessionsScreen(BaseScreen[None]):
         else:
             self.app.resume(session, row.summary.path)
 
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.words = event.value.lower().split()
+        self.action_refresh()
+
+    def on_input_submitted(self) -> None:
+        self.query_one(DataTable).focus()
+
+    def action_filter(self) -> None:
+        self.query_one("#sessions-filter", Input).focus()
+
     def on_data_table_row_selected(self) -> None:
         self.action_open()
 
     def action_open(self) -> None:
-        if row := self._selected():
+        row = self._selected()
+        if row is None:
+            return
+        if row.example or row.summary.shown_status != "interrupted":
             self.open_session(row, "read")
+            return
+
+        def done(yes: bool | None) -> None:
+            self.open_session(row, "resume" if yes else "read")
+
+        self.app.push_screen(ConfirmDialog(f"Session {row.summary.id} was interrupted: the process running it is "
+                                           "gone. Resume it from its last completed turn (y), or read it (n)?"),
+                             done)
 
     def action_replay(self) -> None:
         if row := self._selected():
