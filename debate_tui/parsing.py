@@ -89,7 +89,8 @@ _PAREN_NUMBER = re.compile(r"\((\d+(?:\.\d+)?)\)")
 _RUBRIC_ENTRY = re.compile(  # a scale level at a line's start or after a comma, then its description
     r"(?:^|\n|[,;]|\bto\b)[ \t>•-]*\(?(\d+(?:\.\d+)?)\)?[ \t]*(?:[-–—:=]|\(|means\b)[ \t]*[A-Za-z\"']")
 _QUOTED = re.compile(r"\"[^\"\n]{0,400}\"|“[^”\n]{0,400}”")
-_STARS = re.compile(r"[★⭐]+(?:[ \t]*[☆✩]+)?")
+_STARS = re.compile(r"[★⭐]+(?:[ \t]*[☆✩]+)?|(?<=[:：] )\*{3,10}(?=[ \t]*(?:\n|$|[☆✩(]))")
+"""Stars given as a score: "★★★★☆", "Rating: ****" (three or more asterisks after a label, not bold markup)."""
 _SCORE_NOUNS = frozenset("out stars star points point rating score grade mark".split())
 _CONNECTORS = frozenset(
     "is as because since for out on and but so given overall here with which that would"
@@ -206,7 +207,7 @@ def parse_score(text: str, low: float, high: float, *, criterion: str | None = N
     if is_refusal(text):
         return None
     text = _without_echo(text)
-    text = _STARS.sub(lambda m: str(m.group().count("★") + m.group().count("⭐")), text.replace("*", "").replace("`", ""))
+    text = _STARS.sub(lambda m: str(sum(m.group().count(star) for star in "★⭐*")), text).replace("*", "").replace("`", "")
     reading = _Reading(text)
     found: dict[int, set[float]] = {}
     for m in _NUMBER.finditer(text):

@@ -435,6 +435,8 @@ def test_numbers_that_are_not_scores(text: str, low: float, high: float) -> None
         ("I would give it four out of five.", 4),
         ("Rating: four", 4),
         ("Rating: ★★★★☆", 4),
+        ("Rating: ****", 4),
+        ("**Rating:**\n4", 4),
         ("I give it 3 stars.", 3),
         ("Step 1: Read the text. Step 2: Compare. The score is 4.", 4),
         ("The summary is fine.\n4", 4),
