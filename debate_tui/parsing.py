@@ -75,10 +75,10 @@ _PHRASE_PRE = re.compile(
 )
 _PHRASE_POST = re.compile(
     r"^\s+(?:is|would\s+be|seems)\s+(?:a\s+)?(?:fair|appropriate|justified|right|correct|reasonable|accurate)\b", re.I)
-_PAREN_AT_LINE_END = re.compile(r"^\s*\)[ \t]*[.!]?[ \t]*(?:\n|$)")
 _LINE_START = re.compile(r"^[ \t>•-]*\(?$")
 _ALONE_PRE = re.compile(r"^[ \t>•-]*(?:\(?\d{1,2}[.)][ \t]+)?[\[(]*$")  # a line's first word, after a bullet
-_ALONE_POST = re.compile(r"^[\])]*[ \t]*(?:[.!]?[ \t]*(?:\n|$)|\([^)\n]{1,40}\)|[.:)–—-][ \t]+\S)")
+_ALONE_POST = re.compile(r"^[\])]*[ \t]*(?:[.!]?[ \t]*(?:\n|$)|\([^)\n]{1,40}\)|[.,:)–—-][ \t]+\S)")
+_SENTENCE_BEFORE = re.compile(r"[.!?:;,][ \t]*(?:[-–][ \t]*)?$")  # "The response does not use the fact. 0" (its last word)
 _ITEM_START = re.compile(r"^[ \t>•-]*\(?\d+[.)][ \t]")  # the line is an item of a numbered list
 _ENUMERATOR_POST = re.compile(r"^[.)][ \t]+\S")
 _ENUMERATED_LINE = re.compile(r"(?m)^[ \t>•-]*\(?\d+[.)][ \t]+\S")
@@ -185,10 +185,12 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
     if labelled:
         return 3
     in_list = reading.list_span[0] <= m.start() < reading.list_span[1]
-    bracketed = pre.endswith("(") and _PAREN_AT_LINE_END.match(post) and not (word or _ITEM_START.match(line_before))
+    bracketed = pre.endswith("(") and post.startswith(")") and not (
+        word or in_list or (reading.numbered_list and _ITEM_START.match(line_before)))
     if phrased or fraction or _STARS_POST.match(post) or bracketed:
-        return 2  # "(3)" ends a line of prose: G-Eval's "The response ignores the fact (1)"
-    if word or in_list or not (_ALONE_PRE.match(line_before) and _ALONE_POST.match(post)):
+        return 2  # "somewhat coherent (2)", "The response ignores the fact (1)"
+    last = _SENTENCE_BEFORE.search(pre) and not post.strip(" \t\n.!")
+    if word or in_list or not (last or _ALONE_PRE.match(line_before) and _ALONE_POST.match(post)):
         return 0  # a number inside a sentence or a numbered list is not a score unless something says so
     if counted and counted.group(1).lower() not in _CONNECTORS:
         return 0  # "3 pop albums"
@@ -209,15 +211,45 @@ def parse_score(text: str, low: float, high: float, *, criterion: str | None = N
     text = _without_echo(text)
     text = _STARS.sub(lambda m: str(sum(m.group().count(star) for star in "★⭐*")), text).replace("*", "").replace("`", "")
     reading = _Reading(text)
-    found: dict[int, set[float]] = {}
+    found: dict[int, dict[float, list[int]]] = {}
     for m in _NUMBER.finditer(text):
         rank = _classify(reading, m, low, high, criterion)
         if rank:
-            found.setdefault(rank, set()).add(_value(m.group()))
+            found.setdefault(rank, {}).setdefault(_value(m.group()), []).append(m.start())
     if not found:
         return None
     best = found[max(found)]
-    return best.pop() if len(best) == 1 else None
+    if len(best) == 1:
+        return next(iter(best))
+    return _first_aspect(text, best, criterion)
+
+
+_ASPECT_HEADING = re.compile(r"(?m)^[ \t>•-]*([A-Za-z][A-Za-z '/&-]{2,40}?)[ \t]*:[ \t]*$")
+_FIELD_HEADING = re.compile(  # the reply's own parts, or the prompt's fields echoed back: not another aspect
+    r"(?:(?:final|overall|evaluation|corresponding|conversation|my)\s+)?(?:rating|score|rationale|analysis|explanation"
+    r"|reasoning|evaluation|answer|response|result|justification|feedback|comments?|conclusion|summary|verdict"
+    r"|assessment|example|notes?|steps?|criteri(?:on|a)|fact|history|form|strengths?|weakness(?:es)?|pros|cons"
+    r"|issues?|errors?|problems?|improvements?|suggestions?|details?|reasons?|observations?|points?|overview"
+    r"|introduction|output|recommendations?|judg(?:e)?ment|decision|opinion|review|critique|comparison)s?", re.I)
+_REVISION = re.compile(r"\b(?:revised|updated|final|alternative|new|second|correction|reconsider\w*|after|instead)\b",
+                       re.I)
+
+
+def _first_aspect(text: str, best: dict[float, list[int]], criterion: str | None) -> float | None:
+    """A reply that rates the asked aspect first, then aspects it was not asked about under headings of
+    their own ("Rating: 2 ... - Use of Fact:\nRating: 1"): the score before the first such heading, when
+    no heading names the asked criterion and every other aspect got a score of its own. Otherwise None."""
+    headings = [m for m in _ASPECT_HEADING.finditer(text) if not _FIELD_HEADING.fullmatch(m.group(1).strip())]
+    if not headings or any(_REVISION.search(m.group(1)) for m in headings):
+        return None  # a second opinion on the same aspect is a second answer, not another aspect
+    bounds = [0] + [m.start() for m in headings] + [len(text)]
+    sections = [{value for value, starts in best.items() if any(bounds[i] <= at < bounds[i + 1] for at in starts)}
+                for i in range(len(bounds) - 1)]
+    named = [i + 1 for i, m in enumerate(headings) if criterion and criterion.lower() in m.group(1).lower()]
+    if not all(sections[1:]):
+        return None
+    mine = sections[named[0]] if len(named) == 1 else set() if named else sections[0]
+    return mine.pop() if len(mine) == 1 else None
 
 
 _SCORE_LABEL = re.compile(r"\bscore\b[\s*_]*[:：=]", re.I)

@@ -451,6 +451,13 @@ def test_numbers_that_are_not_scores(text: str, low: float, high: float) -> None
         ("My answer is 4.", 4),
         ("It deserves a 3 rating.", 3),
         ("I would say 2 things: it is short and clear.", None),
+        ("The response is somewhat coherent (2). It mentions the game.", 2),
+        ("The response does not use the fact. 1", 1),
+        ("2, somewhat interesting", 2),
+        ("It connects the fact with the mention of Halo 3. It adds a playful element.", None),
+        ("Rating: 2\nRationale: a bit strange.\n- Use of Fact:\nRating: 1\nRationale: not used.", 2),
+        ("Score: 3\n\nAlternative view:\nScore: 4", None),  # a second opinion, not another aspect
+        ("Rating: 2\nStrengths:\nclear\nScore: 4", None),
         ("Coherence: 3\nFluency: 4", None),  # which one? unless the criterion is named
     ],
 )
@@ -460,6 +467,7 @@ def test_scores_in_prose(text: str, expected: float | None) -> None:
 
 def test_the_asked_criterion_settles_several_labels() -> None:
     assert parse_score("Coherence: 3\nFluency: 4", 1, 5, criterion="Fluency") == 4
+    assert parse_score("Coherence:\nRating: 3\n\nFluency:\nRating: 4", 1, 5, criterion="fluency") == 4
     assert parse_score("Coherence: 3\nFluency: 4", 1, 5, criterion="Relevance") is None
 
 
