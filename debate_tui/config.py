@@ -31,7 +31,7 @@ import platformdirs
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from debate_tui.generation import Generation, ReplySettings
-from debate_tui.inputs import ConfigError
+from debate_tui.inputs import ConfigError, check_api_base
 from debate_tui.locations import APP_NAME, config_path
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.redact import redact
@@ -109,7 +109,7 @@ def _model_name(value: str) -> str:
 def _url(value: str) -> str:
     if not re.match(r"^https?://[^\s/]+\S*$", value):
         raise ValueError("expected an http:// or https:// URL, e.g. http://127.0.0.1:8000/v1")
-    return value
+    return check_api_base(value, "api_base")  # its InputError is a ValueError: reported like the others
 
 
 def _env_name(value: str) -> str:

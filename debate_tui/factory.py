@@ -23,7 +23,7 @@ from debate_tui.choices import Choices
 from debate_tui.config import Config
 from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task
 from debate_tui.generation import Generation
-from debate_tui.inputs import InputError
+from debate_tui.inputs import InputError, check_api_base
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.locations import config_path
 from debate_tui.protocols import get_protocol
@@ -92,6 +92,8 @@ def _agents(spec: ProtocolSpec, options: Any, choices: Choices, config: Config, 
     """The protocol's agents with the models and personas chosen, and each model's settings from the config."""
     demo = choices.demo or choices.model == DEMO_MODEL
     model = DEMO_MODEL if demo else (choices.model or config.default_model or DEMO_MODEL)
+    if choices.api_base:  # refused even for the demo: the TUI would remember it in its settings
+        check_api_base(choices.api_base, "--api-base (API base)")
     params = {"api_base": choices.api_base} if choices.api_base and model != DEMO_MODEL else {}
     models = ModelChoice(default=model, per_agent=dict(choices.agent_models),
                          per_role={} if demo else config.role_models(), params=params)

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import codecs
 import os
+import re
+import stat
 import sys
 from pathlib import Path
+from typing import BinaryIO
 
 DEFAULT_MAX_CHARS = 200_000
+BYTES_PER_CHAR = 4
+"""The most a character can take (UTF-8 and UTF-32): a text within the character limit is never cut short
+by the byte limit that bounds reading."""
 
 
 class InputError(ValueError):
@@ -30,15 +37,44 @@ def max_chars() -> int:
                          f"not {configured!r}") from None
 
 
+_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32", "utf-32"), (codecs.BOM_UTF32_BE, "UTF-32", "utf-32"),
+         (codecs.BOM_UTF8, "UTF-8", "utf-8-sig"), (codecs.BOM_UTF16_LE, "UTF-16", "utf-16"),
+         (codecs.BOM_UTF16_BE, "UTF-16", "utf-16"))
+"""Byte-order marks and what they announce; UTF-32 LE's mark starts like UTF-16 LE's, so it is tried first."""
+
+
+def _wide_without_bom(raw: bytes) -> str | None:
+    """"UTF-16LE" or "UTF-16BE" when NUL bytes sit where mostly-ASCII UTF-16 text has them, else None."""
+    sample = raw[:4096]
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    if len(sample) >= 4 and odd >= len(sample) // 4 and even == 0:
+        return "UTF-16LE"
+    if len(sample) >= 4 and even >= len(sample) // 4 and odd == 0:
+        return "UTF-16BE"
+    return None
+
+
 def decode_text(raw: bytes, what: str, warn=lambda message: None) -> str:
-    """Bytes to text: refuse binary, replace invalid UTF-8 (with a warning), unify line endings.
+    """Bytes to text: UTF-8, or UTF-8/16/32 with a byte-order mark; refuse binary, replace invalid UTF-8
+    (with a warning), unify line endings.
 
     Line endings become "\\n" so that character offsets (located errors) mean the
-    same on every platform; a UTF-8 byte-order mark is not part of the text.
+    same on every platform; a byte-order mark is not part of the text.
     Everything else, control characters and escape sequences included, is kept
     as given: it is data, made inert only where it is displayed.
     """
+    for bom, name, codec in _BOMS:
+        if raw.startswith(bom) and codec != "utf-8-sig":
+            try:
+                return check_text(unify_line_endings(raw.decode(codec)), what)
+            except UnicodeDecodeError as exc:
+                raise InputError(f"{what} starts with a {name} byte-order mark but is not valid {name} "
+                                 f"(bad bytes at offset {exc.start})") from None
     if b"\x00" in raw:
+        wide = _wide_without_bom(raw)
+        if wide:
+            raise InputError(f"{what} looks like {wide} text without a byte-order mark: save it as UTF-8 "
+                             "(or as UTF-16 with its byte-order mark)")
         raise InputError(f"{what} looks like a binary file (it contains NUL bytes)")
     try:
         text = raw.decode("utf-8-sig")
@@ -63,14 +99,36 @@ def check_text(text: str, what: str) -> str:
     return text
 
 
+def max_text_bytes() -> int:
+    """Bytes read of a text at most (a byte-order mark and the character limit's widest encoding)."""
+    return max_chars() * BYTES_PER_CHAR + 4
+
+
+def read_bounded(stream: BinaryIO, limit: int, refuse: str) -> bytes:
+    """At most `limit` bytes of a file, a device or a pipe (/dev/zero, `yes |`): reading stops one byte
+    past the limit, so memory and time stay bounded whatever the input is."""
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise InputError(refuse)
+    return data
+
+
 def read_text(ref: str, what: str, warn=lambda message: None) -> str:
-    """Read a file path, or standard input for '-'."""
+    """Read a file path, or standard input for '-', up to `max_text_bytes()`."""
+    limit = max_text_bytes()
+    over = (f"{what}: {'standard input' if ref == '-' else ref} is over the limit of {max_chars():,} characters "
+            "(DEBATE_TUI_MAX_TEXT_CHARS)")
+    stopped = f"{over}; stopped reading after {limit:,} bytes"
     if ref == "-":
-        raw = sys.stdin.buffer.read()
+        raw = read_bounded(sys.stdin.buffer, limit, stopped)
     else:
         path = Path(ref).expanduser()
         try:
-            raw = path.read_bytes()
+            with path.open("rb") as handle:
+                found = os.fstat(handle.fileno())
+                if stat.S_ISREG(found.st_mode) and found.st_size > limit:  # refused unread
+                    raise InputError(f"{over}: {found.st_size:,} bytes, not read")
+                raw = read_bounded(handle, limit, stopped)
         except FileNotFoundError:
             raise InputError(f"{what}: no such file {ref}") from None
         except IsADirectoryError:
@@ -78,3 +136,12 @@ def read_text(ref: str, what: str, warn=lambda message: None) -> str:
         except OSError as exc:
             raise InputError(f"{what}: cannot read {ref} ({exc.strerror})") from None
     return decode_text(raw, what, warn)
+
+
+def check_api_base(url: str, what: str) -> str:
+    """Refuse credentials inside an API base URL (`https://user:key@host`): they would be saved with the
+    session and the settings, and printed with every error. Keys belong in environment variables."""
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#\s]*@", url.strip()):
+        raise InputError(f"{what}: the URL holds credentials (user:key@host); put the key in an environment "
+                         "variable instead (the provider's usual one, or api_key_env in config.toml)")
+    return url

@@ -15,6 +15,7 @@ _PATTERNS = [
     re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._\-]{8,}"),
     re.compile(r"(?i)(api[_-]?key|x-api-key|x-goog-api-key|authorization)([\"']?\s*[:=]\s*[\"']?)[^\s\"',}]{6,}"),
     re.compile(r"\bAIza[0-9A-Za-z_\-]{20,}"),
+    re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/?#\s@:]*:[^/?#\s@]*@"),
 ]
 MASK = "***"
 _PROTECTED: set[str] = set()
@@ -37,7 +38,8 @@ def redact(text: str) -> str:
     text = _PATTERNS[0].sub(lambda m: m.group(1) + "-" + MASK, text)
     text = _PATTERNS[1].sub(lambda m: m.group(1) + " " + MASK, text)
     text = _PATTERNS[2].sub(lambda m: m.group(1) + m.group(2) + MASK, text)
-    return _PATTERNS[3].sub(MASK, text)
+    text = _PATTERNS[3].sub(MASK, text)
+    return _PATTERNS[4].sub(lambda m: m.group(1) + MASK + "@", text)  # credentials in a URL
 
 
 def redact_known(text: str, secrets: list[str]) -> str:

@@ -295,3 +295,90 @@ async def test_the_tui_honours_the_session_lock(tmp_path):
         await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen) and app.screen.finished, what="the run")
         assert read_session(path).status == "completed"
         SessionLock(path, session.id).acquire().release()  # the TUI let go when its run ended
+
+
+# ----- inputs are bounded ----------------------------------------------------------------------
+
+
+def measured(argv: list[str], tmp_path: Path, stdin=None) -> tuple[int, str, float, float]:
+    """Exit code, stderr, seconds to the refusal and peak memory (MB) of one `debate-tui` process."""
+    import subprocess
+    import sys
+
+    probe = ("import resource, subprocess, sys, time; start = time.monotonic(); "
+             "done = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+             "print(done.returncode, time.monotonic() - start, "
+             "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024); print(done.stderr, end='')")
+    done = subprocess.run([sys.executable, "-c", probe, *cli_command(), *argv], env=cli_env(tmp_path), stdin=stdin,
+                          capture_output=True, text=True, timeout=300)
+    head, _, err = done.stdout.partition("\n")
+    code, seconds, peak_mb = head.split()
+    return int(code), err, float(seconds), float(peak_mb)
+
+
+@pytest.mark.parametrize("source", ["/dev/zero", "stdin from /dev/zero", "a 200 MB file"])
+def test_endless_or_huge_input_is_refused_quickly_with_bounded_memory(tmp_path, source):
+    argv = ["run", "--demo", "--text"]
+    stdin = None
+    if source == "a 200 MB file":
+        huge = tmp_path / "huge.txt"
+        with huge.open("wb") as handle:
+            handle.write(b"All work and no play. " * (200_000_000 // 22))
+        argv.append(str(huge))
+    elif source.startswith("stdin"):
+        argv.append("-")
+        stdin = open("/dev/zero", "rb")
+    else:
+        argv.append("/dev/zero")
+    try:
+        code, err, seconds, peak_mb = measured(argv, tmp_path, stdin)
+    finally:
+        if stdin:
+            stdin.close()
+    assert seconds < 20 and peak_mb < 200, (seconds, peak_mb)
+    assert code == 2 and err.count("\n") == 1, err
+    assert "over the limit of 200,000 characters (DEBATE_TUI_MAX_TEXT_CHARS)" in err
+    print(f"{source}: refused in {seconds:.2f} s, peak {peak_mb:.0f} MB")  # the figures in docs/RELIABILITY.md
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "utf-16-be-bom", "utf-32"])
+def test_texts_with_a_byte_order_mark_are_read(capfd, tmp_path, encoding):
+    text = "Ünïcode story, ☃ and 𝄞.\r\nSecond line."
+    raw = codecs_bom_be(text) if encoding == "utf-16-be-bom" else text.encode(encoding)
+    path = tmp_path / "story.txt"
+    path.write_bytes(raw)
+    report = tmp_path / "r.md"
+    assert main(["run", "--demo", "--protocol", "single", "--text", str(path), "--report", str(report)]) == 0
+    session = json.loads(capfd.readouterr().out.splitlines()[-1])["session_path"]
+    assert read_session(Path(session)).task.text == "Ünïcode story, ☃ and 𝄞.\nSecond line."
+
+
+def codecs_bom_be(text: str) -> bytes:
+    import codecs
+
+    return codecs.BOM_UTF16_BE + text.encode("utf-16-be")
+
+
+def test_utf16_without_a_byte_order_mark_is_refused_naming_the_encoding(capfd, tmp_path):
+    path = tmp_path / "story.txt"
+    path.write_bytes("A story without a mark.".encode("utf-16-le"))
+    assert main(["run", "--demo", "--text", str(path)]) == 2
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and "looks like UTF-16LE text without a byte-order mark" in err
+
+
+def test_credentials_in_the_api_base_are_refused_and_redacted(capfd, story_file, isolated_dirs, llm_server):
+    from debate_tui.redact import redact
+
+    creds = "https://alice:s3cr3t-passw0rd@llm.example.com/v1"
+    code = main(["run", "--text", str(story_file), "--model", "openai/fake-model", "--api-base", creds])
+    out, err = capfd.readouterr()
+    assert code == 2 and err.count("\n") == 1 and "credentials" in err and "s3cr3t" not in err + out
+    assert not list((isolated_dirs / "sessions").glob("*.json"))
+    config = isolated_dirs / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(f'[models."openai/fake-model"]\napi_base = "{creds}"\n')
+    code = main(["run", "--text", str(story_file), "--model", "openai/fake-model"])
+    out, err = capfd.readouterr()
+    assert code == 2 and "credentials" in err and "s3cr3t" not in err + out
+    assert redact(f"cannot reach {creds}") == "cannot reach https://***@llm.example.com/v1"
