@@ -382,3 +382,20 @@ def test_credentials_in_the_api_base_are_refused_and_redacted(capfd, story_file,
     out, err = capfd.readouterr()
     assert code == 2 and "credentials" in err and "s3cr3t" not in err + out
     assert redact(f"cannot reach {creds}") == "cannot reach https://***@llm.example.com/v1"
+
+
+def test_batch_cache_goes_to_the_cache_dir_given(capfd, llm_server, story_file, tmp_path, isolated_dirs):
+    import sqlite3
+
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps({"id": str(n), "text": f"Story {n}. " + story_file.read_text()}) + "\n"
+                             for n in range(3)))
+    chosen = tmp_path / "my-cache"
+    llm_server.add_rule("Fine.\nScore: 4")
+    assert main(["batch", str(items), "--out", str(tmp_path / "results.jsonl"), "--protocol", "single",
+                 "--model", "openai/fake-model", "--api-base", llm_server.base_url, "--cache-dir", str(chosen)]) == 0
+    capfd.readouterr()
+    with sqlite3.connect(chosen / "responses.sqlite3") as db:
+        assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 3
+    default = isolated_dirs / "cache" / "responses.sqlite3"
+    assert not default.exists() or sqlite3.connect(default).execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 0

@@ -116,7 +116,7 @@ class CachingClient:
 
     def __init__(self, inner: LLMClient, cache: ResponseCache | None = None):
         self.inner = inner
-        self.cache = cache or ResponseCache()
+        self.cache = cache if cache is not None else ResponseCache()  # an empty cache is falsy (len 0)
         self.stats = CacheStats()
 
     async def complete(self, request: ChatRequest, on_delta: DeltaCallback | None = None) -> Completion:
