@@ -399,3 +399,23 @@ def test_batch_cache_goes_to_the_cache_dir_given(capfd, llm_server, story_file, 
         assert db.execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 3
     default = isolated_dirs / "cache" / "responses.sqlite3"
     assert not default.exists() or sqlite3.connect(default).execute("SELECT COUNT(*) FROM responses").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize(("status", "says"), [
+    (403, "authentication failed, not retried: check the key in OPENAI_API_KEY"),
+    (503, None),
+])
+def test_provider_errors_are_mapped_by_http_status(capfd, llm_server, story_file, status, says):
+    """litellm calls a 403 or a 503 whose message says "invalid_request_error" a bad request (or a 403 a server
+    error): the key's hint was missing, and a server error was not retried."""
+    message = "invalid_request_error: not allowed here" if status == 403 else "invalid_request_error: upstream down"
+    llm_server.add_rule(error=(status, message), times=1 if status == 503 else None)
+    llm_server.add_rule("NO ISSUE", match="devil")
+    llm_server.add_rule("Fine.\nScore: 4")
+    code = main(["run", "--text", str(story_file), "--model", "openai/fake-model", "--api-base", llm_server.base_url,
+                 "--retries", "3"])
+    summary = json.loads(capfd.readouterr().out.splitlines()[-1])
+    if status == 403:  # never retried, and the hint is about the key
+        assert code == 3 and says in summary["error"] and llm_server.calls == 1
+    else:  # a server error: retried, and the run completes
+        assert code == 0 and summary["status"] == "completed" and llm_server.calls >= 3

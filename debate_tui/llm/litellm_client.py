@@ -117,6 +117,22 @@ def short_reason(message: str) -> str:
     return text.strip()[:300]
 
 
+STATUS_KINDS = {401: "auth", 403: "auth", 404: "not_found", 408: "timeout", 429: "rate_limit"}
+"""HTTP statuses whose meaning does not depend on the body."""
+
+
+def _kind_by_status(exc: Exception, kind: str) -> str:
+    """For a request litellm calls bad (or a generic server error), the HTTP status wins where it is known:
+    litellm calls a 403 or a 503 whose body says "invalid_request_error" a BadRequestError, which would
+    neither say "check the key" nor be retried."""
+    status = getattr(exc, "status_code", None)
+    if not isinstance(status, int) or kind not in ("bad_request", "server"):
+        return kind
+    if status in STATUS_KINDS:
+        return STATUS_KINDS[status]
+    return "server" if status >= 500 else kind
+
+
 def classify(exc: Exception, partial_text: str = "") -> LLMError:
     """Map litellm's exception zoo onto our few kinds, with secrets scrubbed from the one-line message."""
     litellm = load_litellm()
@@ -144,6 +160,7 @@ def classify(exc: Exception, partial_text: str = "") -> LLMError:
             break
     else:
         kind = "timeout" if isinstance(exc, asyncio.TimeoutError) else "stream" if partial_text else "connection"
+    kind = _kind_by_status(exc, kind)
     if kind == "server" and "Connection error" in str(exc):
         kind = "connection"  # litellm wraps a dropped connection of a plain call as an InternalServerError
     if kind == "server" and "Missing credentials" in str(exc):

@@ -142,6 +142,8 @@ class Rule:
     """Alternatives at the reply's last number token (token -> log-probability), sent when asked for."""
     chunk_delay: float | None = None
     """Overrides the server's delay between streamed chunks: a slow stream."""
+    error: tuple[int, str] | None = None
+    """An HTTP status and message sent instead of a reply, in OpenAI's error shape (a provider's odd errors)."""
     hits: int = 0
 
     def __post_init__(self) -> None:
@@ -355,11 +357,12 @@ class FakeLLMServer:
         latency: float | None = None,
         logprobs: dict[str, float] | None = None,
         chunk_delay: float | None = None,
+        error: tuple[int, str] | None = None,
     ) -> Rule:
         """Append a rule; rules are tried in the order they were added."""
         rule = Rule(reply=reply, match=match, model=model, times=times,
                     fault=None if fault is None else _fault_name(fault), latency=latency, logprobs=logprobs,
-                    chunk_delay=chunk_delay)
+                    chunk_delay=chunk_delay, error=error)
         with self._lock:
             self._rules.append(rule)
         return rule
@@ -428,6 +431,9 @@ class FakeLLMServer:
             return False
         if plan.latency > 0:
             await asyncio.sleep(plan.latency)
+        if plan.rule is not None and plan.rule.error is not None:
+            status, message = plan.rule.error
+            return await _send_error(writer, status, message, request.keep_alive)
         if plan.fault == "429":
             headers = {"Retry-After": str(math.ceil(self.retry_after)),
                        "retry-after-ms": str(round(self.retry_after * 1000))}
