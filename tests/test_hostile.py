@@ -419,3 +419,14 @@ def test_provider_errors_are_mapped_by_http_status(capfd, llm_server, story_file
         assert code == 3 and says in summary["error"] and llm_server.calls == 1
     else:  # a server error: retried, and the run completes
         assert code == 0 and summary["status"] == "completed" and llm_server.calls >= 3
+
+
+def test_progress_lines_scale_huge_numbers():
+    from debate_tui.batch.progress import Progress, Tally
+    from debate_tui.domain import Usage
+
+    tally = Tally(total=10, done=3, spent=Usage(calls=9, prompt_tokens=3_999_000_000_000, completion_tokens=1_000_000_000))
+    line = Progress(tally, stream=open(os.devnull, "w"), tty=False, clock=lambda: 5.0).line()
+    assert "4.0T tokens" in line and "k tokens" not in line and "3.00 items/s" in line
+    tally.spent = Usage(prompt_tokens=1_250_000)
+    assert "1.2M tokens" in Progress(tally, stream=open(os.devnull, "w"), tty=False).line()

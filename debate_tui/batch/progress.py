@@ -62,7 +62,11 @@ def _duration(seconds: float) -> str:
 
 
 def _tokens(count: int) -> str:
-    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
+    """1234 -> "1.2k", 4_000_000_000_000 -> "4.0T": the unit grows with the number (it printed "4000000000.0k")."""
+    for unit, size in (("T", 10**12), ("G", 10**9), ("M", 10**6), ("k", 10**3)):
+        if abs(count) >= size:
+            return f"{count / size:.1f}{unit}"
+    return str(count)
 
 
 class Progress:
@@ -83,7 +87,7 @@ class Progress:
 
     def line(self) -> str:
         t = self.tally
-        elapsed = max(self.clock() - self.started, 1e-9)
+        elapsed = max(self.clock() - self.started, 1.0)  # in its first second a rate is noise ("3000000000.00 items/s")
         rate = t.finished / elapsed
         left = t.total - t.finished
         eta = _duration(left / rate) if rate > 0 and left > 0 else ("0:00" if left <= 0 else "?")

@@ -45,6 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"debate-tui: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # Ctrl+C before a command's own handler is in place (imports take seconds)
+        print("debate-tui: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # `debate-tui sessions | head`: the reader has all it wanted; end quietly
         from debate_tui.cli.outputs import silence
 
