@@ -128,7 +128,7 @@ class SetupDetails(Vertical):
         yield Label("Agents", classes="section")
         yield Static("", id="agents-note")
         yield Vertical(id="agents")
-        yield Label("Criteria", classes="section")
+        yield Label("Criteria", classes="section", id="criteria-title")
         yield SelectionList[str](id="criteria")
         with Horizontal(classes="form-row"):
             yield Input(placeholder="criteria TOML file", id="criteria-path", compact=True)
@@ -228,8 +228,18 @@ class SetupScreen(BaseScreen[None]):
             return  # the app closed while the controls were mounting: nothing left to fill
         self._show_inputs(_shown(choices.protocol))
         self._update_demo_notice()
+        self._show_sources()
         self.refresh_bindings()
         self.load()
+
+    def _show_sources(self) -> None:
+        """On hover, where the protocol, model and API base came from (`debate-tui config show` lists the rest)."""
+        sources = getattr(getattr(self.app, "launch", None), "sources", {})
+        default_model = (f"config.toml or the environment: {self.config.default_model}" if self.config.default_model
+                         else "the offline demo model")
+        for selector, key, default in (("#protocol", "protocol", "default"), ("#model", "model", default_model),
+                                       ("#api-base", "api_base", "the model's own (config.toml [models])")):
+            self.query_one(selector).tooltip = f"From: {sources.get(key, default)}"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Start and Load need the form's controls: until they are mounted (after the first frame) they do nothing."""
@@ -285,14 +295,21 @@ class SetupScreen(BaseScreen[None]):
         ticked = self.choices.criteria
         wanted = set(self.catalog.default_criteria(self._protocol()) if ticked is None else
                      (self.catalog.qualify(n) or n for n in ticked))
-        for criterion in self.choices.custom_criteria:
-            picker.add_option(Selection(literal(f"{criterion.name} ({criterion.scale}, yours): "
-                                                f"{one_line(criterion.description, 60)}"),
-                                        criterion.name, criterion.name in wanted))
-        for qualified, criterion in self.catalog.criteria.items():
-            picker.add_option(Selection(literal(f"{qualified} ({criterion.scale}): "
-                                                f"{one_line(criterion.description, 60)}"),
-                                        qualified, qualified in wanted))
+        options = [Selection(literal(f"{criterion.name} ({criterion.scale}, yours): "
+                                     f"{one_line(criterion.description, 60)}"), criterion.name, criterion.name in wanted)
+                   for criterion in self.choices.custom_criteria]
+        options += [Selection(literal(f"{qualified} ({criterion.scale}): {one_line(criterion.description, 60)}"),
+                              qualified, qualified in wanted) for qualified, criterion in self.catalog.criteria.items()]
+        picker.add_options(sorted(options, key=lambda option: not option.initial_state))  # ticked first: in view
+        self._count_criteria()
+
+    @on(SelectionList.SelectedChanged, "#criteria")
+    def _count_criteria(self) -> None:
+        """The section's title says how many are ticked and which, so none hides below the list's fold."""
+        ticked = list(self.query_one("#criteria", SelectionList).selected)
+        names = ", ".join(name.split("/")[-1] for name in ticked[:4]) + (", …" if len(ticked) > 4 else "")
+        self.query_one("#criteria-title", Label).update(
+            literal(f"Criteria ({len(ticked)} selected{': ' + names if ticked else ''})"))
 
     async def _build_options(self, protocol: str) -> None:
         if self.catalog is None or protocol not in self.catalog.protocols or protocol == self._form_protocol:
@@ -455,7 +472,13 @@ class SetupScreen(BaseScreen[None]):
             text = await asyncio.to_thread(read_text, os.path.expanduser(path), "the text file", warnings.append)
         except InputError as exc:
             self.complain(str(exc))
+            self.notify(str(exc), title="The text was not loaded", severity="error", markup=False)
+            field = self.query_one("#text-path", Input)
+            field.tooltip = str(exc)
+            field.add_class("-invalid")
+            field.focus()
             return
+        self.query_one("#text-path", Input).remove_class("-invalid")
         self.query_one("#text-text", TextArea).text = text
         self.complain("; ".join(warnings))
         self.notify(f"Loaded {len(text.split())} words from {path}", markup=False)

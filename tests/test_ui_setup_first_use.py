@@ -1,0 +1,108 @@
+"""The setup screen as a first-time user meets it (issue 18, "Setup"): config.toml saved after the remembered
+setup wins, the form says where a value came from, ticked criteria are in view, a text that fails to load says so
+where the person looks."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from textual.widgets import Input, Label, SelectionList, TextArea
+
+from debate_tui.cli import build_parser
+from debate_tui.cli.tui import tui_request
+from debate_tui.locations import config_path
+from debate_tui.ui.app import DebateTUI
+from debate_tui.ui.launch import Launch, launch_from
+from debate_tui.ui.locations import ui_state_path
+from debate_tui.ui.screens.setup import SetupScreen
+from debate_tui.ui.state import load_state
+from tests.conftest import STORY
+from tests.test_ui_helpers import wait_until
+
+REMEMBERED = {"theme": "debate-dark", "setup": {"protocol": "debate", "model": "demo/offline",
+                                                "api_base": "http://old.example:1"}}
+
+
+def write_both(config_first: bool) -> None:
+    """ui-state.json and config.toml, the second one written a minute after the first."""
+    state, config = ui_state_path(), config_path()
+    state.parent.mkdir(parents=True, exist_ok=True)
+    config.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text(json.dumps(REMEMBERED), encoding="utf-8")
+    config.write_text('default_model = "openai/gpt-4o-mini"\nprotocol = "chateval"\n'
+                      '[models."openai/gpt-4o-mini"]\napi_base = "http://new.example:2"\n', encoding="utf-8")
+    now = time.time()
+    older, newer = (config, state) if config_first else (state, config)
+    os.utime(older, (now - 60, now - 60))
+    os.utime(newer, (now, now))
+
+
+def launch() -> Launch:
+    return launch_from(tui_request(build_parser("tui").parse_args(["tui"])), load_state())
+
+
+def test_config_saved_after_the_remembered_setup_wins_and_says_so():
+    write_both(config_first=False)
+    opened = launch()
+    assert (opened.choices.protocol, opened.choices.model, opened.choices.api_base) == (
+        "chateval", "openai/gpt-4o-mini", "")
+    assert all(opened.sources[key].startswith("config.toml") for key in ("protocol", "model", "api_base"))
+
+
+def test_the_remembered_setup_saved_after_the_config_wins_and_says_so():
+    write_both(config_first=True)
+    opened = launch()
+    assert (opened.choices.protocol, opened.choices.model, opened.choices.api_base) == (
+        "debate", "demo/offline", "http://old.example:1")
+    assert opened.sources["model"] == "remembered from your last setup"
+
+
+async def on_setup(pilot) -> SetupScreen:
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, SetupScreen)
+                     and pilot.app.screen.query("#criteria") and pilot.app.screen.query_one("#criteria").option_count,
+                     what="the setup form with its criteria")
+    await pilot.pause(0.2)
+    return pilot.app.screen
+
+
+async def test_the_form_tells_on_hover_where_the_model_came_from():
+    write_both(config_first=False)
+    app = DebateTUI(launch())
+    async with app.run_test(size=(120, 36)) as pilot:
+        setup = await on_setup(pilot)
+        assert setup.query_one("#model", Input).value == "openai/gpt-4o-mini"
+        assert str(setup.query_one("#model", Input).tooltip).startswith("From: config.toml")
+        assert str(setup.query_one("#protocol").tooltip).startswith("From: config.toml")
+
+
+async def test_ticked_criteria_come_first_and_the_title_counts_them():
+    app = DebateTUI(Launch(texts={"text": STORY}))
+    async with app.run_test(size=(80, 24)) as pilot:
+        setup = await on_setup(pilot)
+        picker = setup.query_one("#criteria", SelectionList)
+        last = picker.get_option_at_index(picker.option_count - 1).value
+        picker.select(last)
+        await pilot.pause()
+        title = str(setup.query_one("#criteria-title", Label).render())
+        assert title.startswith(f"Criteria ({len(picker.selected)} selected: ")
+        setup.choices.criteria = list(picker.selected)
+        await setup._fill_criteria()  # as when the form is filled from remembered choices
+        ticked = len(picker.selected)
+        assert [picker.get_option_at_index(i).value in picker.selected for i in range(ticked)] == [True] * ticked
+        assert last in picker.selected
+
+
+async def test_a_text_that_fails_to_load_is_a_notification_and_marked_at_the_field(tmp_path):
+    app = DebateTUI(Launch(texts={"text": ""}))
+    async with app.run_test(size=(80, 24)) as pilot:
+        setup = await on_setup(pilot)
+        setup.query_one("#text-path", Input).value = str(tmp_path / "missing.txt")
+        await pilot.press("ctrl+l")
+        await wait_until(pilot, lambda: app._notifications, what="the notification")
+        note = list(app._notifications)[-1]
+        assert note.severity == "error" and "missing.txt" in note.message
+        field = setup.query_one("#text-path", Input)
+        assert field.has_class("-invalid") and "missing.txt" in str(field.tooltip) and field.has_focus
+        assert setup.query_one("#text-text", TextArea).text == ""
