@@ -71,6 +71,19 @@ class Persona(BaseModel):
     role_prompt: str
 
 
+def names_from_personas(cast: list[Persona], reserved: frozenset[str] = frozenset()) -> list[str]:
+    """Display names from the personas ("General Public"), numbered where a persona repeats or a name is
+    `reserved` (taken by another agent)."""
+    titles = [" ".join(p.name.replace("_", " ").replace("-", " ").split()).title() for p in cast]
+    numbered = {t for t in titles if titles.count(t) > 1 or t in reserved}
+    seen: dict[str, int] = {}
+    names = []
+    for title in titles:
+        seen[title] = seen.get(title, 0) + 1
+        names.append(f"{title} {seen[title]}" if title in numbered else title)
+    return names
+
+
 class AgentSpec(BaseModel):
     """One debater: its role in the protocol, its persona and the model behind it."""
 

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from debate_tui.catalog import Catalog, CatalogError, load_catalog, load_criteria_file
 from debate_tui.choices import Choices
 from debate_tui.config import Config
-from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task
+from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task, names_from_personas
 from debate_tui.generation import Generation
 from debate_tui.inputs import InputError, check_api_base
 from debate_tui.llm import DEMO_MODEL
@@ -198,14 +198,25 @@ def check_agent_names(per_agent: dict[str, str], agents: list[AgentSpec]) -> Non
 
 
 def with_personas(agents: list[AgentSpec], chosen: dict[str, str], catalog: Catalog) -> None:
-    """Personas picked per agent (in the TUI) over the protocol's defaults."""
+    """Personas picked per agent (in the TUI) over the protocol's defaults. Agents named after their persona
+    (ChatEval's referees) are named after the one they now have: a scientist is never labelled "News Author"."""
     by_name = {agent.name: agent for agent in agents}
+    cast = [agent for agent in agents if agent.persona is not None]
+    others = frozenset(agent.name for agent in agents if agent.persona is None)
+    named = bool(cast) and _persona_names(cast, others) == [agent.name for agent in cast]
     for name, persona in chosen.items():
         if name not in by_name:
             raise InputError(f"no agent named {name!r} to give the persona {persona!r}")
         if persona not in catalog.personas:
             raise InputError(f"agent {name}: unknown persona {persona!r}")
         by_name[name].persona = catalog.personas[persona]
+    if named and chosen:
+        for agent, new_name in zip(cast, _persona_names(cast, others), strict=True):
+            agent.name = new_name
+
+
+def _persona_names(cast: list[AgentSpec], others: frozenset[str]) -> list[str]:
+    return names_from_personas([agent.persona for agent in cast if agent.persona is not None], others)
 
 
 def with_model_params(agents: list[AgentSpec], config: Config, generation: Generation) -> None:

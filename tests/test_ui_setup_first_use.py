@@ -106,3 +106,18 @@ async def test_a_text_that_fails_to_load_is_a_notification_and_marked_at_the_fie
         field = setup.query_one("#text-path", Input)
         assert field.has_class("-invalid") and "missing.txt" in str(field.tooltip) and field.has_focus
         assert setup.query_one("#text-text", TextArea).text == ""
+
+
+def test_a_referee_given_another_persona_is_named_after_it():
+    from debate_tui.config import load_config
+    from debate_tui.ui.session_builder import build, load_catalog
+    from debate_tui.ui.state import SetupChoices
+
+    config = load_config()
+    choices = SetupChoices(protocol="chateval", model="demo/offline", agent_personas={"General Public": "scientist"})
+    session = build(load_catalog(config), choices, {"text": "A story."}, config).session
+    shown = [(a.name, a.persona.name) for a in session.agents if a.persona]
+    assert shown == [("Scientist", "scientist"), ("Critic", "critic"), ("News Author", "news-author")]
+    choices.agent_personas = {"General Public": "news-author"}
+    session = build(load_catalog(config), choices, {"text": "A story."}, config).session
+    assert [a.name for a in session.agents if a.persona] == ["News Author 1", "Critic", "News Author 2"]

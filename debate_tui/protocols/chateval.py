@@ -33,7 +33,7 @@ from typing import Literal
 from pydantic import Field
 
 from debate_tui.catalog import find_persona
-from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn, task_block
+from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn, names_from_personas, task_block
 from debate_tui.engine.condense import condense_log
 from debate_tui.engine.runner import Context
 from debate_tui.llm.base import Message
@@ -71,24 +71,12 @@ def build_agents(options: Options, models: ModelChoice, personas: list[Persona] 
     specs = [
         AgentSpec(name=name, role="referee", persona=persona,
                   model=models.model_for(name, "referee"), params=models.params)
-        for name, persona in zip(referee_names(cast), cast)
+        for name, persona in zip(names_from_personas(cast, frozenset({SUMMARIZER})), cast)
     ]
     if options.strategy == "simultaneous-talk-with-summarizer":
         specs.append(AgentSpec(name=SUMMARIZER, role="summarizer",
                                model=models.model_for(SUMMARIZER, "summarizer"), params=models.params))
     return specs
-
-
-def referee_names(cast: list[Persona]) -> list[str]:
-    """Display names from the personas ("General Public"), numbered where a persona repeats."""
-    titles = [" ".join(p.name.replace("_", " ").replace("-", " ").split()).title() for p in cast]
-    numbered = {t for t in titles if titles.count(t) > 1 or t == SUMMARIZER}
-    seen: dict[str, int] = {}
-    names = []
-    for title in titles:
-        seen[title] = seen.get(title, 0) + 1
-        names.append(f"{title} {seen[title]}" if title in numbered else title)
-    return names
 
 
 class Panel:
