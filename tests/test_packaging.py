@@ -22,12 +22,13 @@ PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
 APP_STARTS = """
 import asyncio
 from debate_tui.cli import build_parser
+from debate_tui.cli.tui import tui_request
 from debate_tui.ui.app import DebateTUI
-from debate_tui.ui.launch import launch_from_args
+from debate_tui.ui.launch import launch_from
 from debate_tui.ui.state import load_state
 
 async def main():
-    app = DebateTUI(launch_from_args(build_parser().parse_args(["tui", "--demo"]), load_state()))
+    app = DebateTUI(launch_from(tui_request(build_parser().parse_args(["tui", "--demo"])), load_state()))
     async with app.run_test() as pilot:
         await pilot.pause()
         print("theme", app.theme, sorted(name for name in app.available_themes if name.startswith("debate-")))
