@@ -121,7 +121,7 @@ async def run_all(work: Path) -> dict:
     from debate_tui.cli.task_args import build_task, session_from_args
     from debate_tui.engine import runner as runner_module
     from debate_tui.cli.run import apply_history_options
-    from debate_tui.engine.runner import Runner
+    from debate_tui.factory import runner_for
     from debate_tui.llm.cache import CachingClient, ResponseCache
     from debate_tui.llm.litellm_client import LiteLLMClient, load_litellm
     from debate_tui.testing.fake_server import FakeLLMServer
@@ -154,7 +154,7 @@ async def run_all(work: Path) -> dict:
                     agent.params["temperature"] = 0.0
                 prompts.clear()
                 before = server.calls
-                done = await Runner(session, client, stream=False).run()
+                done = await runner_for(session, client, stream=False).run()
                 if done.status != "completed":
                     raise RuntimeError(f"{name}: the debate ended {done.status}: {done.error}")
                 runs.append({"calls": server.calls - before, "usage": done.usage.model_dump(),

@@ -32,6 +32,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from debate_tui.generation import Generation, ReplySettings
 from debate_tui.inputs import ConfigError, check_api_base
+from debate_tui.llm import DEFAULT_TIMEOUT_S
+from debate_tui.llm.keys import KeySource, key_source
 from debate_tui.locations import APP_NAME, config_path
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.redact import redact
@@ -65,23 +67,6 @@ OVERRIDES: dict[str, tuple[str, ...]] = {
 DEBATE_TUI_<NAME> sets it (an empty one counts as unset), and so does a command's flag --<name>
 (argparse destination <name>), for the commands that have one: DEBATE_TUI_TIMEOUT, --timeout."""
 
-PROVIDER_KEYS: dict[str, str | None] = {
-    "openai": "OPENAI_API_KEY",
-    "anthropic": "ANTHROPIC_API_KEY",
-    "gemini": "GEMINI_API_KEY",
-    "mistral": "MISTRAL_API_KEY",
-    "groq": "GROQ_API_KEY",
-    "deepseek": "DEEPSEEK_API_KEY",
-    "openrouter": "OPENROUTER_API_KEY",
-    "xai": "XAI_API_KEY",
-    "cohere": "COHERE_API_KEY",
-    "ollama": None,
-    "ollama_chat": None,
-}
-"""Provider prefix -> the variable litellm reads its key from (None: no key needed)."""
-BARE_MODEL_PROVIDERS = (("gpt-", "openai"), ("chatgpt-", "openai"), ("o1", "openai"), ("o3", "openai"),
-                        ("o4", "openai"), ("claude-", "anthropic"))
-"""Model names litellm accepts without a provider prefix, by how they start."""
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -195,7 +180,7 @@ class Limits(Section):
     """Budget of one run in US dollars; unset: no limit."""
     max_tokens: Annotated[int, Field(gt=0)] | None = None
     """Budget of one run in tokens (prompt and completion); unset: no limit."""
-    timeout: float = Field(120.0, gt=0)
+    timeout: float = Field(DEFAULT_TIMEOUT_S, gt=0)
     """Seconds one model call may take, streaming included: at this deadline the reply so far is kept."""
     retries: int = Field(4, ge=1, le=20)
     """Attempts per model call, the first included."""
@@ -300,14 +285,7 @@ class Config(Section):
     def key_source(self, model: str) -> KeySource:
         """Which environment variable `model`'s key is read from, and why that one."""
         named = self.models.get(model)
-        if named and named.api_key_env:
-            return KeySource(named.api_key_env, f"api_key_env of models.{toml_key(model)}")
-        provider = model.split("/", 1)[0] if "/" in model else next(
-            (name for prefix, name in BARE_MODEL_PROVIDERS if model.startswith(prefix)), None)
-        if provider not in PROVIDER_KEYS:
-            return KeySource(None, "unknown provider: litellm decides")
-        variable = PROVIDER_KEYS[provider]
-        return KeySource(variable, "the provider's usual variable" if variable else "no key needed")
+        return key_source(model, named.api_key_env if named else None, f"api_key_env of models.{toml_key(model)}")
 
     def protocol_defaults(self, name: str, options: type[BaseModel]) -> dict[str, Any]:
         """The `[protocols.<name>]` table, checked against the protocol's Options model."""
@@ -324,20 +302,6 @@ class Config(Section):
                 f"{config_path()}: {setting_name((*loc, *map(str, error['loc'])))}: {error['msg']}"
                 for error in exc.errors())) from None
         return dict(table)
-
-
-@dataclass(frozen=True)
-class KeySource:
-    """Where a model's key comes from; the key itself is never read here."""
-
-    variable: str | None
-    """The environment variable's name, or None when no key is needed or the provider is unknown."""
-    origin: str
-    """Why this variable: the config's api_key_env, the provider's usual one, ..."""
-
-    @property
-    def is_set(self) -> bool:
-        return bool(self.variable and os.environ.get(self.variable))
 
 
 @dataclass(frozen=True)

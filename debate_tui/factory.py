@@ -22,8 +22,10 @@ from debate_tui.catalog import Catalog, CatalogError, load_catalog, load_criteri
 from debate_tui.choices import Choices
 from debate_tui.config import Config
 from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task, names_from_personas
+from debate_tui.engine.runner import Runner
 from debate_tui.generation import Generation
 from debate_tui.inputs import InputError, check_api_base
+from debate_tui.llm.base import LLMClient
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.locations import config_path
 from debate_tui.protocols import get_protocol
@@ -227,3 +229,8 @@ def with_model_params(agents: list[AgentSpec], config: Config, generation: Gener
         agent.context_window = config.context_window(agent.model)
     generation.apply(agents)
 
+
+
+def runner_for(session: Session, client: LLMClient, **options: Any) -> Runner:
+    """The engine's runner for a session, handed its protocol's algorithm (the engine knows no protocol)."""
+    return Runner(session, client, play=protocol_spec(session.protocol).run, **options)

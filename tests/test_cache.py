@@ -8,7 +8,8 @@ import pytest
 
 from debate_tui.domain import Usage
 from debate_tui.llm.base import ChatRequest, Completion
-from debate_tui.llm.cache import CachedCompletion, CachingClient, ResponseCache, cache_key, cacheable, default_cache_dir
+from debate_tui.config import load_config
+from debate_tui.llm.cache import CachedCompletion, CachingClient, ResponseCache, cache_key, cacheable
 from debate_tui.llm.router import ModelRouter
 from tests.conftest import FAKE_KEY
 
@@ -49,7 +50,7 @@ def test_key_ignores_secrets_and_timeouts_but_not_what_shapes_the_answer():
 
 def test_default_directory_follows_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("DEBATE_TUI_CACHE_DIR", str(tmp_path / "elsewhere"))
-    assert default_cache_dir() == tmp_path / "elsewhere"
+    assert load_config().cache_dir == tmp_path / "elsewhere"  # the front ends hand it to ResponseCache
 
 
 async def test_a_hit_costs_nothing_and_remembers_the_original_usage(tmp_path):

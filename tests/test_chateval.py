@@ -11,7 +11,7 @@ from debate_tui.catalog import find_criterion, find_persona
 from debate_tui.cli import main
 from debate_tui.domain import Outcome, Session, Task
 from debate_tui.engine.events import Notice
-from debate_tui.engine.runner import Runner
+from debate_tui.factory import runner_for
 from debate_tui.llm.litellm_client import load_litellm
 from debate_tui.llm.router import ModelRouter
 from debate_tui.protocols import chateval
@@ -33,7 +33,7 @@ def make_session(server, *, text_b: str | None = None, criteria=("coherence",), 
 
 async def run(session: Session, **kwargs) -> tuple[Session, list]:
     events: list = []
-    return await Runner(session, ModelRouter(), emit=events.append, **kwargs).run(), events
+    return await runner_for(session, ModelRouter(), emit=events.append, **kwargs).run(), events
 
 
 def speaking(name: str) -> str:
@@ -174,7 +174,7 @@ async def test_simultaneous_talk_runs_a_round_in_parallel(llm_server):
     llm_server.latency = 0.3
     llm_server.add_rule("Score: 3")
     session = make_session(llm_server, agents=3, turns=1, strategy="simultaneous-talk")
-    runner = Runner(session, ModelRouter())
+    runner = runner_for(session, ModelRouter())
     started = time.perf_counter()
     await runner.run()
     elapsed = time.perf_counter() - started

@@ -20,6 +20,7 @@ from debate_tui.engine.runner import RetryPolicy
 from debate_tui.llm.base import ChatRequest, LLMError
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.llm.litellm_client import LiteLLMClient
+from debate_tui.llm import DEFAULT_TIMEOUT_S
 from debate_tui.protocols import get_protocol
 from debate_tui.store import SessionStore
 
@@ -344,12 +345,13 @@ def test_without_a_model_the_demo_hint_gives_the_two_lines_to_configure(story_fi
 
 def test_retries_and_timeout_come_from_the_limits(monkeypatch):
     write_config("[limits]\nretries = 2\nretry_delay = 0.5\ntimeout = 7")
-    policy = RetryPolicy.from_env()
-    assert (policy.attempts, policy.base_delay_s) == (2, 0.5)
-    assert LiteLLMClient().timeout_s == 7 and LiteLLMClient(timeout_s=3).timeout_s == 3
+    policy = RetryPolicy.of(load_config().limits)  # read at the edge, handed down
+    assert (policy.attempts, policy.base_delay_s) == (2, 0.5) and load_config().limits.timeout == 7
+    assert LiteLLMClient(timeout_s=load_config().limits.timeout).timeout_s == 7
+    assert LiteLLMClient().timeout_s == DEFAULT_TIMEOUT_S, "the client reads no configuration itself"
     monkeypatch.setenv("DEBATE_TUI_RETRIES", "5")
     monkeypatch.setenv("DEBATE_TUI_RETRY_DELAY", "0.01")
-    policy = RetryPolicy.from_env()
+    policy = RetryPolicy.of(load_config().limits)
     assert (policy.attempts, policy.base_delay_s) == (5, 0.01)
 
 

@@ -9,7 +9,7 @@ import pytest
 from debate_tui.catalog import find_criterion
 from debate_tui.domain import Session, Task
 from debate_tui.engine.events import TurnCompleted
-from debate_tui.engine.runner import Runner
+from debate_tui.factory import runner_for
 from debate_tui.llm.router import ModelRouter
 from debate_tui.protocols import debate
 from debate_tui.protocols.common import ModelChoice
@@ -41,7 +41,7 @@ def script(server, *, agree_at: int | None, tie_breaker_score: int | None = None
 
 async def run(session: Session, **kwargs) -> tuple[Session, list]:
     events: list = []
-    runner = Runner(session, ModelRouter(), emit=events.append, **kwargs)
+    runner = runner_for(session, ModelRouter(), emit=events.append, **kwargs)
     return await runner.run(), events
 
 

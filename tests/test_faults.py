@@ -27,7 +27,8 @@ from debate_tui.engine.budget import Budget, BudgetExceeded
 from debate_tui.engine.condense import HISTORY_BUDGET_KEY
 from debate_tui.engine.control import RunControl
 from debate_tui.engine.events import NeedsHuman, Notice, TurnCompleted, TurnFailed, TurnStarted
-from debate_tui.engine.runner import RetryPolicy, Runner
+from debate_tui.engine.runner import RetryPolicy
+from debate_tui.factory import runner_for
 from debate_tui.inputs import InputError
 from debate_tui.llm.litellm_client import classify, load_litellm
 from debate_tui.llm.router import ModelRouter
@@ -53,7 +54,7 @@ def small_model() -> None:
 async def run(session: Session, **kwargs) -> tuple[Session, list]:
     events: list = []
     kwargs.setdefault("retry", FAST)
-    runner = Runner(session, kwargs.pop("client", None) or ModelRouter(), emit=events.append, **kwargs)
+    runner = runner_for(session, kwargs.pop("client", None) or ModelRouter(), emit=events.append, **kwargs)
     return await runner.run(), events
 
 
@@ -245,7 +246,7 @@ async def test_stop_cancels_the_call_in_flight_at_once(llm_server):
             asyncio.get_running_loop().call_later(0.2, control.stop, "stopped by the test")
 
     started = time.perf_counter()
-    session = await Runner(make_session(llm_server), ModelRouter(), emit=emit, control=control).run()
+    session = await runner_for(make_session(llm_server), ModelRouter(), emit=emit, control=control).run()
     assert session.status == "cancelled" and session.error == "stopped by the test"
     assert time.perf_counter() - started < 2
 
@@ -260,8 +261,8 @@ async def test_stop_during_a_retry_wait_is_immediate(llm_server):
             asyncio.get_running_loop().call_later(0.1, control.stop, "stopped while waiting")
 
     started = time.perf_counter()
-    session = await Runner(make_session(llm_server), ModelRouter(), emit=emit, control=control,
-                           retry=RetryPolicy(max_delay_s=30)).run()
+    session = await runner_for(make_session(llm_server), ModelRouter(), emit=emit, control=control,
+                               retry=RetryPolicy(max_delay_s=30)).run()
     assert session.status == "cancelled" and time.perf_counter() - started < 2
 
 
@@ -496,9 +497,9 @@ def new_debate(protocol: str, number: int, server: FakeLLMServer, story: Path, o
 
 async def drive(debate: Debate, limit: asyncio.Semaphore) -> None:
     async with limit:
-        runner = Runner(debate.session, ModelRouter(timeout_s=TIMEOUT_S), emit=debate.emit, retry=FAST,
-                        stream=debate.stream, save=lambda s: write_session(debate.path, s),
-                        control=debate.control, budget=debate.budget)
+        runner = runner_for(debate.session, ModelRouter(timeout_s=TIMEOUT_S), emit=debate.emit, retry=FAST,
+                            stream=debate.stream, save=lambda s: write_session(debate.path, s),
+                            control=debate.control, budget=debate.budget)
         debate.session = await asyncio.wait_for(runner.run(), timeout=60)
 
 

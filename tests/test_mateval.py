@@ -12,7 +12,7 @@ import pytest
 from debate_tui.catalog import find_criterion, resolve_criteria
 from debate_tui.cli import main
 from debate_tui.domain import ErrorSpan, Session, Task
-from debate_tui.engine.runner import Runner
+from debate_tui.factory import runner_for
 from debate_tui.llm import DEMO_MODEL, demo
 from debate_tui.llm.router import ModelRouter
 from debate_tui.meta.datasets import DataRoot, data_dir
@@ -65,7 +65,7 @@ def script(server, report: str = REPORT) -> None:
 
 
 async def run(session: Session) -> Session:
-    return await Runner(session, ModelRouter()).run()
+    return await runner_for(session, ModelRouter()).run()
 
 
 def expected_calls(strategy: str, evaluators: int, feedback: bool, subquestions: int = 5) -> int:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from debate_tui.engine.runner import Runner
+from debate_tui.factory import runner_for
 from debate_tui.llm.litellm_client import load_litellm
 from debate_tui.llm.tokens import reply_tokens
 from debate_tui.llm.router import ModelRouter
@@ -147,8 +147,8 @@ async def test_the_session_file_is_written_when_the_run_starts(llm_server, tmp_p
     llm_server.hang_seconds = 30
     llm_server.add_rule(fault="hang")
     path = tmp_path / "s.json"
-    runner = Runner(make_session(llm_server), ModelRouter(timeout_s=20), retry=FAST,
-                    save=lambda s: write_session(path, s))
+    runner = runner_for(make_session(llm_server), ModelRouter(timeout_s=20), retry=FAST,
+                        save=lambda s: write_session(path, s))
     task = asyncio.ensure_future(runner.run())
     for _ in range(100):
         await asyncio.sleep(0.05)

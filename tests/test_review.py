@@ -12,7 +12,7 @@ import pytest
 from debate_tui.batch.results import ResultsFile
 from debate_tui.batch.review import ReviewQueue
 from debate_tui.cli import main
-from debate_tui.engine.runner import Runner
+from debate_tui.factory import runner_for
 from debate_tui.llm.router import ModelRouter
 from debate_tui.store import SessionStore
 from tests.test_batch_support import (
@@ -229,7 +229,7 @@ async def test_overrides_use_the_same_queue_one_score_line_at_a_time(llm_server,
     rows = {(r["id"], r["criterion"]): r for r in read_rows(scored)}
     assert rows["i0", "coherence"]["predicted"] == 2 and rows["i0", "coherence"]["decided_by"] == "ana"
     assert rows["i0", "relevance"]["predicted"] == 4 and "decided_by" not in rows["i0", "relevance"]
-    replayed = await Runner(SessionStore().load(item.session_id), ModelRouter(), stream=False).run()
+    replayed = await runner_for(SessionStore().load(item.session_id), ModelRouter(), stream=False).run()
     assert replayed.outcome.scores["coherence"] == 2.0 and llm_server.calls == calls  # kept on replay, no call
 
 

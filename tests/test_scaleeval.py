@@ -14,7 +14,7 @@ import pytest
 from debate_tui.catalog import find_criterion
 from debate_tui.cli import main
 from debate_tui.domain import HumanAction, Session, Task
-from debate_tui.engine.runner import Runner
+from debate_tui.factory import runner_for
 from debate_tui.llm.router import ModelRouter
 from debate_tui.protocols import scaleeval
 from debate_tui.protocols.common import ModelChoice
@@ -66,7 +66,7 @@ def script(server, stubborn_rounds: int | None = None) -> None:
 
 
 async def run(session: Session) -> Session:
-    return await Runner(session, ModelRouter()).run()
+    return await runner_for(session, ModelRouter()).run()
 
 
 async def test_unanimous_initial_verdicts_cost_three_calls(llm_server):

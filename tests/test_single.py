@@ -12,7 +12,7 @@ import pytest
 from debate_tui.catalog import find_criterion, find_persona
 from debate_tui.cli import main
 from debate_tui.domain import Session, Task
-from debate_tui.engine.runner import Runner
+from debate_tui.factory import runner_for
 from debate_tui.llm.base import ChatRequest, TokenLogprobs
 from debate_tui.llm.cache import cacheable
 from debate_tui.llm.router import ModelRouter
@@ -33,7 +33,7 @@ def make_session(server, *, text_b: str | None = None, criteria=("coherence",), 
 
 
 async def run(session: Session, *, stream: bool = True) -> Session:
-    return await Runner(session, ModelRouter(), stream=stream).run()
+    return await runner_for(session, ModelRouter(), stream=stream).run()
 
 
 async def test_one_call_per_criterion_with_steps_and_form(llm_server):

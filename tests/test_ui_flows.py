@@ -214,7 +214,7 @@ async def record(session, store, *, stop_after: int | None = None):
     """Run `session` headless on the demo model into `store`; optionally stop after N turns (interrupted)."""
     from debate_tui.engine.control import RunControl
     from debate_tui.engine.events import TurnCompleted
-    from debate_tui.engine.runner import Runner
+    from debate_tui.factory import runner_for
     from debate_tui.llm.demo import DemoClient
 
     control = RunControl()
@@ -223,7 +223,7 @@ async def record(session, store, *, stop_after: int | None = None):
         if stop_after is not None and isinstance(event, TurnCompleted) and len(session.turns) >= stop_after:
             control.stop("interrupted for the test")
 
-    await Runner(session, DemoClient(), emit=emit, control=control, save=store.save).run()
+    await runner_for(session, DemoClient(), emit=emit, control=control, save=store.save).run()
     return store.path_for(session.id)
 
 

@@ -35,7 +35,8 @@ from debate_tui.batch.results import ResultsFile, Row
 from debate_tui.batch.rows import refresh
 from debate_tui.domain import HumanAction, Session, Usage
 from debate_tui.engine.events import Event, NeedsHuman
-from debate_tui.engine.runner import RetryPolicy, Runner, apply_overrides
+from debate_tui.engine.runner import RetryPolicy, apply_overrides
+from debate_tui.factory import runner_for
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient, LLMError
 from debate_tui.store import SessionStore, write_session
 
@@ -94,7 +95,8 @@ async def ask(session: Session) -> Question:
         if isinstance(event, NeedsHuman):
             asked.append(event)
 
-    await Runner(session.model_copy(deep=True), _NoCalls(), emit=watch, stream=False, retry=RetryPolicy(attempts=1)).run()
+    await runner_for(session.model_copy(deep=True), _NoCalls(), emit=watch, stream=False,
+                     retry=RetryPolicy(attempts=1)).run()
     if asked:
         return Question(asked[-1].question, tuple(asked[-1].options))
     return Question(session.pending_question or "", fallback_options(session))
@@ -249,8 +251,8 @@ class ReviewQueue:
                                  text=f"{PREFIX}{question.text}{replaces}")
             session.actions.append(action)
             path = self.store.path_for(session.id)
-            await Runner(session, self.client, save=lambda s: write_session(path, s), stream=False,
-                         retry=self.retry).run()
+            await runner_for(session, self.client, save=lambda s: write_session(path, s), stream=False,
+                             retry=self.retry).run()
             item.decision, item.answered = action, question
         item.rows = refresh(item.rows, session)
         self.results.replace_session(session.id, item.rows)

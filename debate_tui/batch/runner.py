@@ -36,7 +36,8 @@ from debate_tui.batch.rows import item_rows
 from debate_tui.domain import Criterion, Session
 from debate_tui.engine.budget import Budget
 from debate_tui.engine.control import RunControl
-from debate_tui.engine.runner import RetryPolicy, Runner
+from debate_tui.engine.runner import RetryPolicy
+from debate_tui.factory import runner_for
 from debate_tui.llm.base import LLMClient
 from debate_tui.llm.cache import CachingClient, ResponseCache
 from debate_tui.store import SessionFileError, SessionStore, read_session, write_atomic
@@ -162,8 +163,8 @@ class BatchRun:
             control = RunControl()
             self._controls.add(control)
             path = self.store.path_for(session.id)
-            runner = Runner(session, self.client, save=lambda s: _save(path, s), control=control,
-                            retry=self.settings.retry, stream=False)
+            runner = runner_for(session, self.client, save=lambda s: _save(path, s), control=control,
+                                retry=self.settings.retry, stream=False)
             try:
                 await runner.run()
             finally:

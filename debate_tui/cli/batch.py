@@ -143,10 +143,10 @@ def _check_tasks(template: Session, items) -> None:
             raise BadInput(f"line {item.line} (id {item.id!r}): {exc}") from None
 
 
-def _model_client(args: argparse.Namespace):
+def _model_client(args: argparse.Namespace, timeout_s: float):
     from debate_tui.llm.router import ModelRouter
 
-    base = ModelRouter()
+    base = ModelRouter(timeout_s=timeout_s)
     if not args.router:
         return base
     from debate_tui.batch.litellm_router import RouterClient, RouterConfigError
@@ -199,13 +199,13 @@ def prepare(args: argparse.Namespace):
     limits = config.limits
     settings = BatchSettings(
         concurrency=concurrency(config), budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens),
-        retry=RetryPolicy(attempts=limits.retries, base_delay_s=limits.retry_delay),
+        retry=RetryPolicy.of(limits),
         seed=args.seed, progress_interval_s=args.progress_interval,
     )
     cache = None if args.no_cache else ResponseCache(config.cache_dir)
     _warm_up(template)
     return BatchRun(items, template, ResultsFile(Path(args.out).expanduser()), SessionStore(sessions_dir(args)),
-                    _model_client(args), cache=cache, settings=settings)
+                    _model_client(args, config.limits.timeout), cache=cache, settings=settings)
 
 
 def run_until_done(batch) -> None:

@@ -46,10 +46,12 @@ class BadInput(Exception):
 
 def _client(args: argparse.Namespace):
     """What a session continued after a decision calls: the batch's client, behind the cache."""
+    from debate_tui.config import effective_config
     from debate_tui.llm.cache import with_cache
     from debate_tui.llm.router import ModelRouter
 
-    client = ModelRouter()
+    config = effective_config(args)  # read here, at the edge: the calls' timeout and the cache's directory
+    client = ModelRouter(timeout_s=config.limits.timeout)
     if args.router:
         from debate_tui.batch.litellm_router import RouterClient, RouterConfigError
 
@@ -57,7 +59,7 @@ def _client(args: argparse.Namespace):
             client = RouterClient.from_file(Path(args.router).expanduser(), fallback=client)
         except RouterConfigError as exc:
             raise BadInput(str(exc)) from None
-    return with_cache(client, enabled=not args.no_cache)
+    return with_cache(client, config.cache_dir, enabled=not args.no_cache)
 
 
 def _decisions(pairs: list[str]) -> list[tuple[str, str]]:

@@ -21,7 +21,8 @@ from debate_tui.engine.control import RunControl
 from debate_tui.engine.events import (
     Event, Finished, NeedsHuman, Notice, TextDelta, TurnCompleted, TurnFailed, TurnStarted,
 )
-from debate_tui.engine.runner import RetryPolicy, Runner
+from debate_tui.engine.runner import RetryPolicy
+from debate_tui.factory import runner_for
 from debate_tui.inputs import InputError
 from debate_tui.llm.router import ModelRouter
 from debate_tui.report.markdown import render
@@ -160,9 +161,9 @@ def execute(session: Session, *, session_path: Path, report_path: Path, config: 
     limits = (config or load_config()).limits
     control = RunControl()
     save = SaveGuard(session_path, control)  # a session file that cannot be written stops the run
-    runner = Runner(session, ModelRouter(timeout_s=limits.timeout), emit=PlainPrinter(sys.stderr),
-                    control=control, retry=RetryPolicy(attempts=limits.retries, base_delay_s=limits.retry_delay),
-                    budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens), save=save)
+    runner = runner_for(session, ModelRouter(timeout_s=limits.timeout), emit=PlainPrinter(sys.stderr),
+                        control=control, retry=RetryPolicy.of(limits),
+                        budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens), save=save)
     _run_on_new_loop(runner, control)
     if save.error is not None:
         save.mark_failed(session)

@@ -28,14 +28,6 @@ class Budget:
     max_tokens: int | None = None
     """Prompt plus completion tokens; None: no limit."""
 
-    @classmethod
-    def from_config(cls) -> Budget:
-        """The configured `limits.max_cost` and `limits.max_tokens` (DEBATE_TUI_MAX_COST, DEBATE_TUI_MAX_TOKENS)."""
-        from debate_tui.config import load_config
-
-        limits = load_config().limits
-        return cls(max_cost=limits.max_cost, max_tokens=limits.max_tokens)
-
     @property
     def limited(self) -> bool:
         return self.max_cost is not None or self.max_tokens is not None

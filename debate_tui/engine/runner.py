@@ -17,10 +17,9 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from debate_tui import parsing
-from debate_tui.config import load_config
 from debate_tui.domain import (
     VERDICT_FLIP, AgentSpec, Criterion, HumanAction, Outcome, Session, Task, Turn, Usage, utcnow,
 )
@@ -33,8 +32,12 @@ from debate_tui.engine.events import (
 )
 from debate_tui.generation import Generation
 from debate_tui.llm import tokens
+from debate_tui.llm.keys import key_source
 from debate_tui.llm.base import ChatRequest, Completion, LLMClient, LLMError, Message
 from debate_tui.redact import redact
+
+if TYPE_CHECKING:
+    from debate_tui.config import Limits
 
 Expect = Literal["text", "score", "pair", "verdict", "no_issue"]
 
@@ -69,10 +72,9 @@ class RetryPolicy:
     rng: random.Random = field(default_factory=random.Random)
 
     @classmethod
-    def from_env(cls) -> RetryPolicy:
-        """The configured `limits.retries` (attempts per call) and `limits.retry_delay` (first backoff, seconds),
-        which DEBATE_TUI_RETRIES and DEBATE_TUI_RETRY_DELAY override."""
-        limits = load_config().limits
+    def of(cls, limits: Limits) -> RetryPolicy:
+        """The configuration's `limits.retries` (attempts per call) and `limits.retry_delay` (first backoff, seconds),
+        read at the edge and handed down."""
         return cls(attempts=limits.retries, base_delay_s=limits.retry_delay)
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
@@ -85,14 +87,19 @@ class RetryPolicy:
 Store = Callable[[Session], Any]
 
 
+Play = Callable[["Context"], Awaitable[Outcome]]
+"""A protocol's algorithm (its spec's `run`), handed to the runner by the layer that knows the protocols."""
+
+
 class Runner:
-    """Runs `session.protocol` against `client`, emitting events and saving after each turn."""
+    """Runs `session.protocol` (its `play`) against `client`, emitting events and saving after each turn."""
 
     def __init__(
         self,
         session: Session,
         client: LLMClient,
         *,
+        play: Play,
         emit: Callable[[Event], None] = lambda event: None,
         save: Store | None = None,
         control: RunControl | None = None,
@@ -102,6 +109,7 @@ class Runner:
         budget: Budget | None = None,
     ):
         self.session = session
+        self.play = play
         self.client = client
         self.emit = emit
         self.save_fn = save
@@ -196,14 +204,12 @@ class Runner:
     # ----- the run --------------------------------------------------------------
 
     async def run(self) -> Session:
-        from debate_tui.protocols import get_protocol
-
         session = self.session
         session.status, session.error, session.pending_question = "running", None, None
         self.control.track(self._cancel_inflight)
         try:
             await self._save()  # a first call that hangs still leaves a visible, resumable session
-            outcome = await get_protocol(session.protocol).run(Context(self))
+            outcome = await self.play(Context(self))
             session.outcome = apply_overrides(outcome, session.actions)
             session.status = "completed"
             if self.unreplayed():
@@ -376,7 +382,7 @@ def failure_message(spec: AgentSpec, exc: LLMError, attempts: int) -> str:
     """What the person reads when a call finally fails: who, which model, why, and what to do."""
     who = f"{spec.name} ({spec.model})"
     if exc.kind == "auth":
-        source = load_config().key_source(spec.model)
+        source = key_source(spec.model, spec.params.get("api_key_env"))
         where = f"the key in {source.variable} ({source.origin})" if source.variable else "the provider's API key"
         return redact(f"{who}: authentication failed, not retried: check {where}. {exc}")
     if exc.kind == "context_window":

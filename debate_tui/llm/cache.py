@@ -39,13 +39,6 @@ IGNORED_PARAMS = frozenset({
 """Parameters that never change a reply, or may carry a credential: kept out of the key."""
 
 
-def default_cache_dir() -> Path:
-    """DEBATE_TUI_CACHE_DIR, else `cache_dir` in config.toml, else the platform's user cache directory."""
-    from debate_tui.config import load_config
-
-    return load_config().cache_dir
-
-
 def cacheable(request: ChatRequest) -> bool:
     """Deterministic requests only: temperature explicitly 0 and a single choice; none that wants log-probabilities."""
     params = request.params
@@ -81,8 +74,9 @@ class CacheStats:
 class ResponseCache:
     """The SQLite table behind CachingClient: get and put by key."""
 
-    def __init__(self, directory: Path | None = None):
-        self.directory = directory or default_cache_dir()
+    def __init__(self, directory: Path):
+        """`directory`: the configuration's `cache_dir`, read at the edge."""
+        self.directory = directory
         self.directory.mkdir(parents=True, exist_ok=True)
         self.path = self.directory / DB_NAME
         self._db = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
@@ -114,9 +108,9 @@ class ResponseCache:
 class CachingClient:
     """Wraps any LLMClient: deterministic requests are answered from disk when seen before."""
 
-    def __init__(self, inner: LLMClient, cache: ResponseCache | None = None):
+    def __init__(self, inner: LLMClient, cache: ResponseCache):
         self.inner = inner
-        self.cache = cache if cache is not None else ResponseCache()  # an empty cache is falsy (len 0)
+        self.cache = cache
         self.stats = CacheStats()
 
     async def complete(self, request: ChatRequest, on_delta: DeltaCallback | None = None) -> Completion:
@@ -138,7 +132,7 @@ class CachingClient:
         return completion
 
 
-def with_cache(inner: LLMClient, enabled: bool = True, directory: Path | None = None) -> LLMClient:
+def with_cache(inner: LLMClient, directory: Path, enabled: bool = True) -> LLMClient:
     """`inner` behind a cache, or unchanged when caching is off."""
     return CachingClient(inner, ResponseCache(directory)) if enabled else inner
 

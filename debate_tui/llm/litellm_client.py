@@ -13,7 +13,7 @@ import time
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from debate_tui.config import load_config
+from debate_tui.llm import DEFAULT_TIMEOUT_S
 from debate_tui.domain import FinishReason, Usage
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMError, TokenLogprobs
 from debate_tui.llm.tokens import ReplyMeter, prompt_tokens, reply_tokens
@@ -208,11 +208,12 @@ def key_from_env(name: str) -> str:
 class LiteLLMClient:
     """Calls through litellm; retries are the runner's job, so litellm's own are off.
 
-    Without `timeout_s`, a call may take the configured `limits.timeout`.
+    Without `timeout_s` (the configuration's `limits.timeout`, which the front ends pass), a call may take
+    DEFAULT_TIMEOUT_S.
     """
 
     def __init__(self, timeout_s: float | None = None):
-        self.timeout_s = timeout_s or load_config().limits.timeout
+        self.timeout_s = timeout_s or DEFAULT_TIMEOUT_S
 
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
         params = dict(request.params)

@@ -219,7 +219,8 @@ class DebateTUI(App[int]):
             from debate_tui.llm.router import ModelRouter
             from debate_tui.llm.threaded import ThreadedClient
 
-            self.client = self._own_client = ThreadedClient(ModelRouter(demo_delay_s=self.demo_delay_s))
+            router = ModelRouter(demo_delay_s=self.demo_delay_s, timeout_s=self.launch.config.limits.timeout)
+            self.client = self._own_client = ThreadedClient(router)
         return self.client
 
     def on_unmount(self) -> None:
@@ -248,7 +249,7 @@ class DebateTUI(App[int]):
 
     def _run(self, session: Session, path: Path, *, kind: str) -> None:
         from debate_tui.engine.control import RunControl
-        from debate_tui.engine.runner import Runner
+        from debate_tui.factory import runner_for
         from debate_tui.inputs import InputError
         from debate_tui.safefile import SessionLock
         from debate_tui.ui.saving import LockedRun, SessionSaver
@@ -264,7 +265,7 @@ class DebateTUI(App[int]):
         client = self._client()
 
         def make(emit):
-            return LockedRun(Runner(session, client, emit=emit, save=saver, control=control, interactive=True), lock)
+            return LockedRun(runner_for(session, client, emit=emit, save=saver, control=control, interactive=True), lock)
 
         self.push_screen(DebateScreen(session, control, make, kind=kind, clock=self.clock))
 
