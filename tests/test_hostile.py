@@ -430,3 +430,18 @@ def test_progress_lines_scale_huge_numbers():
     assert "4.0T tokens" in line and "k tokens" not in line and "3.00 items/s" in line
     tally.spent = Usage(prompt_tokens=1_250_000)
     assert "1.2M tokens" in Progress(tally, stream=open(os.devnull, "w"), tty=False).line()
+
+
+@pytest.mark.parametrize("source", ["/dev/zero", "-"])
+def test_an_endless_batch_input_is_refused_with_bounded_memory(tmp_path, monkeypatch, source):
+    monkeypatch.setenv("DEBATE_TUI_MAX_BATCH_BYTES", "20000000")  # the default is 100 MB
+    stdin = open("/dev/zero", "rb") if source == "-" else None
+    try:
+        code, err, seconds, peak_mb = measured(["batch", source, "--out", str(tmp_path / "r.jsonl"), "--demo"],
+                                               tmp_path, stdin)
+    finally:
+        if stdin:
+            stdin.close()
+    assert seconds < 20 and peak_mb < 200, (seconds, peak_mb)
+    assert code == 2 and "over the limit of 20,000,000 bytes (DEBATE_TUI_MAX_BATCH_BYTES)" in err, err
+    print(f"batch {source}: refused in {seconds:.2f} s, peak {peak_mb:.0f} MB")

@@ -10,15 +10,17 @@ problem is reported with its line number.
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from debate_tui.domain import Task, Verdict
-from debate_tui.inputs import InputError, check_text
+from debate_tui.inputs import InputError, check_text, read_bounded
 
 VERDICTS = ("1", "2", "0")
 TEXT_FIELDS = ("text", "text_b", "source", "context")
@@ -38,10 +40,31 @@ class Item:
     """MATEval's annotated error locations, passed through for `meta`'s error-location check."""
 
 
-def read_items(ref: str | Path) -> list[Item]:
-    """All items of a JSONL file ('-': standard input); raises InputError naming the first bad line."""
+DEFAULT_MAX_BYTES = 100_000_000
+
+
+def max_input_bytes() -> int:
+    """DEBATE_TUI_MAX_BATCH_BYTES, else 100 MB: an endless input (/dev/zero, `yes |`) is refused, not read."""
+    configured = os.environ.get("DEBATE_TUI_MAX_BATCH_BYTES", "")
     try:
-        text = sys.stdin.read() if str(ref) == "-" else Path(ref).read_text(encoding="utf-8")
+        return int(configured) if configured.strip() else DEFAULT_MAX_BYTES
+    except ValueError:
+        raise InputError(f"DEBATE_TUI_MAX_BATCH_BYTES must be a whole number of bytes, not {configured!r}") from None
+
+
+def read_items(ref: str | Path) -> list[Item]:
+    """All items of a JSONL file ('-': standard input), read up to `max_input_bytes()`; raises InputError
+    naming the first bad line."""
+    limit = max_input_bytes()
+    over = f"{ref}: over the limit of {limit:,} bytes (DEBATE_TUI_MAX_BATCH_BYTES); stopped reading there"
+    try:
+        if str(ref) == "-":  # a test (or an embedding program) may hand a text stream without a buffer
+            stdin = getattr(sys.stdin, "buffer", None) or io.BytesIO(sys.stdin.read(limit + 1).encode("utf-8"))
+            raw = read_bounded(stdin, limit, over)
+        else:
+            with Path(ref).open("rb") as handle:
+                raw = read_bounded(handle, limit, over)
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise InputError(f"{ref}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
