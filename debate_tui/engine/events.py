@@ -51,6 +51,8 @@ class Planned:
     debates each criterion in turn), so a watcher can say "round k of R"."""
 
     last_round: int
+    first_round: int = 1
+    """0 where a protocol numbers an opening round 0 (ScaleEval's initial verdicts, DEBATE's first score)."""
 
 
 @dataclass(frozen=True)

@@ -198,8 +198,8 @@ class Runner:
     def notice(self, message: str) -> None:
         self.emit(Notice(message))
 
-    def plan(self, last_round: int) -> None:
-        self.emit(Planned(last_round))
+    def plan(self, last_round: int, first_round: int = 1) -> None:
+        self.emit(Planned(last_round, first_round))
 
     # ----- the run --------------------------------------------------------------
 

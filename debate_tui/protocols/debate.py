@@ -197,7 +197,7 @@ def calls(options: Options, criteria: int, pairwise: bool) -> CallCount:
 
 async def run(ctx: Context) -> Outcome:
     options = Options.model_validate(ctx.options)
-    ctx.plan(options.rounds + (options.tie_breaker == "agent"))
+    ctx.plan(options.rounds + (options.tie_breaker == "agent"), first_round=0)  # round 0: the first score
     outcome = Outcome()
     for criterion in ctx.criteria:
         final, how = await debate_one(ctx, criterion, options)

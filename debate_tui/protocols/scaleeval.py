@@ -219,7 +219,7 @@ async def run(ctx: Context) -> Outcome:
     options = Options.model_validate(ctx.options)
     SPEC.check_task(ctx.task, ctx.criteria, options)
     criterion = vary(ctx.criteria[0], options.criteria_variant, options.seed)
-    ctx.plan(options.rounds)  # round 0: the initial verdicts
+    ctx.plan(options.rounds, first_round=0)  # round 0: the initial verdicts
     order = Order.draw(ctx.rng, [a.name for a in ctx.agents("speaker")])
     ctx.session.state["order"] = order.state()
     if order.swapped:

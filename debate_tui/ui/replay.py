@@ -54,7 +54,8 @@ class Replayer:
     async def run(self) -> Session:
         session = self.session
         completed, last_round = 0, None
-        self.emit(Planned(max((turn.round for turn in session.turns), default=0)))
+        rounds = [turn.round for turn in session.turns]
+        self.emit(Planned(max(rounds, default=0), min(rounds, default=1)))
         try:
             self._actions_after(0)
             for turn in session.turns:

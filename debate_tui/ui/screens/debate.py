@@ -206,8 +206,8 @@ class DebateScreen(BaseScreen[None]):
                 if agent in self.panes:
                     self.panes[agent].fail_turn(slot, error, partial, retry)
                 self.status.speaking = ""
-            case Planned(last_round=last):
-                self.status.last_round = last
+            case Planned(last_round=last, first_round=first):
+                self.status.last_round, self.status.first_round = last, first
             case RoundCompleted(round=round_):
                 self.status.round = round_
             case NeedsHuman() as asked:

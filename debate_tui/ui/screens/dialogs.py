@@ -164,6 +164,8 @@ class DecisionDialog(Dialog[str | None]):
         self.options = options
         self.labels = labels if len(labels) == len(options) else ()
         self.details = details
+        self._at: int | None = None
+        """The button the arrows reached; None until an arrow is pressed."""
 
     def body(self) -> ComposeResult:
         yield Static(literal(self.question), classes="dialog-question")
@@ -174,9 +176,9 @@ class DecisionDialog(Dialog[str | None]):
                 shown = f"{option} · {self.labels[index]}" if self.labels else option
                 yield Button(literal(shown), id=f"decide-{index}", variant="primary")
         keys = "/".join(o for o in self.options if len(o) == 1 and o.isdigit())
-        yield Label((f"{keys} decide{'s' if '/' not in keys else ''}, " if keys else "")
-                    + "arrows move, Enter presses the highlighted button; Escape stops the run (it can be resumed)",
-                    classes="dialog-help")
+        yield Static((f"{keys} decide{'s' if '/' not in keys else ''}, " if keys else "")
+                     + "arrows move, Enter presses the highlighted button; Escape stops the run (it can be resumed)",
+                     classes="dialog-help")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         index = int(str(event.button.id).removeprefix("decide-"))
@@ -187,10 +189,12 @@ class DecisionDialog(Dialog[str | None]):
             self.dismiss(digit)
 
     def action_move(self, step: int) -> None:
+        """Counted here, not read from the focus: focus moves after the key is handled, so two arrows pressed
+        quickly (one read of the terminal) moved only once and Enter then pressed the wrong button."""
         buttons = list(self.query(Button))
-        focused = self.focused
-        at = buttons.index(focused) if isinstance(focused, Button) and focused in buttons else (-1 if step > 0 else 0)
-        buttons[(at + step) % len(buttons)].focus()
+        at = self._at if self._at is not None else (-1 if step > 0 else 0)
+        self._at = (at + step) % len(buttons)
+        buttons[self._at].focus()
 
 
 class ConfirmDialog(Dialog[bool | None]):

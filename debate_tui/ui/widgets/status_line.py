@@ -24,6 +24,7 @@ class StatusLine(Static, KeptLines):
 
     round: reactive[int | None] = reactive(None)
     last_round: reactive[int | None] = reactive(None)
+    first_round: reactive[int] = reactive(1)
     mode: reactive[str] = reactive("auto")
     speaking: reactive[str] = reactive("")
     elapsed: reactive[float] = reactive(0.0)
@@ -38,7 +39,8 @@ class StatusLine(Static, KeptLines):
         mode_style = MODE_STYLES.get(self.mode, "")
         parts: list[tuple[str, str] | str] = [
             ("round " + ("-" if self.round is None else str(self.round))
-             + ("" if self.last_round is None else f" of {self.last_round}"), "bold"), " │ ",
+             + ("" if self.last_round is None else f" of {self.first_round}–{self.last_round}" if self.first_round == 0
+                else f" of {self.last_round}"), "bold"), " │ ",
             (self.mode, mode_style), " │ ",
             f"{self.calls} calls │ {self.tokens:,} tokens │ ${self.cost:.4f} │ {clock(self.elapsed)}",
         ]
