@@ -201,3 +201,19 @@ def test_help_over_setup(snap_compare, size):
         await settle(pilot)
 
     assert snap_compare(DebateTUI(Launch(texts={"text": STORY})), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_decision_dialog(snap_compare, size):
+    """ScaleEval without consensus on a swapped order: both texts, each speaker's verdict, the swap said once."""
+    from tests.test_ui_during_run import scaleeval_session
+
+    async def run_before(pilot) -> None:
+        from debate_tui.ui.screens.dialogs import DecisionDialog
+
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, DecisionDialog), what="the decision dialog")
+        pilot.app.clear_notifications()
+        await settle(pilot)
+
+    assert snap_compare(app_with(scaleeval_session(seed=1), RecordingDemo()), terminal_size=size,
+                        run_before=run_before)
