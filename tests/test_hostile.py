@@ -445,3 +445,16 @@ def test_an_endless_batch_input_is_refused_with_bounded_memory(tmp_path, monkeyp
     assert seconds < 20 and peak_mb < 200, (seconds, peak_mb)
     assert code == 2 and "over the limit of 20,000,000 bytes (DEBATE_TUI_MAX_BATCH_BYTES)" in err, err
     print(f"batch {source}: refused in {seconds:.2f} s, peak {peak_mb:.0f} MB")
+
+
+def test_error_lines_from_config_and_batch_input_show_controls_escaped(capfd, story_file, isolated_dirs, tmp_path):
+    config = isolated_dirs / "config" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('"bad\\u009b2J\\u202ekey" = 1\n', encoding="utf-8")
+    assert main(["run", "--demo", "--text", str(story_file)]) == 2
+    items = tmp_path / "items.jsonl"
+    items.write_text('{"id": "a", "text": "fine"}\n{"id": "a", "text": "again \\u009b2J \\u202e"}\n', encoding="utf-8")
+    config.unlink()
+    assert main(["batch", str(items), "--out", str(tmp_path / "r.jsonl"), "--demo"]) == 2
+    err = capfd.readouterr().err
+    assert err.count("debate-tui: error:") == 2 and active_in(err) == [], err

@@ -14,6 +14,7 @@ import importlib
 import sys
 
 from debate_tui.inputs import ConfigError
+from debate_tui.textsafe import inert
 
 COMMANDS = {
     "tui": "tui", "run": "run", "sessions": "sessions", "resume": "sessions", "export": "sessions",
@@ -43,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args)
     except ConfigError as exc:
-        print(f"debate-tui: error: {exc}", file=sys.stderr)
+        print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:  # Ctrl+C before a command's own handler is in place (imports take seconds)
         print("debate-tui: interrupted", file=sys.stderr)

@@ -21,6 +21,7 @@ from typing import Any
 from debate_tui.cli.task_args import sessions_dir, warn_stderr
 from debate_tui.cli.task_flags import add_task_arguments
 from debate_tui.domain import Session
+from debate_tui.textsafe import inert
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_STOPPED = 0, 2, 3, 4
 DEFAULT_CONCURRENCY = 8
@@ -237,7 +238,7 @@ def handle(args: argparse.Namespace) -> int:
         batch = prepare(args)
         run_until_done(batch)
     except (BadInput, ResultsError) as exc:
-        print(f"debate-tui: error: {exc}", file=sys.stderr)
+        print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     summary = batch.summary()
     print(json.dumps(summary), flush=True)

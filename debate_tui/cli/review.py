@@ -21,6 +21,8 @@ import json
 import sys
 from pathlib import Path
 
+from debate_tui.textsafe import inert
+
 EXIT_BAD_INPUT = 2
 
 
@@ -120,7 +122,7 @@ def handle(args: argparse.Namespace) -> int:
 
                 ReviewApp(queue).run()
     except (BadInput, ResultsError) as exc:
-        print(f"debate-tui: error: {exc}", file=sys.stderr)
+        print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if not args.list:
         print(json.dumps({"reviewed": total, "left": queue.left, "out": str(results.path)}))

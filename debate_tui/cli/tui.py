@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from debate_tui.cli.task_flags import add_task_arguments, choices_from_args, text_refs
 from debate_tui.inputs import InputError
+from debate_tui.textsafe import inert
 
 if TYPE_CHECKING:
     from debate_tui.ui.opening import TuiRequest
@@ -39,6 +40,6 @@ def handle(args: argparse.Namespace) -> int:
     try:
         request = tui_request(args)
     except InputError as exc:
-        print(f"debate-tui: error: {exc}", file=sys.stderr)
+        print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
         return 2
     return run_app(request)

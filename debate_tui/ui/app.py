@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 from debate_tui.inputs import InputError
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.locations import examples_dir
+from debate_tui.textsafe import inert
 from debate_tui.ui.commands import binding_commands
 from debate_tui.ui.keymap import load_keymap
 from debate_tui.ui.locations import theme_dirs
@@ -368,7 +369,7 @@ def run_app(request: TuiRequest) -> int:
     try:
         app = DebateTUI(_autostart_launch(request) if request.autostart else read_opening(request))
     except InputError as exc:  # includes a config file that cannot be used
-        print(f"debate-tui: error: {exc}", file=sys.stderr)
+        print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
         return 2
     app.run()
     if app.config_error:
