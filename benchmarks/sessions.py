@@ -42,15 +42,15 @@ def populate(directory: Path, count: int) -> None:
 
 
 def time_store(directory: Path) -> dict:
-    from debate_tui.store import SessionStore
+    from debate_tui.config import load_config
 
     started = time.perf_counter()
-    rows = SessionStore(directory).list()
+    rows = load_config().session_store(directory).list()
     first = time.perf_counter() - started
     times = []
     for _ in range(REPEATS):
         started = time.perf_counter()
-        rows = SessionStore(directory).list()
+        rows = load_config().session_store(directory).list()
         times.append(time.perf_counter() - started)
     assert not any(r.problem for r in rows), [r.problem for r in rows if r.problem][:3]
     return {"first": first, "median": median(times), "rows": len(rows)}

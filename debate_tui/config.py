@@ -37,6 +37,7 @@ from debate_tui.llm.keys import KeySource, key_source
 from debate_tui.locations import APP_NAME, config_path
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.redact import redact
+from debate_tui.store import SessionStore
 
 if TYPE_CHECKING:
     import argparse
@@ -247,6 +248,10 @@ class Config(Section):
     """Budgets, timeout, retries and concurrency."""
     generation: GenerationSettings = Field(default_factory=GenerationSettings)
     """Per-reply token cap, temperature and answer format."""
+
+    def session_store(self, root: Path | None = None) -> SessionStore:
+        """The sessions directory (`root`, else `sessions_dir`) with its listing's index in `cache_dir`."""
+        return SessionStore(root or self.sessions_dir, self.cache_dir / "session-index")
 
     def role_models(self) -> dict[str, str]:
         """The roles that have a model of their own."""

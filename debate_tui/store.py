@@ -25,7 +25,6 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from debate_tui.config import load_config
 from debate_tui.domain import SCHEMA_VERSION, Session
 from debate_tui.safefile import held, write_atomic
 
@@ -34,11 +33,6 @@ SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
 
 class SessionFileError(Exception):
     """A session file or id that cannot be used; the message names it."""
-
-
-def default_sessions_dir() -> Path:
-    """DEBATE_TUI_SESSIONS_DIR, else `sessions_dir` in config.toml, else the platform's user data directory."""
-    return load_config().sessions_dir
 
 
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
@@ -146,9 +140,7 @@ class SummaryIndex:
     parsed again until they change.
     """
 
-    def __init__(self, root: Path, directory: Path | None = None):
-        if directory is None:
-            directory = load_config().cache_dir / "session-index"
+    def __init__(self, root: Path, directory: Path):
         name = hashlib.sha256(str(root.resolve()).encode("utf-8")).hexdigest()[:24]
         self.path = directory / f"{name}.json"
 
@@ -196,9 +188,10 @@ def newest_first(summary: SessionSummary) -> tuple[bool, float]:
 class SessionStore:
     """The sessions directory: save by id, load by id or path, list everything readable."""
 
-    def __init__(self, root: Path | None = None, index_dir: Path | None = None):
-        """`index_dir` holds the listing's index (default: `session-index` in the cache directory)."""
-        self.root = root or default_sessions_dir()
+    def __init__(self, root: Path, index_dir: Path | None = None):
+        """`index_dir` holds the listing's index (the configuration's `session-index` in the cache directory, see
+        `Config.session_store`); None: no index, every listing reads the files."""
+        self.root = root
         self.index_dir = index_dir
 
     def path_for(self, session_id: str) -> Path:
@@ -235,8 +228,8 @@ class SessionStore:
             found = sorted((entry for entry in scan
                             if not entry.name.startswith(".") and entry.name.endswith(".json") and entry.is_file()),
                            key=lambda entry: (not entry.name.startswith("batch-"), entry.name), reverse=True)
-        index = SummaryIndex(self.root, self.index_dir)
-        known = index.read().get("entries", {})
+        index = SummaryIndex(self.root, self.index_dir) if self.index_dir is not None else None
+        known = index.read().get("entries", {}) if index is not None else {}
         entries: dict[str, Any] = {entry.name: known[entry.name] for entry in found if entry.name in known}
         rows: list[SessionSummary] = []
         for entry in found[:newest]:
@@ -254,7 +247,8 @@ class SessionStore:
                 summary = summarize_file(path)
                 entries[entry.name] = {"stamp": stamp, "row": _summary_data(summary)}
             rows.append(summary)
-        if entries.keys() != known.keys() or any(entries[name] is not known[name] for name in entries):
+        changed = entries.keys() != known.keys() or any(entries[name] is not known[name] for name in entries)
+        if index is not None and changed:
             index.write(entries)
         return sorted(rows, key=newest_first)
 

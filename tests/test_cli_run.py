@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from debate_tui.config import load_config
 from debate_tui.cli import main
-from debate_tui.store import SessionFileError, SessionStore, read_session
+from debate_tui.store import SessionFileError, read_session
 
 SUMMARY_KEYS = {"session", "protocol", "status", "scores", "verdict", "calls",
                 "prompt_tokens", "completion_tokens", "cost_usd"}
@@ -132,7 +133,7 @@ def test_sessions_lists_readable_and_corrupt_files(capsys, story_file, isolated_
 def test_session_ids_cannot_escape_the_sessions_dir(capsys):
     for bad in ("..", "..evil", "a/../b", ".hidden", "x\x00y"):
         with pytest.raises(SessionFileError):
-            SessionStore().path_for(bad)
+            load_config().session_store().path_for(bad)
     assert main(["resume", "..evil"]) == 2
     assert "invalid session id" in capsys.readouterr().err
 

@@ -22,7 +22,6 @@ from debate_tui.llm import DEMO_MODEL
 from debate_tui.llm.litellm_client import LiteLLMClient
 from debate_tui.llm import DEFAULT_TIMEOUT_S
 from debate_tui.protocols import get_protocol
-from debate_tui.store import SessionStore
 
 from conftest import FAKE_KEY, REPO
 
@@ -357,9 +356,9 @@ def test_retries_and_timeout_come_from_the_limits(monkeypatch):
 
 def test_sessions_dir_comes_from_the_config_unless_the_environment_says(monkeypatch, tmp_path):
     write_config(f'sessions_dir = "{tmp_path / "from-file"}"')
-    assert SessionStore().root == tmp_path / "sessions"  # conftest's DEBATE_TUI_SESSIONS_DIR
+    assert load_config().session_store().root == tmp_path / "sessions"  # conftest's DEBATE_TUI_SESSIONS_DIR
     monkeypatch.delenv("DEBATE_TUI_SESSIONS_DIR")
-    assert SessionStore().root == tmp_path / "from-file"
+    assert load_config().session_store().root == tmp_path / "from-file"
 
 
 async def test_the_key_is_read_from_the_named_variable_at_call_time(monkeypatch, llm_server):

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
+from debate_tui.config import load_config
 from debate_tui.cli import main
 from debate_tui.store import read_session
 
@@ -272,14 +273,13 @@ def test_a_second_writer_is_refused_while_a_session_runs_and_the_lock_dies_with_
 
 async def test_the_tui_honours_the_session_lock(tmp_path):
     from debate_tui.safefile import SessionLock
-    from debate_tui.store import SessionStore
     from debate_tui.ui.app import DebateTUI
     from debate_tui.ui.launch import Launch
     from debate_tui.ui.screens.debate import DebateScreen
     from tests.test_ui_flows import make_session, record
     from tests.test_ui_helpers import RecordingDemo, wait_until
 
-    store = SessionStore()
+    store = load_config().session_store()
     session = make_session()
     path = await record(session, store, stop_after=1)
     held = SessionLock(path, session.id).acquire()  # as a `debate-tui resume` in another terminal would

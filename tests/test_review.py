@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from debate_tui.config import load_config
 from debate_tui.batch.results import ResultsFile
 from debate_tui.batch.review import ReviewQueue
 from debate_tui.cli import main
 from debate_tui.factory import runner_for
 from debate_tui.llm.router import ModelRouter
-from debate_tui.store import SessionStore
 from tests.test_batch_support import (
     agreeing_debate, model_args, never_agreeing_debate, read_rows, run_batch, write_items,
 )
@@ -74,7 +74,7 @@ def tie_breaks(capsys, llm_server, tmp_path) -> Path:
 
 
 def queue_for(out: Path, who: str = "ana") -> ReviewQueue:
-    queue = ReviewQueue(ResultsFile(out), SessionStore(), ModelRouter(), who=who)
+    queue = ReviewQueue(ResultsFile(out), load_config().session_store(), ModelRouter(), who=who)
     queue.load()
     return queue
 
@@ -101,7 +101,7 @@ async def test_a_decision_is_recorded_with_provenance_and_written_back_atomicall
     (action,) = [a for a in session.actions if a.kind == "decide"]
     assert action.who == "ana" and action.value == "2" and action.after_turn == 9
     assert action.text.startswith("review queue: The speakers did not agree")
-    saved = SessionStore().load(item.session_id)  # the session file holds it too
+    saved = load_config().session_store().load(item.session_id)  # the session file holds it too
     assert saved.status == "completed" and saved.actions[-1].at == action.at
     rows = read_rows(out)
     assert len(rows) == len(before) and [r["id"] for r in rows] == [r["id"] for r in before]
@@ -212,7 +212,7 @@ def scored(capsys, llm_server, tmp_path) -> Path:
 
 
 async def test_overrides_use_the_same_queue_one_score_line_at_a_time(llm_server, scored):
-    queue = ReviewQueue(ResultsFile(scored), SessionStore(), ModelRouter(), who="ana", mode="override")
+    queue = ReviewQueue(ResultsFile(scored), load_config().session_store(), ModelRouter(), who="ana", mode="override")
     queue.load()
     assert [(i.id, i.criterion) for i in queue.items] == [
         ("i0", "coherence"), ("i0", "relevance"), ("i1", "coherence"), ("i1", "relevance")]
@@ -229,7 +229,7 @@ async def test_overrides_use_the_same_queue_one_score_line_at_a_time(llm_server,
     rows = {(r["id"], r["criterion"]): r for r in read_rows(scored)}
     assert rows["i0", "coherence"]["predicted"] == 2 and rows["i0", "coherence"]["decided_by"] == "ana"
     assert rows["i0", "relevance"]["predicted"] == 4 and "decided_by" not in rows["i0", "relevance"]
-    replayed = await runner_for(SessionStore().load(item.session_id), ModelRouter(), stream=False).run()
+    replayed = await runner_for(load_config().session_store().load(item.session_id), ModelRouter(), stream=False).run()
     assert replayed.outcome.scores["coherence"] == 2.0 and llm_server.calls == calls  # kept on replay, no call
 
 

@@ -6,6 +6,7 @@ import time
 
 from textual.widgets import Static
 
+from debate_tui.config import load_config
 from debate_tui.ui.review import view
 from debate_tui.ui.review.app import ReviewApp
 from tests.test_batch_support import read_rows
@@ -92,9 +93,8 @@ async def test_a_score_question_offers_the_scale_and_keeps_the_item_for_its_next
 
 
 def test_scaleeval_turn_verdicts_are_shown_in_the_original_numbering(pairs):  # noqa: F811
-    from debate_tui.store import SessionStore
 
-    session = SessionStore().load(read_rows(pairs)[0]["session"])
+    session = load_config().session_store().load(read_rows(pairs)[0]["session"])
     turn = next(t for t in session.turns if t.verdict == "1")
     session.state["order"] = {"swapped": True}
     assert view.answer(session, turn) == "verdict 2"
@@ -106,9 +106,9 @@ async def test_the_override_queue_sets_a_score_with_a_key(scored):  # noqa: F811
     from debate_tui.batch.results import ResultsFile
     from debate_tui.batch.review import ReviewQueue
     from debate_tui.llm.router import ModelRouter
-    from debate_tui.store import SessionStore
 
-    queue = ReviewQueue(ResultsFile(scored), SessionStore(), ModelRouter(), who="pilot", mode="override")
+    queue = ReviewQueue(ResultsFile(scored), load_config().session_store(), ModelRouter(), who="pilot",
+                        mode="override")
     queue.load()
     app = ReviewApp(queue)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -11,11 +11,11 @@ import re
 
 import pytest
 
+from debate_tui.config import load_config
 from debate_tui.batch.results import ResultsFile
 from debate_tui.batch.review import ReviewQueue
 from debate_tui.domain import Usage
 from debate_tui.llm.base import Completion
-from debate_tui.store import SessionStore
 from debate_tui.ui.review.app import ReviewApp
 from tests.test_batch_support import prepared
 from tests.test_review_app import text_of, wait_until
@@ -53,7 +53,7 @@ async def waiting_queue(tmp_path) -> ReviewQueue:
                      "--model", "openai/fake-model", "--no-cache")
     batch.meter.inner = Speakers()
     await batch.run()
-    queue = ReviewQueue(ResultsFile(out), SessionStore(), Speakers(), who="snapshot")
+    queue = ReviewQueue(ResultsFile(out), load_config().session_store(), Speakers(), who="snapshot")
     queue.load()
     return queue
 

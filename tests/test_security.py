@@ -16,11 +16,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from debate_tui.config import load_config
 from debate_tui.cli import main
 from debate_tui.cli.run import PlainPrinter
 from debate_tui.engine.events import TextDelta, TurnStarted
 from debate_tui.redact import redact
-from debate_tui.store import SessionFileError, SessionStore, read_session, write_session
+from debate_tui.store import SessionFileError, read_session, write_session
 from tests.conftest import FAKE_KEY
 from tests.test_debate import CRITIC
 
@@ -131,7 +132,7 @@ def test_bad_input_messages_and_listings_are_inert(capsys, tmp_path, isolated_di
 
 
 def test_session_ids_in_paths_are_validated(capsys, tmp_path, story_file, isolated_dirs):
-    store = SessionStore()
+    store = load_config().session_store()
     for bad in ("../x", "a/b", "a\\b", "..", ".x", "x\x00", "", "con/../../etc"):
         with pytest.raises(SessionFileError, match="invalid session id"):
             store.path_for(bad)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from debate_tui import store as store_module
+from debate_tui.config import load_config
 from debate_tui.domain import Session, Task
 from debate_tui.store import SessionStore, SummaryIndex
 
@@ -34,7 +35,7 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 
 
 def test_a_second_listing_reads_no_file_and_gives_the_same_rows(tmp_path, reads):
-    store = SessionStore(tmp_path / "s")
+    store = load_config().session_store(tmp_path / "s")
     for number in range(5):
         save(store, f"s{number}")
     first = store.list()
@@ -45,7 +46,7 @@ def test_a_second_listing_reads_no_file_and_gives_the_same_rows(tmp_path, reads)
 
 
 def test_a_changed_new_or_deleted_file_shows_at_once(tmp_path, reads):
-    store = SessionStore(tmp_path / "s")
+    store = load_config().session_store(tmp_path / "s")
     save(store, "a", status="running")
     save(store, "b")
     store.list()
@@ -59,7 +60,7 @@ def test_a_changed_new_or_deleted_file_shows_at_once(tmp_path, reads):
 
 
 def test_a_corrupt_file_is_listed_with_its_problem_and_read_again_only_once_it_changes(tmp_path, reads):
-    store = SessionStore(tmp_path / "s")
+    store = load_config().session_store(tmp_path / "s")
     save(store, "good")
     bad = store.root / "bad.json"
     bad.write_text("{ not json")
@@ -72,10 +73,10 @@ def test_a_corrupt_file_is_listed_with_its_problem_and_read_again_only_once_it_c
 
 
 def test_a_damaged_or_unwritable_index_is_never_trusted_over_the_files(tmp_path, reads):
-    store = SessionStore(tmp_path / "s")
+    store = load_config().session_store(tmp_path / "s")
     save(store, "a")
     store.list()
-    index = SummaryIndex(store.root)
+    index = SummaryIndex(store.root, store.index_dir)
     index.path.write_text('{"version": 1, "entries": {"a.json": {"stamp": 3, "row": null}}}')
     assert [row.id for row in store.list()] == ["a"]
     index.path.write_text("not json")
@@ -86,17 +87,17 @@ def test_a_damaged_or_unwritable_index_is_never_trusted_over_the_files(tmp_path,
 
 
 def test_the_index_lives_in_the_cache_directory_not_beside_the_sessions(tmp_path, isolated_dirs):
-    store = SessionStore(tmp_path / "s")
+    store = load_config().session_store(tmp_path / "s")
     save(store, "a")
     store.list()
     assert sorted(os.listdir(store.root)) == ["a.json"]
-    index = SummaryIndex(store.root)
+    index = SummaryIndex(store.root, store.index_dir)
     assert index.path.parent == isolated_dirs / "cache" / "session-index"
     assert set(json.loads(index.path.read_text())["entries"]) == {"a.json"}
 
 
 def test_the_newest_few_are_listed_without_reading_the_others_or_forgetting_them(tmp_path, reads):
-    store = SessionStore(tmp_path / "s")
+    store = load_config().session_store(tmp_path / "s")
     paths = [save(store, f"2026010{number}-120000-abcd") for number in range(1, 6)]
     newest = store.list(newest=2)
     assert [row.id for row in newest] == ["20260105-120000-abcd", "20260104-120000-abcd"]

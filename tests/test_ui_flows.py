@@ -9,6 +9,7 @@ import pytest
 from textual import events
 from textual.widgets import Input, TextArea
 
+from debate_tui.config import load_config
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.debate import DebateScreen
@@ -232,7 +233,7 @@ async def test_sessions_list_replay_resume_delete():
     from debate_tui.ui.screens.dialogs import ConfirmDialog
     from debate_tui.ui.screens.sessions import SessionsScreen
 
-    store = SessionStore()
+    store = load_config().session_store()
     done, interrupted = make_session(), make_session()
     done.id, interrupted.id = "20260101-000000-done", "20260101-000001-cut"
     await record(done, store)
@@ -309,7 +310,7 @@ async def test_a_long_sessions_list_fills_every_row_and_opens_the_last(monkeypat
     from debate_tui.ui.screens.sessions import SessionsScreen
 
     count = 300
-    store = SessionStore()
+    store = load_config().session_store()
     store.root.mkdir(parents=True, exist_ok=True)
     example = json.loads((examples_dir() / "debate-example.json").read_text(encoding="utf-8"))
     for index in range(count):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
+from debate_tui.config import load_config
 from debate_tui.meta.evaluate import format_table, meta_evaluate
 from debate_tui.safefile import SessionLock
 from debate_tui.store import SessionStore
@@ -35,14 +36,14 @@ def fill(store: SessionStore) -> None:
 
 
 def test_the_store_lists_interactive_sessions_newest_first_then_batch_items_newest_first():
-    store = SessionStore()
+    store = load_config().session_store()
     fill(store)
     assert [s.id for s in store.list()] == [
         "20260301-121000-new", "20260301-120000-old", "batch-0000", "batch-0f3a", "batch-ffff"]
 
 
 def test_a_running_session_whose_process_is_gone_is_interrupted_and_one_still_held_is_running():
-    store = SessionStore()
+    store = load_config().session_store()
     path = saved(store, "20260301-121000-new", 10, status="running")
     assert store.list()[0].shown_status == "interrupted"
     with SessionLock(path, "20260301-121000-new"):
@@ -51,7 +52,7 @@ def test_a_running_session_whose_process_is_gone_is_interrupted_and_one_still_he
 
 
 async def test_the_sessions_screen_sorts_tells_kinds_filters_and_offers_to_resume_an_interrupted_run():
-    store = SessionStore()
+    store = load_config().session_store()
     fill(store)
     app = DebateTUI(Launch(), client=RecordingDemo())
     async with app.run_test(size=(120, 36)) as pilot:

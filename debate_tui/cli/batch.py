@@ -183,7 +183,6 @@ def prepare(args: argparse.Namespace):
     from debate_tui.engine.runner import RetryPolicy
     from debate_tui.inputs import InputError
     from debate_tui.llm.cache import ResponseCache
-    from debate_tui.store import SessionStore
 
     _check_flags(args)
     try:
@@ -205,7 +204,7 @@ def prepare(args: argparse.Namespace):
     )
     cache = None if args.no_cache else ResponseCache(config.cache_dir)
     _warm_up(template)
-    return BatchRun(items, template, ResultsFile(Path(args.out).expanduser()), SessionStore(sessions_dir(args)),
+    return BatchRun(items, template, ResultsFile(Path(args.out).expanduser()), config.session_store(sessions_dir(args)),
                     _model_client(args, config.limits.timeout), cache=cache, settings=settings)
 
 

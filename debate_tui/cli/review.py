@@ -101,7 +101,7 @@ def handle(args: argparse.Namespace) -> int:
     from debate_tui.batch.results import ResultsError, ResultsFile
     from debate_tui.batch.review import ReviewQueue
     from debate_tui.cli.task_args import sessions_dir
-    from debate_tui.store import SessionStore
+    from debate_tui.config import effective_config
 
     results = ResultsFile(Path(args.results).expanduser())
     try:
@@ -109,7 +109,7 @@ def handle(args: argparse.Namespace) -> int:
             raise BadInput(f"{results.path}: no such results file")
         decisions = _decisions(args.decide)
         with results.locked("a review"):
-            queue = ReviewQueue(results, SessionStore(sessions_dir(args)), _client(args),
+            queue = ReviewQueue(results, effective_config(args).session_store(sessions_dir(args)), _client(args),
                                 who=args.who or getpass.getuser(), mode="override" if args.override else "decide")
             queue.load()
             total = queue.total

@@ -27,7 +27,7 @@ from debate_tui.inputs import InputError
 from debate_tui.llm.router import ModelRouter
 from debate_tui.report.markdown import render
 from debate_tui.safefile import SessionLock, check_target
-from debate_tui.store import SessionStore, write_atomic
+from debate_tui.store import write_atomic
 from debate_tui.textsafe import inert
 
 EXIT = {"completed": 0, "failed": 3, "cancelled": 4, "needs_human": 5}
@@ -210,7 +210,7 @@ def handle(args: argparse.Namespace) -> int:
         session = session_from_args(args, build_task(args, warn_stderr), warn_stderr, config).session
         apply_history_options(args, session)
         preflight(session)
-        store = SessionStore(sessions_dir(args))
+        store = config.session_store(sessions_dir(args))
         session_path = (check_target(Path(args.session).expanduser(), force=args.force, flag="--session")
                         if args.session else store.path_for(session.id))
         report_path = (check_target(Path(args.report).expanduser(), force=args.force, flag="--report")

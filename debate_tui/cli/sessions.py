@@ -42,7 +42,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _store(args: argparse.Namespace) -> SessionStore:
-    return SessionStore(Path(args.sessions_dir).expanduser() if args.sessions_dir else None)
+    """--sessions-dir, else the configured sessions directory (ConfigError when the configuration cannot be used)."""
+    return effective_config(args).session_store(Path(args.sessions_dir).expanduser() if args.sessions_dir else None)
 
 
 def _fail(message: str) -> int:

@@ -142,10 +142,8 @@ class DebateTUI(App[int]):
 
     def _adopt(self, launch: Launch) -> None:
         """Raises ConfigError when the sessions directory comes from a config file that cannot be used."""
-        from debate_tui.store import SessionStore
-
         self.launch = launch
-        self.store = SessionStore(launch.sessions_dir)
+        self.store = launch.config.session_store(launch.sessions_dir)
         self.state = launch.state
 
     def _use_theme(self, theme: str) -> None:
