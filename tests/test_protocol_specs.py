@@ -49,3 +49,58 @@ def test_a_demo_run_makes_the_calls_its_spec_counts(protocol, flags, story_file,
     count = spec.calls(spec.options.model_validate(session["options"]), len(session["criteria"]),
                        session["task"]["text_b"] is not None)
     assert count.fewest <= summary["calls"] <= count.most
+
+
+async def test_a_new_protocol_is_one_module_and_one_registration(monkeypatch):
+    """A protocol no front end knows: registered with one line, its spec is all the factory, the flags' help,
+    the README table and the runner need."""
+    import sys
+    import types
+
+    from pydantic import Field
+
+    from debate_tui.choices import Choices
+    from debate_tui.cli.reference import protocol_table
+    from debate_tui.cli.task_flags import option_help
+    from debate_tui.config import Config
+    from debate_tui.domain import AgentSpec, Outcome, Task
+    from debate_tui.factory import build_session, runner_for
+    from debate_tui.llm.demo import DemoClient
+    from debate_tui.protocols import PROTOCOLS
+    from debate_tui.protocols.common import criterion_block, score_form
+    from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
+
+    class Options(ProtocolOptions):
+        samples: int = Field(2, ge=1, le=3)
+        """Judges asked, one after the other."""
+
+    async def run(ctx):
+        outcome = Outcome()
+        for criterion in ctx.criteria:
+            turns = [await ctx.turn("Judge", [{"role": "user", "content": (
+                f"You will be given a text to rate on one metric.\n{criterion_block(criterion)}\n\n"
+                f"[Text to evaluate]\n{ctx.task.text}\n[End of text]\n\n{score_form(criterion)}")}],
+                round=n, criterion=criterion, expect="score") for n in range(Options.model_validate(ctx.options).samples)]
+            outcome.scores[criterion.name] = turns[-1].score
+        return outcome
+
+    module = types.ModuleType("debate_tui.protocols.toy")
+    module.SPEC = ProtocolSpec(
+        name="toy", title="Toy", paper="none", options=Options, criteria=CriteriaRule("score", ("fluency",)),
+        build_agents=lambda options, models, personas=None: [AgentSpec(name="Judge", role="judge",
+                                                                       model=models.model_for("Judge", "judge"))],
+        run=run, calls=lambda options, criteria, pairwise: CallCount(options.samples * criteria,
+                                                                     options.samples * criteria),
+        calls_formula="samples per criterion")
+    monkeypatch.setitem(sys.modules, "debate_tui.protocols.toy", module)
+    monkeypatch.setitem(PROTOCOLS, "toy", "Toy: one judge, asked a few times")
+
+    built = build_session(Task(text="Tom swam. Tom swam."), Choices(protocol="toy", options={"samples": 3},
+                                                                    demo=True), Config())
+    assert [c.name for c in built.session.criteria] == ["fluency"] and built.session.options["samples"] == 3
+    session = await runner_for(built.session, DemoClient()).run()
+    assert session.status == "completed" and session.usage.calls == 3 and session.outcome.scores["fluency"]
+    assert "| `toy` (Toy) |" in protocol_table()
+    with pytest.raises(ValueError, match="--samples: Input should be less than or equal to 3"):
+        build_session(Task(text="x"), Choices(protocol="toy", options={"samples": 9}, demo=True), Config())
+    assert "Toy: judges asked, one after the other (default 2, at least 1, at most 3)" in option_help("samples")

@@ -61,13 +61,13 @@ def protocol_table() -> str:
     """The README's table of protocols, read from their specs."""
     from debate_tui.protocols import all_protocols
 
-    rows = ["| protocol | paper | reads | criteria | options | calls |", "|---|---|---|---|---|---|"]
+    rows = ["| protocol | paper | reads | criteria | options | calls | report |", "|---|---|---|---|---|---|---|"]
     for spec in all_protocols().values():
         reads = ", ".join(["text", *(f"{key} (required)" if key in spec.required else key for key in spec.inputs)])
         options = ", ".join(f"`{name}`" for name in spec.options.model_fields)
         rows.append(f"| `{spec.name}` ({_cell(spec.title)}) | {_cell(spec.paper)} | {reads} | "
                     f"{_cell(spec.criteria.describe())}, default {', '.join(spec.criteria.default)} | {options} | "
-                    f"{_cell(spec.calls_formula)} |")
+                    f"{_cell(spec.calls_formula)} | {', '.join(spec.report).replace('_', ' ')} |")
     return "\n".join(rows) + "\n"
 
 
