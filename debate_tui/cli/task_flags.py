@@ -43,6 +43,8 @@ OPTION_FLAGS: dict[str, OptionFlag] = {
 
 def option_help(dest: str) -> str:
     """A protocol option flag's help, from every spec that has the option (their help, default and range)."""
+    from annotated_types import Ge, Le
+
     from debate_tui.protocols import all_protocols
 
     flag = OPTION_FLAGS[dest]
@@ -56,9 +58,10 @@ def option_help(dest: str) -> str:
         if flag.value is not None:
             about = f"sets {flag.key} = {str(flag.value).lower()}: {about}"
         else:
-            bounds = [f"{name} {getattr(m, name)}" for m in info.metadata for name in ("ge", "le") if hasattr(m, name)]
+            bounds = [f"at least {m.ge}" if isinstance(m, Ge) else f"at most {m.le}"
+                      for m in info.metadata if isinstance(m, Ge | Le)]
             facts = ([f"default {info.default}"] if info.default is not None and flag.key != "seed" else []) + bounds
-            about += f" ({', '.join(facts).replace('ge ', 'at least ').replace('le ', 'at most ')})" if facts else ""
+            about += f" ({', '.join(facts)})" if facts else ""
         readers.setdefault(about, []).append(spec.title)
     return "; ".join(f"{', '.join(titles)}: {about}" for about, titles in readers.items())
 
