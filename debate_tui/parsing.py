@@ -43,6 +43,7 @@ _NOT_A_SCORE_POST = re.compile(
     r"|\s*(?:\([^)\n]{0,30}\)\s*)?(?:,|[-–~]|to\b|or\b|and\b)\s*(?:or\s+|and\s+)?-?\d"  # first of a list or range
     r"|\s*(?:\([^)\n]*\)\s*)?(?:means|indicates|signifies|represents|corresponds|stands\s+for)\b"  # rubric echo
     r"|\s*=\s*[A-Za-z\"'(]"  # "1 = poor"
+    r"|\s*(?:or|and)\s+(?:higher|lower|more|less|above|below|better|worse|greater|up|over)\b|\+"  # a threshold
     r"|\s*(?:a\.?m\.?|p\.?m\.?|o'?clock)(?!\w)|\s+" + _MONTH + r"(?!\w)"  # times and dates
     r"|\s*(?:words?|sentences?|characters?|chars|letters?|lines?|paragraphs?|tokens?|years?|months?"
     r"|weeks?|days?|hours?|minutes?|seconds?|times|people|persons?|percent|per\s*cent|items?|steps?"
@@ -79,6 +80,7 @@ _LINE_START = re.compile(r"^[ \t>•-]*\(?$")
 _ALONE_PRE = re.compile(r"^[ \t>•-]*(?:\(?\d{1,2}[.)][ \t]+)?[\[(]*$")  # a line's first word, after a bullet
 _ALONE_POST = re.compile(r"^[\])]*[ \t]*(?:[.!]?[ \t]*(?:\n|$)|\([^)\n]{1,40}\)|[.,:)–—-][ \t]+\S)")
 _SENTENCE_BEFORE = re.compile(r"[.!?:;,][ \t]*(?:[-–][ \t]*)?$")  # "The response does not use the fact. 0" (its last word)
+_CRITERION_LINE = re.compile(r"^\W*(?:evaluation\s+)?criteri(?:on|a)\b", re.I)
 _ITEM_START = re.compile(r"^[ \t>•-]*\(?\d+[.)][ \t]")  # the line is an item of a numbered list
 _ENUMERATOR_POST = re.compile(r"^[.)][ \t]+\S")
 _ENUMERATED_LINE = re.compile(r"(?m)^[ \t>•-]*\(?\d+[.)][ \t]+\S")
@@ -93,7 +95,7 @@ _STARS = re.compile(r"[★⭐]+(?:[ \t]*[☆✩]+)?|(?<=[:：] )\*{3,10}(?=[ \t]
 """Stars given as a score: "★★★★☆", "Rating: ****" (three or more asterisks after a label, not bold markup)."""
 _SCORE_NOUNS = frozenset("out stars star points point rating score grade mark".split())
 _CONNECTORS = frozenset(
-    "is as because since for out on and but so given overall here with which that would"
+    "is as because since for out on and but so given overall here with which that would from in at"
     " somewhat very quite fairly rather moderately".split()
 )
 
@@ -186,11 +188,12 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
         return 3
     in_list = reading.list_span[0] <= m.start() < reading.list_span[1]
     bracketed = pre.endswith("(") and post.startswith(")") and not (
-        word or in_list or (reading.numbered_list and _ITEM_START.match(line_before)))
+        word or in_list or (reading.numbered_list and _ITEM_START.match(line_before))
+        or _CRITERION_LINE.match(line_before))  # "Evaluation criterion: coherence (1)" echoes the prompt
     if phrased or fraction or _STARS_POST.match(post) or bracketed:
         return 2  # "somewhat coherent (2)", "The response ignores the fact (1)"
     last = _SENTENCE_BEFORE.search(pre) and not post.strip(" \t\n.!")
-    if word or in_list or not (last or _ALONE_PRE.match(line_before) and _ALONE_POST.match(post)):
+    if word or in_list or reading.rubric or not (last or _ALONE_PRE.match(line_before) and _ALONE_POST.match(post)):
         return 0  # a number inside a sentence or a numbered list is not a score unless something says so
     if counted and counted.group(1).lower() not in _CONNECTORS:
         return 0  # "3 pop albums"
@@ -408,8 +411,9 @@ def parse_verdict(text: str) -> Verdict | None:
         return _single(values)
     values = _answer_lines(text)
     if values:  # the conclusion written just before the answer must not say otherwise
-        first = re.search(r"(?m)^\W*" + re.escape(values[0]) + r"\W*$", text)
-        concluded = _stated(text[max(0, first.start() - _CONCLUSION) : first.start()]) if first else []
+        lines = list(re.finditer(r"(?m)^\W*(?:" + "|".join(map(re.escape, set(values))) + r")\W*$", text))
+        concluded = _stated(text[max(0, lines[0].start() - _CONCLUSION) : lines[0].start()] + "\n"
+                            + text[lines[-1].end() :]) if lines else []
         return _single(values + concluded)
     values = [m.group(1) for m in _QUOTED_CHOICE.finditer(text)]
     if values:

@@ -163,6 +163,7 @@ def test_parse_verdict(text: str, expected: str) -> None:
         "Submission 1 is better in style but Submission 2 is better in content.",
         "Submission 1 is clearer, while Submission 2 is more detailed.",
         "Final answer: 1\nFinal answer: 2",
+        '1\nSubmission 2 is better: "2"',  # the answer line, then the other submission named better
         "Submission 1 is not better than Submission 2 in every respect.",
         "The answer has 150 words.",
     ],
@@ -458,6 +459,10 @@ def test_numbers_that_are_not_scores(text: str, low: float, high: float) -> None
         ("Rating: 2\nRationale: a bit strange.\n- Use of Fact:\nRating: 1\nRationale: not used.", 2),
         ("Score: 3\n\nAlternative view:\nScore: 4", None),  # a second opinion, not another aspect
         ("Rating: 2\nStrengths:\nclear\nScore: 4", None),
+        ("Evaluation criterion: coherence (1)\nThe article is coherent.", None),  # the prompt's line echoed
+        ("2. Read the summary.\n3. Assign a coherence score from 1 to 5 (coherence = 4 or higher)", None),  # a threshold
+        ("2. I read the reply:\n- 1 (dull) to 3 (very engaging)\n- 4 (interesting)\n- 5 (important)", None),
+        ("The article concludes with a score of 5 from 1 (many unsupported facts).", 5),
         ("Coherence: 3\nFluency: 4", None),  # which one? unless the criterion is named
     ],
 )
