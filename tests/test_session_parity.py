@@ -192,3 +192,35 @@ async def test_what_run_refuses_the_tui_refuses_with_the_same_reason_on_screen(c
         assert not app.screen.query("DebateScreen")
     started, shown = await from_setup_screen(args)
     assert started is None and said in shown
+
+
+async def test_resume_checks_the_saved_session_against_its_protocol_s_spec(files, capsys):
+    """`resume` and the TUI's resume go through the factory's check: a session that no longer fits its protocol
+    (an option out of range, a second text MATEval does not read) is refused with one line, not run."""
+    from debate_tui.config import load_config
+    from debate_tui.domain import Task
+    from debate_tui.store import write_session
+
+    store = load_config().session_store()
+    launch = from_autostart(argv(["--demo", "--protocol", "mateval"], files))
+    session = launch.session
+    session.status = "cancelled"
+    session.options["evaluators"] = 99
+    path = store.save(session)
+    assert main(["resume", str(path)]) == 2
+    assert "cannot be resumed: --evaluators: Input should be less than or equal to 8" in capsys.readouterr().err
+    session.options["evaluators"] = 2
+    session.task = Task(text=STORY, text_b="Another text.")
+    write_session(path, session)
+    assert main(["resume", str(path)]) == 2
+    assert "MATEval judges one text" in capsys.readouterr().err
+
+    app = DebateTUI(launch_from(tui_request(build_parser("tui").parse_args(["tui"])), UiState()), client=RecordingDemo())
+    told: list[str] = []
+    app.notify = lambda message, **_: told.append(message)  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await form_ready(pilot)
+        app.resume(session, path)
+        await pilot.pause(0.1)
+        assert isinstance(app.screen, SetupScreen)  # refused: no debate started
+        assert any("cannot be resumed: MATEval judges one text" in message for message in told)
