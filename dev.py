@@ -3,14 +3,19 @@
 
     python3 dev.py app [ARGS]   set up .venv if needed, then run debate-tui
     python3 dev.py test [ARGS]  set up .venv if needed, then run the test suite
+                                (the whole suite in parallel, pytest-xdist; named files serially)
+    python3 dev.py lint         ruff, mypy and import-linter, as CI runs them
     python3 dev.py bench        set up .venv if needed, then run the benchmarks
+    python3 dev.py lock         write requirements.lock from .venv (after an upgrade that passed)
     python3 dev.py test-local-model [ARGS]
                                 the opt-in suite against a real small model: builds llama.cpp's
                                 server and the model into the user's cache if missing (once,
                                 5-15 minutes), serves it on a free 127.0.0.1 port, runs
                                 tests/local_model, and stops the server whatever happens
 
-The virtual environment is (re)installed only when pyproject.toml changes.
+The virtual environment gets exactly the versions in requirements.lock (the ones
+the suite last passed with), and is reinstalled only when pyproject.toml or the
+lock changes.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import tomllib
 import venv
 from pathlib import Path
 
@@ -27,22 +33,68 @@ ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 STAMP = VENV / ".installed-from"
+LOCK = ROOT / "requirements.lock"
+PIP = [str(BIN / "python"), "-m", "pip", "--disable-pip-version-check"]
 
 
 def ensure_venv() -> None:
-    """Create the venv and install the project with its test extras when stale."""
-    if sys.version_info < (3, 11):
+    """Create the venv and install the project with its extras, pinned by the lock, when stale."""
+    if sys.version_info < (3, 11):  # noqa: UP036 - dev.py runs on any python3, before the venv exists
         sys.exit("debate-tui needs Python 3.11 or newer")
-    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    if STAMP.exists() and STAMP.read_text() == wanted:
+    if STAMP.exists() and STAMP.read_text() == _fingerprint():
         return
     if not (BIN / "python").exists():
         print("creating .venv ...", file=sys.stderr)
         venv.create(VENV, with_pip=True)
-    print("installing debate-tui and its dependencies into .venv ...", file=sys.stderr)
-    pip = [str(BIN / "python"), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-    subprocess.run([*pip, "-e", f"{ROOT}[test]"], check=True)
-    STAMP.write_text(wanted)
+    print(f"installing debate-tui and its dependencies (pinned by {LOCK.name}) into .venv ...", file=sys.stderr)
+    subprocess.run([*PIP, "install", "-q", "-c", str(LOCK), "-e", f"{ROOT}[test,lint]"], check=True)
+    STAMP.write_text(_fingerprint())
+
+
+def _fingerprint() -> str:
+    return hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + LOCK.read_bytes()).hexdigest()
+
+
+def lock() -> int:
+    """Pin every installed distribution but the project itself (pip is the venv's own)."""
+    frozen = subprocess.run([*PIP, "freeze", "--all", "--exclude-editable"], check=True,
+                            capture_output=True, text=True).stdout.splitlines()
+    pins = sorted((line for line in frozen if line.split("==")[0].lower() not in {"pip", "debate-tui"}),
+                  key=str.lower)
+    header = ["# The versions the suite passed with; dev.py installs them (pip -c). Upgrade: see README.",
+              f"# Python {sys.version_info.major}.{sys.version_info.minor}"]
+    LOCK.write_text("\n".join([*header, *pins]) + "\n")
+    STAMP.write_text(_fingerprint())  # .venv is what the lock now says
+    print(f"{LOCK.name}: {len(pins)} pins", file=sys.stderr)
+    return 0
+
+
+def lint() -> int:
+    """Every gate, even after one fails, so a run shows all findings; nonzero when any failed."""
+    gates = [[str(BIN / "ruff"), "check", "."], [str(BIN / "mypy")]]
+    if "importlinter" in tomllib.loads((ROOT / "pyproject.toml").read_text()).get("tool", {}):
+        gates.append([str(BIN / "lint-imports")])
+    failed = [gate[0] for gate in gates if subprocess.call(gate, cwd=ROOT) != 0]
+    if failed:
+        print(f"lint failed: {', '.join(Path(name).name for name in failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def test(rest: list[str]) -> int:
+    """Without a file or folder named, the whole suite in parallel, then the `serial` tests alone.
+
+    Tests marked `serial` assert wall time or kill a process on a deadline: beside
+    a busy worker they measure the neighbour. `-n 0` runs everything serially.
+    """
+    pytest = [str(BIN / "python"), "-m", "pytest"]
+    named = any(not arg.startswith("-") and (ROOT / arg.split("::")[0]).exists() for arg in rest)
+    if named or any(arg.startswith(("-n", "--numprocesses")) for arg in rest):
+        return subprocess.call([*pytest, *rest], cwd=ROOT)
+    parallel = subprocess.call([*pytest, "-n", "auto", "-m", "not serial", *rest], cwd=ROOT)
+    if parallel not in (0, 5) and "-x" in rest:  # 5: nothing collected
+        return parallel
+    alone = subprocess.call([*pytest, "-m", "serial", *rest], cwd=ROOT)
+    return max(parallel if parallel != 5 else 0, alone if alone != 5 else 0)
 
 
 def test_local_model(rest: list[str]) -> int:
@@ -70,16 +122,20 @@ def test_local_model(rest: list[str]) -> int:
 
 def main(argv: list[str]) -> int:
     command, rest = (argv[0], argv[1:]) if argv else ("app", [])
+    if command not in ("app", "test", "lint", "bench", "lock", "test-local-model"):
+        sys.exit(f"unknown command {command!r}: use app, test, lint, bench, lock or test-local-model")
+    if command == "lock":  # pins .venv as it is: installing from the old lock first would undo an upgrade
+        return lock()
     ensure_venv()
     if command == "app":
         return subprocess.call([str(BIN / "debate-tui"), *rest])
     if command == "test":
-        return subprocess.call([str(BIN / "python"), "-m", "pytest", *rest], cwd=ROOT)
-    if command == "bench":
-        return subprocess.call([str(BIN / "python"), "-m", "benchmarks", *rest], cwd=ROOT)
+        return test(rest)
+    if command == "lint":
+        return lint()
     if command == "test-local-model":
         return test_local_model(rest)
-    sys.exit(f"unknown command {command!r}: use app, test, bench or test-local-model")
+    return subprocess.call([str(BIN / "python"), "-m", "benchmarks", *rest], cwd=ROOT)
 
 
 if __name__ == "__main__":
