@@ -20,7 +20,7 @@ import platform
 import re
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks.common import Row, Section
@@ -39,7 +39,7 @@ def markdown(rows: list[Row]) -> str:
 def report(sections: dict[str, Section], command: str, seconds: float) -> str:
     rows = [row for section in sections.values() for row in section.rows]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    parts = [f"Produced by `{command}` on {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC in {seconds / 60:.1f} min "
+    parts = [f"Produced by `{command}` on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC in {seconds / 60:.1f} min "
              f"({platform.python_version()}, {os.cpu_count()} cores, load average {load:.1f} at the end).", "",
              markdown(rows)]
     for name, section in sections.items():

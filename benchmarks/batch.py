@@ -27,7 +27,17 @@ import time
 from pathlib import Path
 
 from benchmarks.common import (
-    KNOWN_MODEL, PYTHON, ROOT, Row, Section, emit, fake_server, median, quiet_env, run_child, work_dir,
+    KNOWN_MODEL,
+    PYTHON,
+    ROOT,
+    Row,
+    Section,
+    emit,
+    fake_server,
+    median,
+    quiet_env,
+    run_child,
+    work_dir,
 )
 
 ITEMS = 200

@@ -19,10 +19,11 @@ import asyncio
 import json
 import sys
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from benchmarks.common import ROOT, Row, Section, emit, median, quiet_env, run_child, work_dir
+from benchmarks.common import Row, Section, emit, median, quiet_env, run_child, work_dir
+from debate_tui.locations import examples_dir
 
 SMALL, LARGE = 10, 1000
 REPEATS = 9
@@ -30,9 +31,9 @@ REPEATS = 9
 
 def populate(directory: Path, count: int) -> None:
     """`count` session files cycled from the examples, each with its own id and date."""
-    examples = [json.loads(p.read_text()) for p in sorted((ROOT / "sessions").glob("*.json"))]
+    examples = [json.loads(p.read_text()) for p in sorted(examples_dir().glob("*.json"))]
     directory.mkdir(parents=True, exist_ok=True)
-    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    start = datetime(2026, 1, 1, tzinfo=UTC)
     for index in range(count):
         data = dict(examples[index % len(examples)])
         created = start + timedelta(minutes=17 * index)
@@ -58,15 +59,15 @@ def time_store(directory: Path) -> dict:
 
 async def time_screen(directory: Path, expected: int) -> dict[str, float]:
     """Seconds from F2 to the first screenful drawn, and to a table holding every row (examples excluded)."""
+    from textual.widgets import DataTable
+
+    import debate_tui.ui.app as app_module
     from debate_tui.cli import build_parser
     from debate_tui.ui.app import DebateTUI
     from debate_tui.cli.tui import tui_request
     from debate_tui.ui.launch import launch_from
     from debate_tui.ui.screens import sessions as screen_module
     from debate_tui.ui.state import load_state
-    from textual.widgets import DataTable
-
-    import debate_tui.ui.app as app_module
 
     app_module.examples_dir = lambda: directory / "no-examples"  # type: ignore[assignment]
     app = DebateTUI(launch_from(tui_request(build_parser().parse_args(["tui", "--sessions-dir", str(directory)])),

@@ -47,7 +47,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.common import (
-    KNOWN_MODEL, PYTHON, ROOT, Row, Section, emit, fake_server, median, percentile, quiet_env, work_dir,
+    KNOWN_MODEL,
+    PYTHON,
+    ROOT,
+    Row,
+    Section,
+    emit,
+    fake_server,
+    median,
+    percentile,
+    quiet_env,
+    work_dir,
 )
 from benchmarks.terminal import PtyRun
 

@@ -118,9 +118,9 @@ def reply(request: dict) -> str:
 
 async def run_all(work: Path) -> dict:
     from debate_tui.cli import build_parser
+    from debate_tui.cli.run import apply_history_options
     from debate_tui.cli.task_args import build_task, session_from_args
     from debate_tui.engine import runner as runner_module
-    from debate_tui.cli.run import apply_history_options
     from debate_tui.factory import runner_for
     from debate_tui.llm.cache import CachingClient, ResponseCache
     from debate_tui.llm.litellm_client import LiteLLMClient, load_litellm
