@@ -7,7 +7,7 @@ unchanged. `Session.schema_version` lets `store` migrate older files.
 from __future__ import annotations
 
 import secrets
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
@@ -30,7 +30,7 @@ Role = Literal[
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def new_session_id() -> str:

@@ -21,14 +21,33 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from debate_tui import parsing
 from debate_tui.domain import (
-    VERDICT_FLIP, AgentSpec, Criterion, HumanAction, Outcome, Session, Task, Turn, Usage, utcnow,
+    VERDICT_FLIP,
+    AgentSpec,
+    Criterion,
+    HumanAction,
+    Outcome,
+    Session,
+    Task,
+    Turn,
+    Usage,
+    utcnow,
 )
 from debate_tui.engine import structured
 from debate_tui.engine.budget import Budget
 from debate_tui.engine.control import RunControl, Stopped
 from debate_tui.engine.events import (
-    Event, Finished, HumanActed, NeedsHuman, Notice, OutcomeReached, Planned, RoundCompleted,
-    TextDelta, TurnCompleted, TurnFailed, TurnStarted,
+    Event,
+    Finished,
+    HumanActed,
+    NeedsHuman,
+    Notice,
+    OutcomeReached,
+    Planned,
+    RoundCompleted,
+    TextDelta,
+    TurnCompleted,
+    TurnFailed,
+    TurnStarted,
 )
 from debate_tui.generation import Generation
 from debate_tui.llm import tokens

@@ -28,6 +28,7 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
 from debate_tui.domain import Usage
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient
 

@@ -13,8 +13,8 @@ import math
 from functools import lru_cache
 
 from debate_tui.domain import AgentSpec
-from debate_tui.llm.base import Message
 from debate_tui.llm import DEMO_MODEL
+from debate_tui.llm.base import Message
 
 MESSAGE_OVERHEAD = 4
 """Tokens a chat format spends on each message's role and delimiters (OpenAI's figure)."""
