@@ -8,7 +8,14 @@ import sys
 from typing import Any
 
 from debate_tui.config import (
-    OVERRIDES, Resolved, config_path, flag, flag_values, resolve_current, setting_name, toml_key,
+    OVERRIDES,
+    Resolved,
+    config_path,
+    flag,
+    flag_values,
+    resolve_current,
+    setting_name,
+    toml_key,
 )
 from debate_tui.protocols import get_protocol
 from debate_tui.store import write_atomic

@@ -19,7 +19,14 @@ from debate_tui.engine.budget import Budget
 from debate_tui.engine.condense import CONDENSE_MODE_KEY, HISTORY_BUDGET_KEY, CondenseMode, preflight
 from debate_tui.engine.control import RunControl
 from debate_tui.engine.events import (
-    Event, Finished, NeedsHuman, Notice, TextDelta, TurnCompleted, TurnFailed, TurnStarted,
+    Event,
+    Finished,
+    NeedsHuman,
+    Notice,
+    TextDelta,
+    TurnCompleted,
+    TurnFailed,
+    TurnStarted,
 )
 from debate_tui.engine.runner import RetryPolicy
 from debate_tui.factory import runner_for
