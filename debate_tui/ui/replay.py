@@ -14,7 +14,15 @@ from collections.abc import Callable
 from debate_tui.domain import HumanAction, Session
 from debate_tui.engine.control import RunControl, Stopped
 from debate_tui.engine.events import (
-    Event, Finished, HumanActed, OutcomeReached, Planned, RoundCompleted, TextDelta, TurnCompleted, TurnFailed,
+    Event,
+    Finished,
+    HumanActed,
+    OutcomeReached,
+    Planned,
+    RoundCompleted,
+    TextDelta,
+    TurnCompleted,
+    TurnFailed,
     TurnStarted,
 )
 from debate_tui.engine.runner import acted_on

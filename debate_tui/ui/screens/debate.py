@@ -23,8 +23,18 @@ from textual.worker import Worker, WorkerState
 from debate_tui.domain import HumanAction, Session
 from debate_tui.engine.control import RunControl
 from debate_tui.engine.events import (
-    Event, Finished, HumanActed, NeedsHuman, Notice, OutcomeReached, Planned, RoundCompleted, TextDelta,
-    TurnCompleted, TurnFailed, TurnStarted,
+    Event,
+    Finished,
+    HumanActed,
+    NeedsHuman,
+    Notice,
+    OutcomeReached,
+    Planned,
+    RoundCompleted,
+    TextDelta,
+    TurnCompleted,
+    TurnFailed,
+    TurnStarted,
 )
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.store import summarize

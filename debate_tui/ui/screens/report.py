@@ -46,9 +46,8 @@ class ReportScreen(BaseScreen[None]):
         task = self.session.task
         numbered = list(enumerate(self.errors))
         with TabbedContent(initial="report"):
-            with TabPane("Report", id="report"):
-                with VerticalScroll(id="report-scroll"):
-                    yield SafeMarkdown(self.markdown, id="report-markdown")
+            with TabPane("Report", id="report"), VerticalScroll(id="report-scroll"):
+                yield SafeMarkdown(self.markdown, id="report-markdown")
             with TabPane(f"Text & errors ({len(self.errors)})", id="errors"):
                 yield Static(legend(self.errors, self.colours), id="legend")
                 yield DataTable(id="error-table", cursor_type="row", zebra_stripes=True)

@@ -23,7 +23,15 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import (
-    Button, Checkbox, Collapsible, Input, Label, Select, SelectionList, Static, TextArea,
+    Button,
+    Checkbox,
+    Collapsible,
+    Input,
+    Label,
+    Select,
+    SelectionList,
+    Static,
+    TextArea,
 )
 from textual.widgets.selection_list import Selection
 
