@@ -26,7 +26,6 @@ from typing import Any
 import httpx
 import litellm
 import pytest
-
 from litellm.exceptions import MidStreamFallbackError
 
 from debate_tui.testing.fake_server import FakeLLMServer, approx_tokens

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from test_config import session_for, write_config
 
 from debate_tui.cli import build_parser
 from debate_tui.config import ConfigError
 from debate_tui.generation import Generation
-
-from test_config import session_for, write_config
 
 
 def params(session) -> dict[str, tuple[int, float]]:
@@ -72,7 +71,8 @@ def test_the_setup_form_sets_the_cap_and_temperature_and_refuses_nonsense():
     from debate_tui.config import load_config
     from debate_tui.inputs import InputError
     from debate_tui.ui.launch import prefill
-    from debate_tui.ui.session_builder import build as build_from_form, load_catalog
+    from debate_tui.ui.session_builder import build as build_from_form
+    from debate_tui.ui.session_builder import load_catalog
     from debate_tui.ui.state import SetupChoices
 
     config = load_config()

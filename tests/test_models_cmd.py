@@ -5,13 +5,12 @@ from __future__ import annotations
 import socket
 
 import pytest
+from conftest import FAKE_KEY
 
 from debate_tui.cli import main
 from debate_tui.cli.models import probe
 from debate_tui.config import config_path, load_config
 from debate_tui.llm.base import LLMError
-
-from conftest import FAKE_KEY
 
 
 def write_config(text: str) -> None:

@@ -16,7 +16,12 @@ from debate_tui.cli import main
 from debate_tui.factory import runner_for
 from debate_tui.llm.router import ModelRouter
 from tests.test_batch_support import (
-    agreeing_debate, model_args, never_agreeing_debate, read_rows, run_batch, write_items,
+    agreeing_debate,
+    model_args,
+    never_agreeing_debate,
+    read_rows,
+    run_batch,
+    write_items,
 )
 
 SPEAKER = re.compile(r"you are (Speaker \d)")

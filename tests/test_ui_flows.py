@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import UTC
 
 import pytest
 from textual import events
@@ -303,10 +304,10 @@ async def test_sessions_list_replay_resume_delete():
 
 async def test_a_long_sessions_list_fills_every_row_and_opens_the_last(monkeypatch):
     """Rows past the first screenful are added after it: all must arrive, newest first, and End reach the oldest."""
-    from datetime import datetime, timedelta, timezone
+    from datetime import datetime, timedelta
 
-    from debate_tui.store import SessionStore
     from debate_tui.locations import examples_dir
+    from debate_tui.store import SessionStore
     from debate_tui.ui.screens.sessions import SessionsScreen
 
     count = 300
@@ -314,7 +315,7 @@ async def test_a_long_sessions_list_fills_every_row_and_opens_the_last(monkeypat
     store.root.mkdir(parents=True, exist_ok=True)
     example = json.loads((examples_dir() / "debate-example.json").read_text(encoding="utf-8"))
     for index in range(count):
-        created = (datetime(2026, 1, 1, tzinfo=timezone.utc) + timedelta(minutes=index)).isoformat()
+        created = (datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=index)).isoformat()
         data = {**example, "id": f"many-{index:03d}", "created_at": created, "updated_at": created}
         store.path_for(data["id"]).write_text(json.dumps(data), encoding="utf-8")
     monkeypatch.setattr("debate_tui.ui.app.examples_dir", lambda: None)
@@ -345,9 +346,9 @@ async def test_a_long_sessions_list_fills_every_row_and_opens_the_last(monkeypat
 
 async def test_every_shipped_example_session_opens_and_replays():
     """A new user can open and replay one example per protocol at once, no model needed."""
+    from debate_tui.locations import examples_dir
     from debate_tui.protocols import PROTOCOLS
     from debate_tui.store import SessionStore
-    from debate_tui.locations import examples_dir
     from debate_tui.ui.screens.sessions import SessionsScreen
 
     examples = SessionStore(examples_dir()).list()

@@ -10,7 +10,7 @@ import html
 import re
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from textual.pilot import Pilot
 
@@ -18,7 +18,7 @@ from debate_tui.domain import Session, Usage
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback
 from debate_tui.llm.demo import DemoClient
 
-FROZEN_AT = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+FROZEN_AT = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
 
 async def wait_until(pilot: Pilot, predicate: Callable[[], object], timeout: float = 10.0, what: str = "") -> None:
