@@ -182,7 +182,7 @@ def cohen_kappa(pred: Sequence[str], human: Sequence[str]) -> float | None:
     n = len(pred)
     if n == 0 or n != len(human):
         return None
-    observed = sum(p == h for p, h in zip(pred, human)) / n
+    observed = sum(p == h for p, h in zip(pred, human, strict=True)) / n
     p_counts, h_counts = Counter(pred), Counter(human)
     expected = sum(p_counts[k] * h_counts[k] for k in p_counts) / (n * n)
     return None if expected == 1 else (observed - expected) / (1 - expected)
@@ -205,7 +205,7 @@ def verdict_agreement(pred: Sequence[str | None], human: Sequence[str]) -> dict[
     """
     _check_verdicts(pred)
     _check_verdicts(human)
-    pairs = [(p, h) for p, h in zip(pred, human) if p is not None]
+    pairs = [(p, h) for p, h in zip(pred, human, strict=True) if p is not None]
     ps, hs = [p for p, _ in pairs], [h for _, h in pairs]
     accuracy = sum(p == h for p, h in pairs) / len(pairs) if pairs else None
     confusion = {h: {p: 0 for p in VERDICTS} for h in VERDICTS}
