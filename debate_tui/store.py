@@ -12,6 +12,7 @@ sessions costs a directory scan, not a thousand parsed files.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -239,10 +240,8 @@ class SessionStore:
             cached = known.get(entry.name)
             summary = None
             if isinstance(cached, dict) and cached.get("stamp") == stamp:
-                try:
+                with contextlib.suppress(KeyError, TypeError, ValueError):  # a damaged entry: read the file instead
                     summary = _summary_from(path, cached["row"])
-                except (KeyError, TypeError, ValueError):  # a damaged entry: read the file instead
-                    pass
             if summary is None:
                 summary = summarize_file(path)
                 entries[entry.name] = {"stamp": stamp, "row": _summary_data(summary)}

@@ -13,6 +13,7 @@ agent's own sequence of calls is the same on every run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -258,10 +259,8 @@ class Runner:
         if action.kind == "override" and self.session.outcome is not None:
             self.session.outcome = apply_overrides(self.session.outcome, [action])
         self.emit(HumanActed(action, acted_on(self.session, action)))
-        try:
+        with contextlib.suppress(RuntimeError):  # no loop yet: the run will save when it starts
             asyncio.get_running_loop().create_task(self._save())
-        except RuntimeError:  # no loop yet: the run will save when it starts
-            pass
 
     # ----- one model call ----------------------------------------------------------
 

@@ -257,7 +257,7 @@ def _chateval_summarizer(request: ChatRequest, facts: TextFacts) -> str:
     parts = _SPEAKER.split(found.group(1) if found else content)[1:]
     positions: list[str] = []
     views: set[str] = set()
-    for name, said in zip(parts[::2], parts[1::2]):
+    for name, said in zip(parts[::2], parts[1::2], strict=True):  # split on one group: name, words, name, ...
         pair, single = _SCORES.findall(said), _LAST_SCORE.findall(said)
         if pair:
             a, b = pair[-1]

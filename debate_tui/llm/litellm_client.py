@@ -154,13 +154,10 @@ def classify(exc: Exception, partial_text: str = "") -> LLMError:
         ("BadGatewayError", "server"),
         ("APIError", "server"),
     ]
-    for name, kind in checks:
-        cls = _exception_class(litellm, name)
-        if cls is not None and isinstance(exc, cls):
-            break
-    else:
-        kind = "timeout" if isinstance(exc, asyncio.TimeoutError) else "stream" if partial_text else "connection"
-    kind = _kind_by_status(exc, kind)
+    matched = (kind for name, kind in checks
+               if (cls := _exception_class(litellm, name)) is not None and isinstance(exc, cls))
+    fallback = "timeout" if isinstance(exc, asyncio.TimeoutError) else "stream" if partial_text else "connection"
+    kind = _kind_by_status(exc, next(matched, fallback))
     if kind == "server" and "Connection error" in str(exc):
         kind = "connection"  # litellm wraps a dropped connection of a plain call as an InternalServerError
     if kind == "server" and "Missing credentials" in str(exc):
