@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import signal
 import sys
@@ -224,10 +225,8 @@ def run_until_done(batch) -> None:
             runner.run(batch.run())
         finally:
             for sig in (signal.SIGINT, signal.SIGTERM):
-                try:
+                with contextlib.suppress(NotImplementedError, RuntimeError):
                     loop.remove_signal_handler(sig)
-                except (NotImplementedError, RuntimeError):
-                    pass
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ spans are cut, so a highlight never drifts.
 
 from __future__ import annotations
 
+import itertools
 from bisect import bisect_right
 
 from textual.app import ComposeResult
@@ -51,7 +52,7 @@ def paint_line(line: str, offset: int, spans: list[tuple[int, int, str]]) -> Con
             cuts.update((max(start, offset) - offset, min(end, end_of_line) - offset))
     points = sorted(cuts)
     parts: list[tuple[str, str]] = []
-    for left, right in zip(points, points[1:]):
+    for left, right in itertools.pairwise(points):
         style = ""
         for start, end, span_style in spans:
             if start <= offset + left and offset + right <= end:
@@ -90,7 +91,7 @@ class HighlightedText(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         spans = self._spans()
-        for number, (line, start) in enumerate(zip(self.lines, self.starts)):
+        for number, (line, start) in enumerate(zip(self.lines, self.starts, strict=True)):
             yield Static(paint_line(line, start, spans), classes="text-line", id=f"line-{number}")
 
     def _repaint(self, error: ErrorSpan | None) -> None:
