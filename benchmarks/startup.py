@@ -78,12 +78,12 @@ def measure(repeats: int = 9) -> Section:
                 ours.append(o)
                 whole.append(w)
                 base.append(b)
-            ratio = median([o / b for o, b in zip(ours, base)])
+            ratio = median([o / b for o, b in zip(ours, base, strict=True)])
             rows.append(Row("1 start-up", f"debate-tui to first frame, {name}", "bare Textual app, same pty",
                             ratio, "<= 1.5x", ratio <= 1.5,
                             f"median {median(ours) * 1000:.0f} ms vs {median(base) * 1000:.0f} ms, {repeats} pairs"))
             notes.append(f"- {name}: the whole form (option fields drawn) at median {median(whole) * 1000:.0f} ms, "
-                         f"{median([w / b for w, b in zip(whole, base)]):.2f}x the bare app's first frame.")
+                         f"{median([w / b for w, b in zip(whole, base, strict=True)]):.2f}x the bare app's first frame.")
         loaded = run_child("startup", ["--modules"], env)
         heavy = [name for name in HEAVY if name in loaded["modules"]]
         rows.append(Row("1 start-up", "heavy modules imported before the first frame", ", ".join(HEAVY),

@@ -186,7 +186,7 @@ def prefix_stats(prompts: dict[str, list[str]], text: str) -> dict:
         agents += 1
         if any(text in prompt for prompt in sent) and text not in os.path.commonprefix(sent):
             unstable.append(agent)
-        for previous, current in zip(sent, sent[1:]):
+        for previous, current in itertools.pairwise(sent):
             repeated += len(os.path.commonprefix([previous, current]))
         total += sum(len(p) for p in sent[1:])
     return {"stable": not unstable, "agents": agents, "cached_share": repeated / total if total else 0.0,

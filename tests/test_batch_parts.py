@@ -164,8 +164,8 @@ def test_replacing_a_sessions_rows_keeps_their_place_and_the_rest(tmp_path):
 
 def test_the_lock_is_exclusive_and_names_its_holder(tmp_path):
     results = ResultsFile(tmp_path / "r.jsonl")
-    with results.locked("a batch"), pytest.raises(ResultsBusy, match=r"in use \(a batch, pid \d+\)"):
-        with ResultsFile(tmp_path / "r.jsonl").locked("a review"):
-            pass
+    with (results.locked("a batch"), pytest.raises(ResultsBusy, match=r"in use \(a batch, pid \d+\)"),
+          ResultsFile(tmp_path / "r.jsonl").locked("a review")):
+        pass
     with results.locked("a review"):
         pass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -106,7 +107,7 @@ async def test_unscored_referee_is_left_out_of_the_mean(llm_server):
     (["Scores: 1 5", "Scores: 2 4", "Scores: 3 3"], "2", {"General Public": "2", "Critic": "2", "News Author": "0"}),
 ])
 async def test_pairwise_verdict_is_a_majority_vote_of_preferences(llm_server, replies, verdict, votes):
-    script(llm_server, dict(zip(REFEREES, ([r] for r in replies))))
+    script(llm_server, dict(zip(REFEREES, ([r] for r in replies), strict=True)))
     session, _ = await run(make_session(llm_server, text_b=OTHER, turns=1))
     outcome = session.outcome
     assert outcome.verdict == verdict and outcome.agent_verdicts == votes
@@ -251,7 +252,7 @@ def test_cli_demo_runs_a_panel(capsys, story_file):
     assert rc == 0 and summary["status"] == "completed"
     assert summary["calls"] == 3 * 2
     assert 1 <= summary["scores"]["coherence"] <= 5
-    session = json.loads(open(summary["session_path"]).read())
+    session = json.loads(Path(summary["session_path"]).read_text())
     final = [t["score"] for t in session["turns"] if t["round"] == 2]
     assert len(set(final)) == 1  # the demo panel converges
     assert "(demo)" in err
@@ -264,9 +265,9 @@ def test_cli_demo_pairwise_with_summarizer_and_swap(capsys, story_file, tmp_path
                          "--agents", "2", "--turns", "1", "--strategy", "simultaneous-talk-with-summarizer", "--swap")
     assert rc == 0 and summary["calls"] == 2 * (2 * 1 + 1)
     assert summary["verdict"] == "1"  # the story repeats a sentence
-    session = json.loads(open(summary["session_path"]).read())
+    session = json.loads(Path(summary["session_path"]).read_text())
     assert session["state"]["swap"]["consistent"] is True
-    assert "**Verdict:** 1" in open(summary["report"]).read()
+    assert "**Verdict:** 1" in Path(summary["report"]).read_text()
 
 
 @pytest.mark.parametrize("args, message", [
@@ -366,6 +367,6 @@ async def test_a_digest_that_does_not_fit_falls_back_to_a_summary(llm_server):
 def test_cli_condense_digest_is_kept_in_the_session(capsys, story_file):
     rc, summary, err = cli(capsys, "--protocol", "chateval", "--demo", "--text", str(story_file), "--turns", "3",
                            "--max-history-tokens", "600", "--condense", "digest")
-    session = json.loads(open(summary["session_path"]).read())
+    session = json.loads(Path(summary["session_path"]).read_text())
     assert rc == 0 and session["state"] == {"max_history_tokens": 600, "condense": "digest"}
     assert "digested (no call" in err and summary["calls"] == 3 * 3  # no condenser call

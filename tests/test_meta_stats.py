@@ -17,7 +17,7 @@ EXPECTED_CRITERION_KEYS = {"pearson", "spearman", "kendall", "n", "groups_used",
 def _rows(criterion: str, group: str, pred: list, human: list) -> list[dict]:
     return [
         {"id": f"{group}-{i}", "group": group, "criterion": criterion, "predicted": p, "human": h}
-        for i, (p, h) in enumerate(zip(pred, human))
+        for i, (p, h) in enumerate(zip(pred, human, strict=True))
     ]
 
 

@@ -131,7 +131,7 @@ def _roc() -> list[tuple[dict[str, str], dict[str, str]]]:
     rows = list(csv.DictReader(io.StringIO(DATA.read_text("mateval/ROC/ROC_test_change_new.csv"), newline="")))
     stories = json.loads(DATA.read_text("mateval/ROC/ROC_test_change_final.json"))
     assert len(rows) == len(stories) == 200
-    return list(zip(rows, stories))
+    return list(zip(rows, stories, strict=True))
 
 
 def _predicted(report: str, story: str) -> list[tuple[str, Span | None]]:

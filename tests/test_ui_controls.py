@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 
 from textual.widgets import Button
@@ -213,7 +214,7 @@ async def test_streaming_panes_are_redrawn_together_within_the_shared_budget():
     steady = redraws[first:-1]  # all three speaking, the last flush perhaps partial
     assert len(steady) >= 4 and all(sorted(name for _, name in each) == names for each in steady), \
         "each flush redrew the three panes together"
-    gaps = [b[0][0] - a[0][0] for a, b in zip(steady, steady[1:])]
+    gaps = [b[0][0] - a[0][0] for a, b in itertools.pairwise(steady)]
     assert min(gaps) >= flush_interval(3) * 0.8, "three speakers share the redraw budget"
 
 
