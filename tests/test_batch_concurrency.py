@@ -59,6 +59,7 @@ def remote_server(tmp_path):
         server.wait(timeout=10)
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize(("signal_name", "expected_exit"), [("SIGINT", 4), ("SIGKILL", -9)])
 def test_the_real_command_interrupted_or_killed_resumes_without_redoing_finished_items(
         capsys, remote_server, tmp_path, signal_name, expected_exit):

@@ -167,6 +167,7 @@ def test_calibrate_maps_the_swapped_run_back():
     assert combined.per_agent == {"A": {"c_1": 4.5, "c_2": 2.5}} and combined.verdict == "1"
 
 
+@pytest.mark.serial
 async def test_simultaneous_talk_runs_a_round_in_parallel(llm_server):
     load_litellm()
     llm_server.add_rule("Score: 3")

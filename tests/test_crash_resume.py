@@ -78,6 +78,7 @@ def spawn(*argv: str) -> subprocess.Popen:
                             env=dict(os.environ))
 
 
+@pytest.mark.serial
 def test_kill_9_then_resume_keeps_every_completed_turn_and_finishes(server, story_file, tmp_path, capsys):
     path = tmp_path / "sessions" / "killed.json"
     task = ["--text", str(story_file), "--model", "openai/fake-model", "--api-base", server.base_url,

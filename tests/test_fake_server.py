@@ -185,6 +185,7 @@ async def test_429_is_a_rate_limit_error_without_retries(server: FakeLLMServer) 
     assert server.calls == 1
 
 
+@pytest.mark.serial
 async def test_litellm_honours_retry_after_when_asked_to_retry(server: FakeLLMServer) -> None:
     server.add_rule(fault=429, times=1)
     started = time.perf_counter()
@@ -264,6 +265,7 @@ async def test_empty_reply(server: FakeLLMServer, stream: bool) -> None:
 
 # -- load ----------------------------------------------------------------------
 
+@pytest.mark.serial
 async def test_16_concurrent_requests_overlap(server: FakeLLMServer) -> None:
     await ask(server)  # litellm spends about a second on lazy imports on its first call
     server.reset()
@@ -276,6 +278,7 @@ async def test_16_concurrent_requests_overlap(server: FakeLLMServer) -> None:
     assert elapsed < 1.6  # serial would take 3.2 s; 0.35 s measured on two idle cores
 
 
+@pytest.mark.serial
 async def test_5_concurrent_streams_overlap(server: FakeLLMServer) -> None:
     server.default_reply = "word " * 20  # 13 chunks
     server.chunk_delay = 0.03
@@ -420,6 +423,7 @@ def open_descriptors() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
+@pytest.mark.serial
 def test_start_stop_is_fast_and_leaks_nothing() -> None:
     FakeLLMServer().start().stop()  # first use pays for lazy imports in asyncio
     unpooled = httpx.Client(limits=httpx.Limits(max_keepalive_connections=0))
@@ -437,6 +441,7 @@ def test_start_stop_is_fast_and_leaks_nothing() -> None:
     unpooled.close()
 
 
+@pytest.mark.serial
 def test_stop_releases_a_hung_request_at_once(client: httpx.Client) -> None:
     server = FakeLLMServer().start()
     server.add_rule(fault="hang")

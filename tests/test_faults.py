@@ -84,6 +84,7 @@ async def test_retry_after_is_read_from_the_429(llm_server, stream):
     assert error.retry_after == pytest.approx(0.25)
 
 
+@pytest.mark.serial
 async def test_429_waits_as_long_as_retry_after_says_then_succeeds(llm_server):
     llm_server.retry_after = 0.3
     llm_server.add_rule(fault="429", times=1)
@@ -131,6 +132,7 @@ def test_a_missing_key_is_an_auth_failure_not_retried(capsys, story_file, llm_se
     assert llm_server.calls == 0
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("stream", [False, True])
 async def test_hang_times_out_and_the_retry_succeeds(llm_server, stream):
     llm_server.hang_seconds = 5
@@ -145,6 +147,7 @@ async def test_hang_times_out_and_the_retry_succeeds(llm_server, stream):
     assert "Timeout" in failed.error
 
 
+@pytest.mark.serial
 def test_timeout_flag_and_variable_reach_the_client(capsys, story_file, llm_server, monkeypatch):
     llm_server.hang_seconds = 5
     llm_server.add_rule(fault="hang")
@@ -237,6 +240,7 @@ async def test_a_long_critique_starting_with_i_cannot_is_not_a_refusal(llm_serve
 # ----- cancel --------------------------------------------------------------------------------------
 
 
+@pytest.mark.serial
 async def test_stop_cancels_the_call_in_flight_at_once(llm_server):
     llm_server.latency = 10
     control = RunControl()
@@ -251,6 +255,7 @@ async def test_stop_cancels_the_call_in_flight_at_once(llm_server):
     assert time.perf_counter() - started < 2
 
 
+@pytest.mark.serial
 async def test_stop_during_a_retry_wait_is_immediate(llm_server):
     llm_server.retry_after = 20
     llm_server.add_rule(fault="429")
@@ -503,6 +508,7 @@ async def drive(debate: Debate, limit: asyncio.Semaphore) -> None:
         debate.session = await asyncio.wait_for(runner.run(), timeout=60)
 
 
+@pytest.mark.serial
 async def test_fault_injection_suite(tmp_path, story_file, capsys):
     protocols = list(PROTOCOLS)
     per_protocol = math.ceil(DEBATES / len(protocols))

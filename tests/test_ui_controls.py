@@ -6,6 +6,7 @@ import asyncio
 import itertools
 import time
 
+import pytest
 from textual.widgets import Button
 
 from debate_tui.domain import AgentSpec, Session, Task, Turn
@@ -46,6 +47,7 @@ async def test_pause_shows_at_once_while_streaming_and_holds_the_next_turn():
         assert debate.session.status == "completed"
 
 
+@pytest.mark.serial
 async def test_escape_stops_the_call_in_flight_at_once_and_leaves_a_resumable_session():
     client = ScriptedClient(["A reply that never finishes. Score: 4"], hold_at=0)
     session = make_session()
@@ -192,6 +194,7 @@ class TrickleClient:
         return Completion(text=reply)
 
 
+@pytest.mark.serial
 async def test_streaming_panes_are_redrawn_together_within_the_shared_budget():
     from tests.test_ui_snapshots import app_with, chateval_session
 
