@@ -94,7 +94,7 @@ class SessionLock:
         cannot be written (the run could not save anything there either)."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle = open(self.path, "a+", encoding="utf-8")
+            handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - the open handle is the lock, until release()
         except OSError as exc:
             raise InputError(f"cannot write in {self.path.parent}: {exc.strerror or exc}") from None
         try:

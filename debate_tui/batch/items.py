@@ -17,7 +17,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from debate_tui.domain import Task, Verdict
 from debate_tui.inputs import InputError, check_text, read_bounded
@@ -110,13 +110,13 @@ def parse_item(raw: str, line: int) -> Item:
     if texts["text"] is None:
         raise InputError("missing 'text'")
     for name in ("text", "text_b"):
-        if texts[name] is not None:
-            check_text(texts[name], f"'{name}'")
+        if (value := texts[name]) is not None:
+            check_text(value, f"'{name}'")
     group = data.get("group")
     if group is not None and (isinstance(group, bool) or not isinstance(group, str | int)):
         raise InputError("'group' must be a string or integer")
     return Item(
-        id=str(ident), task=Task(**texts), line=line, group=group,
+        id=str(ident), task=Task.model_validate(texts), line=line, group=group,
         human=_human_scores(data.get("human")), human_verdict=_verdict(data.get("human_verdict")),
         human_errors=_errors(data.get("errors")),
     )
@@ -143,7 +143,7 @@ def _verdict(value: Any) -> Verdict | None:
     text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
     if text not in VERDICTS:
         raise InputError(f"'human_verdict' must be \"1\", \"2\" or \"0\", got {value!r}")
-    return text
+    return cast(Verdict, text)
 
 
 def _errors(value: Any) -> list[Any] | None:

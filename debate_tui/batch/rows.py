@@ -27,7 +27,7 @@ SESSION_FIELDS = ("predicted", "predicted_verdict", "session", "status", "calls"
 
 def item_rows(item: Item, session: Session) -> list[Row]:
     """Fresh rows for an item that has just finished."""
-    rows = []
+    rows: list[Row] = []
     for criterion in session.criteria:
         row: Row = {"id": item.id, "group": item.group, "criterion": criterion.name,
                     "predicted": None, "human": item.human.get(criterion.name)}
@@ -45,7 +45,7 @@ def refresh(rows: list[Row], session: Session) -> list[Row]:
     """The same rows with every session-derived field recomputed (after a decision, say)."""
     usage = usage_by_criterion(session)
     outcome = session.outcome
-    out = []
+    out: list[Row] = []
     for row in rows:
         name = str(row["criterion"])
         decision = last_decision(session, name)

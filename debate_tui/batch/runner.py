@@ -24,6 +24,7 @@ import asyncio
 import hashlib
 import json
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -149,7 +150,7 @@ class BatchRun:
                 self.tally.skipped += 1
         return work
 
-    async def _worker(self, pending) -> None:
+    async def _worker(self, pending: Iterator[tuple[Item, list[Criterion]]]) -> None:
         for item, criteria in pending:
             if self.stop_reason is not None:
                 return

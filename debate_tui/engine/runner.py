@@ -62,9 +62,12 @@ if TYPE_CHECKING:
 Expect = Literal["text", "score", "pair", "verdict", "no_issue"]
 
 REMINDERS: dict[str, str] = {
-    "score": "Your reply had no score I could read. Answer again and end with a line 'Score: N', N between {low:g} and {high:g}.",
-    "pair": "Your reply had no pair of scores I could read. End with a line 'Scores: A B' for text 1 and text 2, each between {low:g} and {high:g}.",
-    "verdict": "Your reply had no verdict I could read. End with a line 'Verdict: 1', 'Verdict: 2' or 'Verdict: 0' (tie).",
+    "score": "Your reply had no score I could read. Answer again and end with a line 'Score: N', "
+             "N between {low:g} and {high:g}.",
+    "pair": "Your reply had no pair of scores I could read. End with a line 'Scores: A B' for text 1 and text 2, "
+            "each between {low:g} and {high:g}.",
+    "verdict": "Your reply had no verdict I could read. "
+               "End with a line 'Verdict: 1', 'Verdict: 2' or 'Verdict: 0' (tie).",
 }
 BRIEFLY = "Your reply was {ending} before it ended. Answer briefly this time, in a few sentences at most. "
 """Put before the reminder when the first reply did not finish: a shorter answer is what can fit."""
@@ -270,7 +273,8 @@ class Runner:
         if not remarks:
             return messages
         note = "\n".join(f"- {r}" for r in remarks)
-        return [*messages, {"role": "user", "content": f"Remarks from the human moderator, take them into account:\n{note}"}]
+        remark = f"Remarks from the human moderator, take them into account:\n{note}"
+        return [*messages, {"role": "user", "content": remark}]
 
     async def _call(
         self, spec: AgentSpec, messages: list[Message], round: int,
@@ -351,8 +355,9 @@ class Runner:
         if window is not None and not tokens.fits(spec.model, request.messages, window - reply):
             size = tokens.prompt_tokens(spec.model, request.messages)
             with_reply = f" and its reply may take {reply:,}" if reply else ""
+            which = "window" if reply else "input window"
             raise LLMError("context_window", (
-                f"{spec.name}: the prompt is about {size:,} tokens{with_reply}, over the {window:,}-token {'window' if reply else 'input window'} of "
+                f"{spec.name}: the prompt is about {size:,} tokens{with_reply}, over the {window:,}-token {which} of "
                 f"{spec.model}; nothing was cut. Lower --max-history-tokens (older rounds are then condensed), "
                 f"shorten the text{', lower --max-reply-tokens' if reply else ''} or use a model with a larger window"))
         self.budget.check_prompt(self.session.usage, spec.model, request.messages)
@@ -471,7 +476,7 @@ def apply_overrides(outcome: Outcome, actions: list[HumanAction]) -> Outcome:
         if isinstance(action.value, str) and action.value in VERDICT_FLIP:
             outcome.notes.append(f"verdict overridden by {action.who} from {outcome.verdict or 'none'} to "
                                  f"{action.value}" + (f": {action.text}" if action.text else ""))
-            outcome.verdict = action.value  # type: ignore[assignment]
+            outcome.verdict = action.value
             continue
         before = outcome.scores.get(action.criterion)
         outcome.scores[action.criterion] = float(action.value) if action.value is not None else None

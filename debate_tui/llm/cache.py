@@ -84,7 +84,8 @@ class ResponseCache:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(
-            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, text TEXT, usage TEXT, created_at REAL)"
+            "CREATE TABLE IF NOT EXISTS responses "
+            "(key TEXT PRIMARY KEY, model TEXT, text TEXT, usage TEXT, created_at REAL)"
         )
 
     def get(self, key: str) -> tuple[str, Usage] | None:

@@ -145,7 +145,8 @@ def _scorer(request: ChatRequest, facts: TextFacts) -> str:
             f"The critic is right that {defects[0]}. That is a real flaw for {criterion}, "
             f"so I lower my score.\n\nScore: {_fmt(fair)}"
         )
-    return f"The objection names no concrete defect in the text, so I keep my assessment of {criterion}.\n\nScore: {_fmt(fair)}"
+    return (f"The objection names no concrete defect in the text, so I keep my assessment of {criterion}."
+            f"\n\nScore: {_fmt(fair)}")
 
 
 def _critic(request: ChatRequest, facts: TextFacts) -> str:

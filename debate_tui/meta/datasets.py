@@ -95,7 +95,8 @@ class DataRoot:
         if plain.is_dir():
             return sorted(child.name for child in plain.iterdir())
         prefix = folder.rstrip("/") + "/"
-        return sorted({name[len(prefix):].split("/", 1)[0] for name in self._archive(folder) if name.startswith(prefix)})
+        inside = (name.removeprefix(prefix) for name in self._archive(folder) if name.startswith(prefix))
+        return sorted({name.split("/", 1)[0] for name in inside})
 
 
 def _read_json(root: DataRoot, relative: str) -> Any:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from debate_tui.meta import stats
 from debate_tui.meta.stats import METHODS, VERDICTS
@@ -72,7 +72,7 @@ def meta_evaluate(
     result: dict[str, Any] = {"level": level, "criteria": {}}
     for criterion, scored in _by_criterion(rows).items():
         pred = [r.get("predicted") for r in scored]
-        human = [_human(r) for r in scored]
+        human = [cast(float, _human(r)) for r in scored]  # _by_criterion kept rows with a human score only
         if level == "turn":
             result["criteria"][criterion] = stats.turn_level(pred, human, bootstrap=bootstrap, seed=seed)
         else:
@@ -122,7 +122,8 @@ def _verdicts(rows: list[dict[str, Any]]) -> dict[str, Any]:
             by_group.setdefault(str(row["group"]), []).append(row)
     if by_group:
         out["system_agreement_by_group"] = {
-            g: stats.preferred([r["predicted_verdict"] for r in rs]) == stats.preferred([r["human_verdict"] for r in rs])
+            g: stats.preferred([r["predicted_verdict"] for r in rs])
+            == stats.preferred([r["human_verdict"] for r in rs])
             for g, rs in by_group.items()
         }
     return out
@@ -241,6 +242,7 @@ def format_table(result: dict[str, Any], rows: Sequence[dict[str, Any]] = ()) ->
     if e := result.get("errors"):
         lines.append(
             f"error location: n={e['n']} precision={_num(e['precision'], 0)} recall={_num(e['recall'], 0)} "
-            f"({e['matched_predicted']}/{e['predicted']} predicted, {e['matched_annotated']}/{e['annotated']} annotated)"
+            f"({e['matched_predicted']}/{e['predicted']} predicted, "
+            f"{e['matched_annotated']}/{e['annotated']} annotated)"
         )
     return "\n".join(lines)

@@ -58,7 +58,8 @@ def criterion_block(criterion: Criterion) -> str:
 
 
 def score_form(criterion: Criterion) -> str:
-    return f"Give your reasoning, then end with a line 'Score: N' where N is between {criterion.low:g} and {criterion.high:g}."
+    return ("Give your reasoning, then end with a line 'Score: N' "
+            f"where N is between {criterion.low:g} and {criterion.high:g}.")
 
 
 def excerpt(text: str, limit: int = 240) -> str:

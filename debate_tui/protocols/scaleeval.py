@@ -183,7 +183,8 @@ def decision_details(task: Task, finals: dict[str, Verdict | None], swapped: boo
     the swap, when there was one, said once."""
     meaning = dict(zip(VERDICTS, VERDICT_LABELS, strict=True))
     details = [("Text 1", excerpt(task.text)), ("Text 2", excerpt(task.text_b or ""))]
-    details += [(name, f"{verdict} ({meaning[verdict]})" if verdict else "unreadable") for name, verdict in finals.items()]
+    details += [(name, f"{verdict} ({meaning[verdict]})" if verdict else "unreadable")
+                for name, verdict in finals.items()]
     if swapped:
         details.append(("Order", "the speakers saw text 2 first; every number here is in the original numbering"))
     return tuple(details)
@@ -202,7 +203,7 @@ async def settle(ctx: Context, options: Options, finals: dict[str, Verdict | Non
         while decision not in VERDICTS:  # a mistyped decision is asked again, not taken for a verdict
             ctx.notice(f"the decision {decision!r} is not 1, 2 or 0; asking again")
             decision = await ctx.ask_human(question, VERDICTS, labels=VERDICT_LABELS, details=details)
-        return decision, f"decided by a person after no consensus in {counted(rounds, 'discussion round')}"  # type: ignore[return-value]
+        return decision, f"decided by a person after no consensus in {counted(rounds, 'discussion round')}"
     if options.on_no_consensus == "majority":
         return majority(finals.values()), f"majority of the final verdicts ({describe_votes(finals.values())})"
     if options.on_no_consensus == "tie":

@@ -9,7 +9,6 @@ costs, followed by a one-line tally per type.
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 from debate_tui.domain import ERROR_TYPES, ErrorSpan, Session
 
@@ -63,9 +62,9 @@ def render_errors_text(errors: list[ErrorSpan], text: str, text_b: str | None = 
         return "No errors were found."
     paragraphs = [paragraph(n, e, text_b if e.which == "b" and text_b else text, count_unlocated)
                   for n, e in enumerate(errors, 1)]
-    lost: Counter[str] = Counter()
+    lost: dict[str, float] = {}
     for error in errors:
-        lost[error.type] += error.deduction if error.located or count_unlocated else 0
+        lost[error.type] = lost.get(error.type, 0) + (error.deduction if error.located or count_unlocated else 0)
     tally = "; ".join(f"{_type_name(kind)} -{value:g}" for kind, value in lost.items())
     paragraphs.append(f"In all, {len(errors)} error{'s' if len(errors) != 1 else ''} cost "
                       f"{_points(sum(lost.values()))}: {tally}.")

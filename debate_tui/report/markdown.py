@@ -95,7 +95,8 @@ def _scores(session: Session) -> list[str]:
     outcome = session.outcome
     if outcome is None:
         waiting = "a person's decision" if session.status == "needs_human" else None
-        status = f"No result yet: the run waits for {waiting}." if waiting else f"No result: the run is {session.status}."
+        status = (f"No result yet: the run waits for {waiting}." if waiting
+                  else f"No result: the run is {session.status}.")
         return ["## Result", "", status + (f" ({session.error})" if session.error else ""), "", *_so_far(session)]
     lines = ["## Result", ""]
     if outcome.verdict is not None or outcome.agent_verdicts:
@@ -211,7 +212,8 @@ def _turn(turn: Turn, swapped: bool = False) -> list[str]:
     if turn.criterion:
         facts.append(turn.criterion)
     if turn.score is not None:
-        facts.append(f"score {fmt_score(turn.score)}" + (f" / {fmt_score(turn.score_b)}" if turn.score_b is not None else ""))
+        second = f" / {fmt_score(turn.score_b)}" if turn.score_b is not None else ""
+        facts.append(f"score {fmt_score(turn.score)}{second}")
     if turn.verdict is not None:
         facts.append(f"verdict {turn.verdict}" + (f" as presented ({FLIP[turn.verdict]} in the original numbering)"
                                                   if swapped and turn.verdict != "0" else ""))

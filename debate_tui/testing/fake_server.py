@@ -159,7 +159,7 @@ class Rule:
             return False
         if isinstance(self.match, re.Pattern):
             return self.match.search(prompt_text(request)) is not None
-        return self.match is None or bool(self.match(request))
+        return self.match is None or (callable(self.match) and bool(self.match(request)))
 
 
 @dataclass(frozen=True)
@@ -598,7 +598,7 @@ class FakeLLMServer:
         content = self._token_logprobs(plan, text)
         if content is not None:  # one token per chunk, each with its own log-probabilities
             pieces = [entry["token"] for entry in content]
-            logprobs = [{"content": [entry], "refusal": None} for entry in content]
+            logprobs: list[dict[str, Any] | None] = [{"content": [entry], "refusal": None} for entry in content]
         else:
             size = max(1, self.chunk_size)
             pieces = [text[i:i + size] for i in range(0, len(text), size)]
@@ -665,7 +665,8 @@ async def _send_json(writer: asyncio.StreamWriter, status: int, payload: Any, ke
 
 def _error_object(message: str, status: int) -> dict[str, Any]:
     """An error shaped like OpenAI's, so SDKs surface the message."""
-    kind = {401: "authentication_error", 429: "rate_limit_error", 500: "server_error"}.get(status, "invalid_request_error")
+    kinds = {401: "authentication_error", 429: "rate_limit_error", 500: "server_error"}
+    kind = kinds.get(status, "invalid_request_error")
     return {"error": {"message": message, "type": kind, "param": None, "code": str(status)}}
 
 
