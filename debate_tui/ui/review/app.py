@@ -119,7 +119,8 @@ class ReviewApp(App[None]):
             self.query_one("#question", Static).update(
                 literal(view.decided(item.decision) if item.decision else f"status: {item.status}"))
         labels = "   ".join(view.option_label(v, task.pairwise) for v in self.options)
-        self.query_one("#choices", Static).update(literal(f"Decide: {labels}   ·   s skip · b back · d debate · q quit"))
+        keys = f"Decide: {labels}   ·   s skip · b back · d debate · q quit"
+        self.query_one("#choices", Static).update(literal(keys))
         self.query_one("#source").display = bool(task.source or task.context)
         self.query_one("#source-text", Static).update(literal("\n\n".join(p for p in (task.source, task.context) if p)))
         self.query_one("#pane-1", VerticalScroll).border_title = "Submission 1" if task.pairwise else "Text"
@@ -172,7 +173,7 @@ class ReviewApp(App[None]):
             self.queue.skip()
             self.show_current()
 
-    def action_back(self) -> None:
+    async def action_back(self) -> None:
         if not self.busy and self.queue.items:
             self.queue.back()
             self.show_current()

@@ -67,7 +67,8 @@ def transcript(session: Session) -> str:
     parts = []
     for turn in session.turns:
         about = f", {turn.criterion}" if turn.criterion else ""
-        head = f"--- {turn.agent} ({turn.role.replace('_', ' ')}), round {turn.round}{about}: {answer(session, turn)} ---"
+        who = f"{turn.agent} ({turn.role.replace('_', ' ')})"
+        head = f"--- {who}, round {turn.round}{about}: {answer(session, turn)} ---"
         body = f"[failed: {turn.error}] {turn.content}" if turn.error else turn.content
         parts.append(f"{head}\n{body}")
     for action in session.actions:

@@ -43,10 +43,10 @@ from debate_tui.ui.literal import literal
 from debate_tui.ui.messages import RunEvent
 from debate_tui.ui.replay import describe_action
 from debate_tui.ui.screens.base import BaseScreen
-from debate_tui.ui.widgets.footer import AppFooter
 from debate_tui.ui.screens.dialogs import DecisionDialog, OverrideAnswer, OverrideDialog, TextPrompt
 from debate_tui.ui.screens.report import ReportScreen
 from debate_tui.ui.widgets.agent_pane import AgentPane
+from debate_tui.ui.widgets.footer import AppFooter
 from debate_tui.ui.widgets.kept_lines import KeptLines
 from debate_tui.ui.widgets.status_line import StatusLine
 

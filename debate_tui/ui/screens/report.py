@@ -18,6 +18,7 @@ from debate_tui.report.markdown import render
 from debate_tui.report.quotes import quoted_passages
 from debate_tui.ui.clipboard import copy_text, describe
 from debate_tui.ui.export import start_export
+from debate_tui.ui.host import tui
 from debate_tui.ui.literal import cell, literal, one_line
 from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.widgets.footer import AppFooter
@@ -101,4 +102,4 @@ class ReportScreen(BaseScreen[None]):
         self.notify(describe(method))
 
     def action_back(self) -> None:
-        self.app.go_back()
+        tui(self).go_back()

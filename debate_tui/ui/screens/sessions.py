@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Input, Static
 
 from debate_tui.domain import Session
 from debate_tui.store import SessionFileError, SessionStore, SessionSummary, read_session
+from debate_tui.ui.host import tui
 from debate_tui.ui.literal import cell, literal, one_line
 from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.widgets.footer import AppFooter
@@ -179,11 +180,11 @@ class SessionsScreen(BaseScreen[None]):
             self.notify(str(exc), severity="error", markup=False)
             return
         if how == "read":
-            self.app.open_report(session)
+            tui(self).open_report(session)
         elif how == "replay":
-            self.app.replay(session)
+            tui(self).replay(session)
         else:
-            self.app.resume(session, row.summary.path)
+            tui(self).resume(session, row.summary.path)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.words = event.value.lower().split()
@@ -254,4 +255,4 @@ class SessionsScreen(BaseScreen[None]):
         self.action_refresh()
 
     def action_back(self) -> None:
-        self.app.go_back()
+        tui(self).go_back()

@@ -8,6 +8,8 @@ turns stay in the pane; the report keeps everything.
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -50,7 +52,7 @@ class PaneHeader(Static, KeptLines):
 class AgentPane(Vertical, KeptLines):
     """Display only: the debate screen tells it when a turn starts, grows, ends or fails."""
 
-    def __init__(self, agent: AgentSpec, scales: dict[str, tuple[float, float]], **kwargs) -> None:
+    def __init__(self, agent: AgentSpec, scales: dict[str, tuple[float, float]], **kwargs: Any) -> None:
         super().__init__(classes="agent-pane", **kwargs)
         self.agent = agent
         self.scales = scales

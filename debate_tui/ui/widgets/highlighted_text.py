@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from bisect import bisect_right
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -64,7 +65,7 @@ def paint_line(line: str, offset: int, spans: list[tuple[int, int, str]]) -> Con
 class HighlightedText(VerticalScroll):
     """Display only; `show(index)` scrolls to an error and marks it as the current one."""
 
-    def __init__(self, text: str, errors: list[tuple[int, ErrorSpan]], colours: dict[str, str], **kwargs) -> None:
+    def __init__(self, text: str, errors: list[tuple[int, ErrorSpan]], colours: dict[str, str], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.text = text
         self.errors = {index: error for index, error in errors if error.located}

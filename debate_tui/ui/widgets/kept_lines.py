@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
@@ -28,7 +30,7 @@ class KeptLines(Widget):
             self._kept = (key, super().render_lines(crop))
         return self._kept[1]
 
-    def refresh(self, *regions: Region, **kwargs) -> KeptLines:
+    def refresh(self, *regions: Region, **kwargs: Any) -> KeptLines:
         self._kept = None
         return super().refresh(*regions, **kwargs)
 

@@ -8,7 +8,7 @@ strings an Input. Values come back as typed (validation is the protocol's).
 from __future__ import annotations
 
 import typing
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
@@ -36,7 +36,8 @@ def field_widget(name: str, info: FieldInfo, value: Any, personas: list[str]) ->
         return Select([(p, p) for p in personas], value=current, allow_blank=False, id=wid, compact=True)
     if info.annotation is bool:
         return Checkbox(value=bool(value), id=wid, compact=True)
-    kind = {int: "integer", float: "number"}.get(info.annotation, "text")  # type: ignore[call-overload]
+    kind: Literal["integer", "number", "text"] = (
+        "integer" if info.annotation is int else "number" if info.annotation is float else "text")
     placeholder = "random" if name == "seed" else str(info.default)
     return Input("" if value is None else str(value), type=kind, id=wid, placeholder=placeholder, compact=True)
 
@@ -58,7 +59,7 @@ def _read(widget: Widget, info: FieldInfo) -> Any:
 class OptionForm(Vertical):
     """One labelled row per option field."""
 
-    def __init__(self, model: type[BaseModel], values: dict[str, Any], personas: list[str], **kwargs) -> None:
+    def __init__(self, model: type[BaseModel], values: dict[str, Any], personas: list[str], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.model = model
         self.values = values

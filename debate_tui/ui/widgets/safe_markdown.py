@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.widgets import Markdown
 
 from debate_tui.textsafe import inert
@@ -14,7 +16,7 @@ class SafeMarkdown(Markdown):
     output act on the user's machine, so it is shown, never followed.
     """
 
-    def __init__(self, markdown: str = "", **kwargs) -> None:
+    def __init__(self, markdown: str = "", **kwargs: Any) -> None:
         super().__init__(inert(markdown), open_links=False, **kwargs)
 
     def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.content import Content
 from textual.widgets import Static
 
@@ -33,7 +35,7 @@ class ScoreTrail(Static, KeptLines):
 
     DEFAULT_CSS = "ScoreTrail { height: 1; }"
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(trail([]), **kwargs)
         self.points: list[tuple[float, float, float]] = []
 

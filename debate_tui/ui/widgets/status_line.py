@@ -16,7 +16,9 @@ def clock(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes:02d}:{secs:02d}"
 
 
-MODE_STYLES = {"paused": "bold reverse", "pausing after this turn": "bold", "waiting for you": "bold reverse", "step": "bold"}
+MODE_STYLES = {
+    "paused": "bold reverse", "pausing after this turn": "bold", "waiting for you": "bold reverse", "step": "bold",
+}
 
 
 class StatusLine(Static, KeptLines):
