@@ -26,10 +26,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("dataset", help="write a data set as batch input (JSONL)", description=__doc__)
     parser.add_argument("name", choices=list(LOADERS), help="the data set")
     parser.add_argument("--criteria", type=_names, metavar="A,B", help="keep only these human criteria")
-    parser.add_argument("--data-dir", metavar="DIR", help="another copy of the data, plain or as the package ships it (default: $DEBATE_TUI_DATA_DIR, else the copy in the package)")
+    parser.add_argument("--data-dir", metavar="DIR",
+                        help="another copy of the data, plain or as the package ships it "
+                             "(default: $DEBATE_TUI_DATA_DIR, else the copy in the package)")
     parser.add_argument("--limit", type=int, metavar="K", help="only the first K lines")
     parser.add_argument(
-        "--models", type=_pair, metavar="A,B", help="scaleeval only: the two model folders to pair (default gpt3.5,claude-instant)"
+        "--models", type=_pair, metavar="A,B",
+        help="scaleeval only: the two model folders to pair (default gpt3.5,claude-instant)"
     )
     parser.set_defaults(handler=handle)
 

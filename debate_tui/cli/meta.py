@@ -23,7 +23,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="summary: correlate within each group, then average (default); turn: over all rows",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="resamples for the 95%% intervals (0: none)")
+    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                        help="resamples for the 95%% intervals (0: none)")
     parser.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the resampling (default 0)")
     parser.set_defaults(handler=handle)
 

@@ -8,6 +8,7 @@ closed terminal): the stream stops, the judgment does not.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -38,10 +39,8 @@ class SaveGuard:
         """Save the session as failed where that is still possible (a full disk may have room for it)."""
         assert self.error is not None
         session.status, session.error = "failed", self.error
-        try:
+        with contextlib.suppress(OSError):
             write_session(self.path, session)
-        except OSError:
-            pass
 
 
 def silence(stream: TextIO) -> None:

@@ -36,9 +36,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--list", action="store_true", help="print the waiting items and their questions, then exit")
     parser.add_argument("--decide", action="append", default=[], metavar="ID=VALUE",
                         help="decide an item without the screen (repeatable; with --override: ID:CRITERION=SCORE)")
-    parser.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir, or DEBATE_TUI_SESSIONS_DIR)")
-    parser.add_argument("--router", metavar="FILE", help="the litellm Router config the batch used, if any")
-    parser.add_argument("--no-cache", action="store_true", help="do not use the response cache for calls after a decision")
+    parser.add_argument("--sessions-dir", metavar="DIR",
+                        help="sessions directory (default: user data dir, or DEBATE_TUI_SESSIONS_DIR)")
+    parser.add_argument("--router", metavar="FILE",
+                        help="the litellm Router config the batch used, if any")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="do not use the response cache for calls after a decision")
     parser.set_defaults(handler=handle)
 
 

@@ -75,9 +75,12 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGr
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     out = parser.add_argument_group("output")
-    out.add_argument("--report", metavar="PATH.md", help="write the Markdown report here (default: beside the session file)")
-    out.add_argument("--session", metavar="PATH.json", help="write the session file here (default: in the sessions directory)")
-    out.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir, or DEBATE_TUI_SESSIONS_DIR)")
+    out.add_argument("--report", metavar="PATH.md",
+                     help="write the Markdown report here (default: beside the session file)")
+    out.add_argument("--session", metavar="PATH.json",
+                     help="write the session file here (default: in the sessions directory)")
+    out.add_argument("--sessions-dir", metavar="DIR",
+                     help="sessions directory (default: user data dir, or DEBATE_TUI_SESSIONS_DIR)")
     out.add_argument("--force", action="store_true",
                      help="overwrite the files named by --report and --session if they exist (never a directory, "
                           "device or FIFO)")

@@ -21,13 +21,16 @@ from debate_tui.textsafe import inert
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     listing = subparsers.add_parser("sessions", help="list saved sessions, then the shipped example sessions")
     listing.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
-    listing.add_argument("--no-examples", action="store_true", help="leave out the example sessions shipped with debate-tui")
+    listing.add_argument("--no-examples", action="store_true",
+                         help="leave out the example sessions shipped with debate-tui")
     listing.set_defaults(handler=handle_list)
 
     resume = subparsers.add_parser("resume", help="continue an interrupted, failed or undecided session")
     resume.add_argument("session", metavar="SESSION", help="a session id or a session file path")
-    resume.add_argument("--decide", metavar="1|2|0|SCORE", help="the human decision the session is waiting for")
-    resume.add_argument("--report", metavar="PATH.md", help="write the Markdown report here (default: beside the session)")
+    resume.add_argument("--decide", metavar="1|2|0|SCORE",
+                        help="the human decision the session is waiting for")
+    resume.add_argument("--report", metavar="PATH.md",
+                        help="write the Markdown report here (default: beside the session)")
     resume.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
     add_limit_arguments(resume)
     resume.set_defaults(handler=handle_resume)
