@@ -95,7 +95,8 @@ def work_dir(prefix: str) -> Iterator[Path]:
 def fake_server(*, latency: float = 0.0, chunk_delay: float = 0.0, reply: str | None = None,
                 rules: list[dict] | None = None, work: Path | None = None) -> Iterator[str]:
     """The fake OpenAI-compatible server in a child process; yields its base URL and stops it after."""
-    argv = [PYTHON, "-m", "debate_tui.testing.fake_server", "--latency", str(latency), "--chunk-delay", str(chunk_delay)]
+    argv = [PYTHON, "-m", "debate_tui.testing.fake_server",
+            "--latency", str(latency), "--chunk-delay", str(chunk_delay)]
     if reply is not None:
         argv += ["--reply", reply]
     if rules is not None:

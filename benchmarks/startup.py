@@ -83,7 +83,8 @@ def measure(repeats: int = 9) -> Section:
                             ratio, "<= 1.5x", ratio <= 1.5,
                             f"median {median(ours) * 1000:.0f} ms vs {median(base) * 1000:.0f} ms, {repeats} pairs"))
             notes.append(f"- {name}: the whole form (option fields drawn) at median {median(whole) * 1000:.0f} ms, "
-                         f"{median([w / b for w, b in zip(whole, base, strict=True)]):.2f}x the bare app's first frame.")
+                         f"{median([w / b for w, b in zip(whole, base, strict=True)]):.2f}x "
+                         "the bare app's first frame.")
         loaded = run_child("startup", ["--modules"], env)
         heavy = [name for name in HEAVY if name in loaded["modules"]]
         rows.append(Row("1 start-up", "heavy modules imported before the first frame", ", ".join(HEAVY),

@@ -222,11 +222,11 @@ class FrameLog:
 
 async def app_run(url: str, text: Path, log_frames: bool, turns: int) -> dict:
     from debate_tui.cli import build_parser
+    from debate_tui.cli.tui import tui_request
     from debate_tui.llm.litellm_client import load_litellm
     from debate_tui.llm.router import ModelRouter
     from debate_tui.llm.threaded import ThreadedClient
     from debate_tui.ui.app import DebateTUI
-    from debate_tui.cli.tui import tui_request
     from debate_tui.ui.launch import launch_from
     from debate_tui.ui.state import load_state
 
