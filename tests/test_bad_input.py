@@ -163,7 +163,8 @@ def test_unknown_names_list_the_valid_ones(capsys, tmp_path, story_file, argv, r
      ["line 5", "Expected '=' after a key"]),
     ('[[criterion]]\nname = "clarity\ndescription = "x"\n', ["line 2", "Illegal character"]),
     ('[[criterion]]\nname = "clarity"\n', ["[[criterion]] number 1", "description: Field required"]),
-    ('[[criterion]]\nname = "a"\ndescription = "x"\n\n[[criterion]]\nname = "b"\ndescription = "y"\nlow = 5\nhigh = 1\n',
+    ('[[criterion]]\nname = "a"\ndescription = "x"\n\n'
+     '[[criterion]]\nname = "b"\ndescription = "y"\nlow = 5\nhigh = 1\n',
      ["[[criterion]] number 2", "low (5.0) must be below high (1.0)"]),
     ('[criteria]\nname = "a"\n', ["no [[criterion]] table found"]),
 ])

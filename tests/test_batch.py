@@ -214,8 +214,8 @@ def test_undecided_debates_are_marked_for_a_person(capsys, llm_server, tmp_path)
 def test_pairs_carry_predicted_and_human_verdicts(capsys, llm_server, tmp_path):
     llm_server.add_rule("Submission 1 answers the question; 2 does not.\n1")
     path = tmp_path / "pairs.jsonl"
-    path.write_text("".join(json.dumps({"id": f"p{i}", "text": "Paris.", "text_b": "Lyon.", "source": "Capital of France?",
-                                        "group": "qa", "human_verdict": "1"}) + "\n" for i in range(3)))
+    pair = {"text": "Paris.", "text_b": "Lyon.", "source": "Capital of France?", "group": "qa", "human_verdict": "1"}
+    path.write_text("".join(json.dumps({"id": f"p{i}", **pair}) + "\n" for i in range(3)))
     out = tmp_path / "out.jsonl"
     code, summary, _ = run_batch(capsys, str(path), "--out", str(out), "--protocol", "scaleeval",
                                  "--criteria", "helpfulness", "--model", "openai/fake-model",

@@ -49,7 +49,8 @@ def test_concurrency_16_keeps_16_calls_in_flight_and_a_rerun_makes_none(capsys, 
 def remote_server(tmp_path):
     """The fake server in a child process, latency 200 ms, scripted as an agreeing DEBATE."""
     rules = tmp_path / "rules.json"
-    rules.write_text(json.dumps([{"match": CRITIC, "reply": "NO ISSUE"}, {"reply": "Reasoning about the text.\nScore: 4"}]))
+    rules.write_text(json.dumps([{"match": CRITIC, "reply": "NO ISSUE"},
+                                 {"reply": "Reasoning about the text.\nScore: 4"}]))
     server = subprocess.Popen([sys.executable, "-m", "debate_tui.testing.fake_server", "--latency", "0.2",
                                "--rules", str(rules)], stdout=subprocess.PIPE, text=True)
     try:

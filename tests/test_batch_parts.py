@@ -50,7 +50,8 @@ class Scripted:
 
 async def test_a_429_holds_every_later_call_until_retry_after():
     clock = Clock()
-    backoff = GlobalBackoff(Scripted(LLMError("rate_limit", "slow down", retry_after=3.0)), clock=clock, sleep=clock.sleep)
+    limited = Scripted(LLMError("rate_limit", "slow down", retry_after=3.0))
+    backoff = GlobalBackoff(limited, clock=clock, sleep=clock.sleep)
     with pytest.raises(LLMError):
         await backoff.complete(REQUEST)  # re-raised: the runner's retry policy still applies
     assert backoff.resume_at == 103.0
@@ -88,7 +89,8 @@ async def test_the_meter_counts_real_usage_and_refuses_the_call_that_would_pass_
     await meter.complete(REQUEST)
     await meter.complete(REQUEST)  # $1.00 spent; a large third prompt would pass $1.05
     with pytest.raises(BudgetExceeded, match="cost budget reached"):
-        await meter.complete(ChatRequest(model="openai/gpt-4o-mini", messages=[{"role": "user", "content": "x " * 900000}]))
+        huge = [{"role": "user", "content": "x " * 900000}]
+        await meter.complete(ChatRequest(model="openai/gpt-4o-mini", messages=huge))
     with pytest.raises(Stopped):  # and nothing starts after that, whatever its size
         await meter.complete(REQUEST)
     assert inner.calls == 2 and meter.spent.cost_usd == 1.0 and len(reasons) == 1

@@ -29,7 +29,8 @@ def test_the_router_spreads_a_batch_over_its_deployments(capsys, llm_server, tmp
         for server in (llm_server, second):
             agreeing_debate(server)
         items, out = write_items(tmp_path / "in.jsonl", 20), tmp_path / "out.jsonl"
-        code, summary, _ = run_batch(capsys, str(items), "--out", str(out), "--router", router_yaml(tmp_path, llm_server, second),
+        router = router_yaml(tmp_path, llm_server, second)
+        code, summary, _ = run_batch(capsys, str(items), "--out", str(out), "--router", router,
                                      "--model", "judge", "--protocol", "debate", "--criteria", "coherence")
         assert code == 0 and summary["done"] == 20 and summary["calls"] == 40
         assert llm_server.calls + second.calls == 40 and llm_server.calls > 0 and second.calls > 0
@@ -46,14 +47,16 @@ def test_a_failing_deployment_falls_back_to_another_group(capsys, llm_server, tm
         path = tmp_path / "router.json"
         path.write_text(json.dumps({
             "model_list": [
-                {"model_name": "judge", "litellm_params": {"model": "openai/fake-model", "api_base": llm_server.base_url,
-                                                           "api_key": "os.environ/OPENAI_API_KEY"}},
+                {"model_name": "judge",
+                 "litellm_params": {"model": "openai/fake-model", "api_base": llm_server.base_url,
+                                    "api_key": "os.environ/OPENAI_API_KEY"}},
                 {"model_name": "backup", "litellm_params": {"model": "openai/fake-judge", "api_base": backup.base_url,
                                                             "api_key": "os.environ/OPENAI_API_KEY"}},
             ],
             "router_settings": {"fallbacks": [{"judge": ["backup"]}], "num_retries": 0},
         }))
-        code, summary, _ = run_batch(capsys, str(write_items(tmp_path / "in.jsonl", 3)), "--out", str(tmp_path / "o.jsonl"),
+        items = write_items(tmp_path / "in.jsonl", 3)
+        code, summary, _ = run_batch(capsys, str(items), "--out", str(tmp_path / "o.jsonl"),
                                      "--router", str(path), "--model", "judge", "--criteria", "coherence")
         assert code == 0 and summary["done"] == 3
         assert backup.calls == 6 and all(r.model == "fake-judge" for r in backup.requests)
@@ -85,9 +88,10 @@ def test_bad_router_files_are_named(tmp_path, text, suffix, message):
 def test_router_flags_are_checked_before_any_call(capsys, llm_server, tmp_path):
     items = write_items(tmp_path / "in.jsonl", 2)
     config = router_yaml(tmp_path, llm_server)
-    code, _, err = run_batch(capsys, str(items), "--out", str(tmp_path / "o.jsonl"), "--router", config, "--model", "other")
+    out = str(tmp_path / "o.jsonl")
+    code, _, err = run_batch(capsys, str(items), "--out", out, "--router", config, "--model", "other")
     assert code == 2 and "not a model_name of the router; it has: judge" in err
-    code, _, err = run_batch(capsys, str(items), "--out", str(tmp_path / "o.jsonl"), "--router", config, "--model", "judge",
+    code, _, err = run_batch(capsys, str(items), "--out", out, "--router", config, "--model", "judge",
                              "--api-base", llm_server.base_url)
     assert code == 2 and "exclude each other" in err
     assert llm_server.calls == 0

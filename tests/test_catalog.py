@@ -48,7 +48,8 @@ def test_malformed_toml_names_file_line_and_problem(tmp_path):
         resolve_criteria(str(bad))
     inverted = tmp_path / "inverted.toml"
     inverted.write_text('[[criterion]]\nname = "x"\ndescription = "d"\nlow = 5\nhigh = 1\n')
-    with pytest.raises(CatalogError, match=r"inverted\.toml: \[\[criterion\]\] number 1: .*low \(5.0\) must be below high"):
+    said = r"inverted\.toml: \[\[criterion\]\] number 1: .*low \(5.0\) must be below high"
+    with pytest.raises(CatalogError, match=said):
         resolve_criteria(str(inverted))
     missing = tmp_path / "missing.toml"
     missing.write_text('[[persona]]\nname = "only a name"\n')

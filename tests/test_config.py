@@ -104,8 +104,10 @@ def test_role_models_come_from_file_and_environment(monkeypatch):
     ("[limits]\nretriez = 3", "limits.retriez: unknown setting"),
     ('protocol = "socratic"', "protocol: unknown protocol 'socratic'; valid: debate"),
     ('default_model = "gpt 4o"', "default_model: expected a litellm model string"),
-    ('[models."openai/x"]\napi_base = "localhost:8000"', 'models."openai/x".api_base: expected an http:// or https:// URL'),
-    ('[models."openai/x"]\napi_key_env = "my key"', 'models."openai/x".api_key_env: expected the NAME of an environment variable'),
+    ('[models."openai/x"]\napi_base = "localhost:8000"',
+     'models."openai/x".api_base: expected an http:// or https:// URL'),
+    ('[models."openai/x"]\napi_key_env = "my key"',
+     'models."openai/x".api_key_env: expected the NAME of an environment variable'),
     ('[keymap]\n"debate.pause" = ""', 'keymap."debate.pause": String should have at least 1 character'),
     ('personas_dir = "/no/such/dir"', "personas_dir: /no/such/dir is not a directory"),
     ("default_model = ", "not valid TOML"),
@@ -122,7 +124,8 @@ def test_every_problem_is_listed_one_per_line():
     write_config('protocol = "x"\n[limits]\ntimeout = 0\nretries = 0')
     with pytest.raises(ConfigError) as caught:
         load_config()
-    assert [line.split(": ")[1] for line in str(caught.value).splitlines()] == ["protocol", "limits.timeout", "limits.retries"]
+    fields = [line.split(": ")[1] for line in str(caught.value).splitlines()]
+    assert fields == ["protocol", "limits.timeout", "limits.retries"]
 
 
 def test_a_bad_environment_variable_or_flag_is_named_as_such(monkeypatch):
@@ -151,7 +154,8 @@ SECRET = "sk-proj-abcdefghijklmnop0123456789"
     ('[models."gpt-4o-mini"]\napi_key = "whatever-it-is"', 'models.gpt-4o-mini.api_key: a key setting is not allowed'),
     ('[models."gpt-4o-mini"]\napi_key_env = "' + SECRET + '"', 'api_key_env: the value looks like a key'),
     ('openai_token = "abc"', "openai_token: a key setting is not allowed"),
-    ('[models."openai/x"]\napi_base = "https://proxy.example/v1?key=' + SECRET + '"', "api_base: the value looks like a key"),
+    ('[models."openai/x"]\napi_base = "https://proxy.example/v1?key=' + SECRET + '"',
+     "api_base: the value looks like a key"),
     ('[models."' + SECRET + '"]\napi_base = "http://127.0.0.1:1/v1"', "this name looks like a key"),
 ])
 def test_a_key_looking_setting_is_refused_without_showing_it(toml, where):
@@ -236,7 +240,8 @@ def test_show_prints_every_value_with_its_origin_and_no_key(capsys, monkeypatch,
                  '"debate.pause" = "ctrl+space"  # file',
                  "[protocols.debate]",
                  "#   openai/fake-model [default]: key FAKE_LLM_KEY (set), api_key_env of models.\"openai/fake-model\"",
-                 "#   anthropic/claude-3-5-haiku-latest [critic]: key ANTHROPIC_API_KEY (NOT SET), the provider's usual variable"):
+                 "#   anthropic/claude-3-5-haiku-latest [critic]: key ANTHROPIC_API_KEY (NOT SET), "
+                 "the provider's usual variable"):
         assert line in out.splitlines(), line
     shown = load_config_from_text(out, tmp_path)
     assert shown == resolve_current({"max_cost": 0.25}).config

@@ -16,8 +16,9 @@ def test_a_configured_model_runs_a_debate_without_model_flags(capsys, monkeypatc
     path = config_path()
     text = path.read_text()
     text = text.replace('# default_model = "gpt-4o-mini"', 'default_model = "openai/fake-model"')
-    text = text.replace('# [models."openai/llama3.1"]\n# api_base = "http://127.0.0.1:8000/v1"\n# api_key_env = "LOCAL_LLM_KEY"',
-                        f'[models."openai/fake-model"]\napi_base = "{llm_server.base_url}"\napi_key_env = "LOCAL_LLM_KEY"')
+    text = text.replace(
+        '# [models."openai/llama3.1"]\n# api_base = "http://127.0.0.1:8000/v1"\n# api_key_env = "LOCAL_LLM_KEY"',
+        f'[models."openai/fake-model"]\napi_base = "{llm_server.base_url}"\napi_key_env = "LOCAL_LLM_KEY"')
     path.write_text(text)
     monkeypatch.setenv("LOCAL_LLM_KEY", SERVER_KEY)
     monkeypatch.delenv("OPENAI_API_KEY")

@@ -261,7 +261,8 @@ def test_a_second_writer_is_refused_while_a_session_runs_and_the_lock_dies_with_
         code = main(["resume", str(path)])
         _, err = capfd.readouterr()
         assert code == 2 and err.count("\n") == 1
-        assert err.startswith(f"debate-tui: error: session {session_id} is being run by another process (pid {first.pid})")
+        said = f"debate-tui: error: session {session_id} is being run by another process (pid {first.pid})"
+        assert err.startswith(said)
         assert llm_server.calls == calls or llm_server.calls == calls + 1  # only the first writer's next call
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=30)

@@ -108,7 +108,8 @@ async def test_reflection_sees_the_others_and_feedback_reaches_everyone_next_rou
     requests = [r.messages for r in llm_server.requests]
     reflection_1 = requests[2]
     assert reflection_1[-2] == {"role": "assistant", "content": "Evaluator one's view: a repetition."}
-    assert "Evaluator two's view" in reflection_1[-1]["content"] and "Reflect on your statement" in reflection_1[-1]["content"]
+    reflection = reflection_1[-1]["content"]
+    assert "Evaluator two's view" in reflection and "Reflect on your statement" in reflection
     second_round_statement = requests[5][-1]["content"]
     assert "Round 2 of 5" in second_round_statement and "nobody checked the second sentence" in second_round_statement
     assert "Statements already made in this round" in requests[6][-1]["content"]

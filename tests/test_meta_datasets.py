@@ -37,7 +37,9 @@ def test_topical_chat() -> None:
     first = lines[0]
     assert set(first) == {"id", "text", "source", "context", "group", "human"}
     assert first["id"] == "dialogue-00/original-ground-truth"
-    assert first["human"] == {"naturalness": 3.0, "coherence": 2.3333333333, "engagingness": 3.0, "groundedness": 0.6666666667}
+    assert first["human"] == {
+        "naturalness": 3.0, "coherence": 2.3333333333, "engagingness": 3.0, "groundedness": 0.6666666667,
+    }
 
 
 def test_faireval() -> None:
@@ -77,7 +79,8 @@ def test_scaleeval_pairs_by_line() -> None:
     lines = datasets.load("scaleeval", root=ROOT)
     assert len(lines) == 320 and len({x["id"] for x in lines}) == 320
     assert Counter(x["group"] for x in lines) == {
-        c: 40 for c in ["brainstorming", "code", "dialog", "judgement", "math", "opendomain_general", "opendomain_science", "write"]
+        c: 40 for c in ["brainstorming", "code", "dialog", "judgement", "math",
+                        "opendomain_general", "opendomain_science", "write"]
     }
     assert lines[0]["id"] == "gpt3.5-vs-claude-instant/brainstorming/00"
     assert set(lines[0]) == {"id", "text", "text_b", "source", "group"}
@@ -122,4 +125,5 @@ def test_a_missing_file_is_named() -> None:
     with pytest.raises(FileNotFoundError, match="summeval/M99_outputs_annotations.jsonl"):
         DATA.read_text("summeval/M99_outputs_annotations.jsonl")
     assert DATA.names("nowhere") == [] and DATA.names("scaleeval/responses") == ["claude-instant", "gemini", "gpt3.5"]
-    assert DATA.read_text("mateval/ROC/ROC_test_change_new.csv").startswith("Original Story,")  # byte-order mark dropped
+    csv_text = DATA.read_text("mateval/ROC/ROC_test_change_new.csv")
+    assert csv_text.startswith("Original Story,")  # byte-order mark dropped

@@ -35,7 +35,8 @@ def fake_model_config(base_url: str, key_env: str = "FAKE_LLM_KEY") -> str:
 
 
 def test_lists_each_model_with_its_users_api_base_and_key_variable(capsys, monkeypatch):
-    write_config(fake_model_config("http://127.0.0.1:8000/v1") + '[roles]\ncritic = "anthropic/claude-3-5-haiku-latest"\n')
+    write_config(fake_model_config("http://127.0.0.1:8000/v1")
+                 + '[roles]\ncritic = "anthropic/claude-3-5-haiku-latest"\n')
     monkeypatch.setenv("FAKE_LLM_KEY", FAKE_KEY)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     code, out = models(capsys)
@@ -86,7 +87,8 @@ def test_check_reports_a_missing_key_variable_as_an_auth_error(capsys, monkeypat
 
 
 def test_check_names_the_provider_variable_when_litellm_finds_no_key(capsys, monkeypatch, llm_server):
-    write_config(f'default_model = "openai/fake-model"\n[models."openai/fake-model"]\napi_base = "{llm_server.base_url}"\n')
+    write_config(f'default_model = "openai/fake-model"\n'
+                 f'[models."openai/fake-model"]\napi_base = "{llm_server.base_url}"\n')
     monkeypatch.delenv("OPENAI_API_KEY")
     code, out = models(capsys, "--check", "--timeout", "10")
     assert code == 3 and "  check     auth error: " in out

@@ -72,7 +72,8 @@ def test_dataset_from_the_installed_wheel(installed: Path) -> None:
     done = run(installed, str(installed / "bin" / "debate-tui"), "dataset", "summeval", "--limit", "5")
     assert done.returncode == 0, done.stderr
     lines = [json.loads(x) for x in done.stdout.splitlines()]
-    assert len(lines) == 5 and all(set(x["human"]) == {"coherence", "consistency", "fluency", "relevance"} for x in lines)
+    criteria = {"coherence", "consistency", "fluency", "relevance"}
+    assert len(lines) == 5 and all(set(x["human"]) == criteria for x in lines)
 
 
 def test_sessions_lists_the_installed_examples(installed: Path, tmp_path: Path) -> None:

@@ -73,7 +73,8 @@ def tie_breaks(capsys, llm_server, tmp_path) -> Path:
     never_agreeing_debate(llm_server)
     items, out = write_items(tmp_path / "in.jsonl", 2), tmp_path / "out.jsonl"
     run_batch(capsys, str(items), "--out", str(out),
-              *model_args(llm_server, "--criteria", "coherence,relevance", "--rounds", "1", "--option", "tie_breaker=human"),
+              *model_args(llm_server, "--criteria", "coherence,relevance", "--rounds", "1",
+                          "--option", "tie_breaker=human"),
               "--concurrency", "1")  # lines in input order
     return out
 
@@ -90,7 +91,8 @@ async def test_the_queue_holds_the_undecided_items_with_the_protocols_own_questi
     calls = llm_server.calls
     item = await queue.open(queue.current)
     assert item.question.options == ("1", "2", "0")
-    assert "did not agree after 2 discussion rounds" in item.question.text and "Which text is better?" in item.question.text
+    question = item.question.text
+    assert "did not agree after 2 discussion rounds" in question and "Which text is better?" in question
     assert llm_server.calls == calls  # the question comes from a replay, not a call
 
 

@@ -37,8 +37,10 @@ class Speakers:
 
     async def complete(self, request, on_delta=None) -> Completion:
         found = SPEAKER.search(request.messages[0]["content"])
-        verdict = {"Speaker 1": "1", "Speaker 2": "2", "Speaker 3": "0"}[found.group(1)] if found else next(self.initial)
-        return Completion(text=f"{REASONS[verdict]}\n{verdict}", usage=Usage(calls=1, prompt_tokens=200, completion_tokens=20))
+        speakers = {"Speaker 1": "1", "Speaker 2": "2", "Speaker 3": "0"}
+        verdict = speakers[found.group(1)] if found else next(self.initial)
+        usage = Usage(calls=1, prompt_tokens=200, completion_tokens=20)
+        return Completion(text=f"{REASONS[verdict]}\n{verdict}", usage=usage)
 
 
 async def waiting_queue(tmp_path) -> ReviewQueue:

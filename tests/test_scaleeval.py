@@ -236,7 +236,8 @@ def pair(tmp_path: Path) -> list[str]:
 
 def test_cli_demo_converges_after_one_discussion_round(capsys, pair, tmp_path):
     report = tmp_path / "r.md"
-    code, result = _cli(capsys, "run", "--demo", "--protocol", "scaleeval", *pair, "--seed", "5", "--report", str(report))
+    code, result = _cli(capsys, "run", "--demo", "--protocol", "scaleeval", *pair, "--seed", "5",
+                        "--report", str(report))
     assert code == 0 and result["status"] == "completed"
     assert result["calls"] == 6 and result["verdict"] == "2"
     markdown = report.read_text()

@@ -368,7 +368,8 @@ async def test_every_shipped_example_session_opens_and_replays():
             await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen), what=f"the {row.protocol} replay")
             replay = app.screen
             await pilot.press("a")
-            await wait_until(pilot, lambda replay=replay: replay.finished, timeout=30, what=f"the end of {row.protocol}")
+            await wait_until(pilot, lambda replay=replay: replay.finished, timeout=30,
+                             what=f"the end of {row.protocol}")
             assert "Final:" in str(replay.query_one("#verdict").render())
             await pilot.press("r")
             await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen))

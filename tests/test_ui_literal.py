@@ -13,7 +13,8 @@ from debate_tui.ui.screens.report import ReportScreen
 from tests.test_ui_flows import make_session
 from tests.test_ui_helpers import ScriptedClient, wait_until
 
-HOSTILE = "Look: [bold red]x[/] and [@click=app.quit]y[/] and \x1b[31mred\x1b[0m\x07 [site](https://example.com)\n\nScore: 3"
+HOSTILE = ("Look: [bold red]x[/] and [@click=app.quit]y[/] and \x1b[31mred\x1b[0m\x07 [site](https://example.com)"
+           "\n\nScore: 3")
 
 
 def screen_text(app) -> str:

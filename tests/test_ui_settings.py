@@ -146,7 +146,8 @@ async def test_write_a_criterion_in_the_editor_and_load_a_toml_file(tmp_path: Pa
         setup.query_one("#criteria-path", Input).value = str(toml)
         setup.load_criteria_pressed()
         await wait_until(pilot, lambda: "clarity" in setup.query_one("#criteria", SelectionList).selected, timeout=3,
-                         what=str(setup.query_one("#setup-errors").render()) + str([n.message for n in app._notifications]))
+                         what=str(setup.query_one("#setup-errors").render())
+                         + str([n.message for n in app._notifications]))
         assert {"tone", "clarity", "summeval/coherence"} <= set(setup.query_one("#criteria", SelectionList).selected)
         setup.query_one("#text-text").text = "Some text to judge."
         await pilot.press("ctrl+r")

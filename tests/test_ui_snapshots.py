@@ -66,7 +66,8 @@ def reviewed_session() -> Session:
     session = make_session(text=text)
     session.protocol = "mateval"
     session.turns = [Turn(slot=0, agent="Scorer", role="scorer", round=0, content=SCORER_REPLY,
-                          criterion="coherence", score=4, usage=Usage(calls=1, prompt_tokens=300, completion_tokens=60))]
+                          criterion="coherence", score=4,
+                          usage=Usage(calls=1, prompt_tokens=300, completion_tokens=60))]
     session.usage = Usage(calls=1, prompt_tokens=300, completion_tokens=60)
     session.outcome = Outcome(scores={"coherence": -3.5}, method="errors counted", errors=errors,
                               notes=["coherence: 3.5 points deducted for 4 errors"])
