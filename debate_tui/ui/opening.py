@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,7 +72,7 @@ class Opening:
     """Warnings to show (e.g. a text file's invalid UTF-8 replaced)."""
 
 
-def read_texts(refs: dict[str, str], warn) -> dict[str, str]:
+def read_texts(refs: dict[str, str], warn: Callable[[str], None]) -> dict[str, str]:
     """The texts given as files (or '-', stdin); raises InputError with a one-line reason."""
     return {key: read_text(ref, flag, warn) for key, flag in TEXT_ARGS.items() if (ref := refs.get(key))}
 

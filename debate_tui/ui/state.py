@@ -58,7 +58,8 @@ class SetupChoices(BaseModel):
             personas=self.personas, options=dict(self.options), model=self.model.strip() or None,
             api_base=self.api_base.strip() or None, demo=self.model.strip() == DEMO_MODEL,
             agent_models=dict(self.agent_models), agent_personas=dict(self.agent_personas),
-            generation={**{key: typed for key in ("max_reply_tokens", "temperature") if (typed := getattr(self, key).strip())},
+            generation={**{key: typed for key in ("max_reply_tokens", "temperature")
+                           if (typed := getattr(self, key).strip())},
                         **({"structured": True} if self.structured else {})})
 
 
