@@ -12,10 +12,11 @@ user's directories by the front end that read it.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import ValidationError
 
@@ -78,7 +79,10 @@ def _builtin_personas() -> dict[str, Persona]:
     return personas
 
 
-def _load_dir(directory: Path | None, loader) -> list:
+T = TypeVar("T")
+
+
+def _load_dir(directory: Path | None, loader: Callable[[Path], list[T]]) -> list[T]:
     if directory is None:
         return []
     return [item for path in sorted(directory.glob("*.toml")) for item in loader(path)]

@@ -14,8 +14,8 @@ import re
 import time
 from dataclasses import dataclass
 
-from debate_tui.factory import demo_hint
 from debate_tui.config import Config, config_path, load_config
+from debate_tui.factory import demo_hint
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.llm.base import ChatRequest, LLMError
 from debate_tui.llm.router import ModelRouter

@@ -105,9 +105,12 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
     how.add_argument("--criteria-variant", choices=VARIANTS)
     add_generation_arguments(parser)
     models = parser.add_argument_group("models")
-    models.add_argument("--model", metavar="MODEL", help="any litellm model string, e.g. gpt-4o-mini, anthropic/claude-3-5-haiku-latest, ollama/llama3.1")
+    models.add_argument("--model", metavar="MODEL",
+                        help="any litellm model string, e.g. gpt-4o-mini, anthropic/claude-3-5-haiku-latest, "
+                             "ollama/llama3.1")
     models.add_argument("--api-base", metavar="URL", help="base URL of an OpenAI-compatible server or proxy")
-    models.add_argument("--demo", action="store_true", help="use the offline demo model (no provider, not a real judgment)")
+    models.add_argument("--demo", action="store_true",
+                        help="use the offline demo model (no provider, not a real judgment)")
     models.add_argument("--agent-model", action="append", metavar="NAME=MODEL", default=[],
                         help="a model for one agent, e.g. 'Speaker 2=claude-3-5-haiku-latest' (repeatable; "
                              "the others use --model)")
