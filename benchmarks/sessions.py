@@ -63,8 +63,8 @@ async def time_screen(directory: Path, expected: int) -> dict[str, float]:
 
     import debate_tui.ui.app as app_module
     from debate_tui.cli import build_parser
-    from debate_tui.ui.app import DebateTUI
     from debate_tui.cli.tui import tui_request
+    from debate_tui.ui.app import DebateTUI
     from debate_tui.ui.launch import launch_from
     from debate_tui.ui.screens import sessions as screen_module
     from debate_tui.ui.state import load_state

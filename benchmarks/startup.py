@@ -101,8 +101,8 @@ def first_frame_modules() -> dict:
     import asyncio
 
     from debate_tui.cli import build_parser
-    from debate_tui.ui.app import DebateTUI
     from debate_tui.cli.tui import tui_request
+    from debate_tui.ui.app import DebateTUI
     from debate_tui.ui.opening import read_opening
 
     args = build_parser("tui").parse_args(["tui", "--model", KNOWN_MODEL])

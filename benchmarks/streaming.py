@@ -233,7 +233,8 @@ async def app_run(url: str, text: Path, log_frames: bool, turns: int) -> dict:
     load_litellm()  # its import is start-up's business, not streaming's
     client = CountingClient(ModelRouter())  # counts in the calls' thread, as the app composes its client
     threaded = ThreadedClient(client)
-    app = DebateTUI(launch_from(tui_request(build_parser().parse_args(debate_args(url, text, turns))), load_state()), client=threaded)
+    request = tui_request(build_parser().parse_args(debate_args(url, text, turns)))
+    app = DebateTUI(launch_from(request, load_state()), client=threaded)
     frames = FrameLog()
     async with app.run_test(headless=False, size=None):
         if log_frames:
@@ -275,7 +276,8 @@ def run_app_on_pty(url: str, work: Path, keys: bool, turns: int = TURNS,
     finally:
         run.close()
     if code != 0 or not out.exists():
-        raise RuntimeError(f"the streaming app run failed ({code}):\n{bytes(run.output[-3000:]).decode(errors='replace')}")
+        tail = bytes(run.output[-3000:]).decode(errors="replace")
+        raise RuntimeError(f"the streaming app run failed ({code}):\n{tail}")
     result = json.loads(out.read_text())
     if result["status"] != "completed":
         raise RuntimeError(f"the streamed debate ended {result['status']}")
@@ -422,7 +424,8 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--text", type=Path)
     parser.add_argument("--out", type=Path)
     parser.add_argument("--frames", action="store_true", help="child: log when frames show a new mode")
-    parser.add_argument("--turns", type=int, default=TURNS, help="child: turns of the debate (each streams once per agent)")
+    parser.add_argument("--turns", type=int, default=TURNS,
+                        help="child: turns of the debate (each streams once per agent)")
     parser.add_argument("--profile", type=Path, help="child: write a pyinstrument profile of the app run here")
     args = parser.parse_args(argv)
     if os.environ.get("BENCH_EXPERIMENT"):  # a profiling session's what-if, never part of the benchmark

@@ -113,7 +113,7 @@ def _without_echo(text: str) -> str:
 
 
 def _value(token: str) -> float:
-    return _NUMBER_WORDS.get(token.lower(), None) if token[0].isalpha() else float(token)  # type: ignore[return-value]
+    return _NUMBER_WORDS.get(token.lower()) if token[0].isalpha() else float(token)  # type: ignore[return-value]
 
 
 class _Reading:

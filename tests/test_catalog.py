@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from debate_tui.catalog import (
-    CatalogError, find_criterion, find_persona, load_catalog, resolve_criteria, resolve_personas,
+    CatalogError,
+    find_criterion,
+    find_persona,
+    load_catalog,
+    resolve_criteria,
+    resolve_personas,
 )
 from debate_tui.config import load_config
 

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import STORY
+from test_ui_helpers import RecordingDemo, wait_until
 
 from debate_tui.cli import build_parser, main
 from debate_tui.cli import run as run_command
@@ -24,9 +26,6 @@ from debate_tui.ui.launch import launch_from
 from debate_tui.ui.opening import read_opening
 from debate_tui.ui.screens.setup import SetupScreen
 from debate_tui.ui.state import UiState
-
-from conftest import STORY
-from test_ui_helpers import RecordingDemo, wait_until
 
 CONFIG = {
     "plain": "",
@@ -77,7 +76,8 @@ MISFITS: list[tuple[str, list[str], str]] = [
      "ScaleEval judges one criterion per run"),
     ("plain", ["--demo", "--protocol", "debate", "--text-b", "TEXT_B"], "DEBATE judges one text"),
     ("plain", ["--demo", "--protocol", "debate", "--turns", "3"], "--turns: debate has no such option"),
-    ("plain", ["--demo", "--protocol", "chateval", "--agents", "9"], "--agents: Input should be less than or equal to 5"),
+    ("plain", ["--demo", "--protocol", "chateval", "--agents", "9"],
+     "--agents: Input should be less than or equal to 5"),
     ("plain", ["--demo", "--protocol", "mateval", "--strategy", "SR+CoT", "--rounds", "2"], "--rounds"),
     ("plain", ["--demo", "--protocol", "scaleeval", "--text-b", "TEXT_B", "--personas", "critic"],
      "--personas: ScaleEval gives its agents no persona"),
@@ -139,7 +139,8 @@ def from_autostart(args: list[str]):
 async def form_ready(pilot) -> None:
     app = pilot.app
     await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen) and app.screen.catalog is not None and (
-        bool(app.screen.query("AgentRow")) or "Agents not updated" in str(app.screen.query_one("#agents-note").render())),
+        bool(app.screen.query("AgentRow"))
+        or "Agents not updated" in str(app.screen.query_one("#agents-note").render())),
         what="the form")
     await pilot.pause(0.5)  # agent rows rebuilt once typing settles
 

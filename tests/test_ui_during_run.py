@@ -157,8 +157,8 @@ async def test_a_debate_override_shows_in_the_scorers_pane_and_a_remark_in_every
 async def test_the_status_line_says_round_k_of_r_and_the_calls_and_cost_so_far():
     from tests.test_ui_flows import make_session
 
-    client = ScriptedClient(["A first look.\n\nScore: 4", "Too generous.", "A fair point, I lower it.\n\nScore: 3", "NO ISSUE"],
-                            hold_at=2)
+    client = ScriptedClient(["A first look.\n\nScore: 4", "Too generous.", "A fair point, I lower it.\n\nScore: 3",
+                             "NO ISSUE"], hold_at=2)
     app = DebateTUI(Launch(session=make_session({"rounds": 3}), demo=False), client=client)
     async with app.run_test(size=(80, 24)) as pilot:
         debate = await start(pilot)

@@ -11,9 +11,9 @@ from textual.color import Color
 from textual.widgets import Input, Select, TextArea
 
 from debate_tui.cli import build_parser
+from debate_tui.cli.tui import tui_request
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.locations import config_dir, ui_state_path
-from debate_tui.cli.tui import tui_request
 from debate_tui.ui.opening import DEFAULT_THEME, TopOfForm, read_opening
 from debate_tui.ui.screens.setup import SetupScreen
 from tests.test_ui_flows import open_setup

@@ -8,8 +8,8 @@ from pathlib import Path
 from textual.widgets import Input, Select, SelectionList
 
 from debate_tui.cli import build_parser
-from debate_tui.ui.app import DebateTUI
 from debate_tui.cli.tui import tui_request
+from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch, launch_from
 from debate_tui.ui.locations import config_dir, ui_state_path
 from debate_tui.ui.screens.debate import DebateScreen

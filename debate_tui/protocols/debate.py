@@ -209,7 +209,8 @@ async def run(ctx: Context) -> Outcome:
 
 
 SPEC = ProtocolSpec(
-    name="debate", title="DEBATE", paper="Kim et al. 2024, DEBATE: Devil's Advocate-Based Assessment and Text Evaluation",
+    name="debate", title="DEBATE",
+    paper="Kim et al. 2024, DEBATE: Devil's Advocate-Based Assessment and Text Evaluation",
     options=Options, criteria=CriteriaRule("score", ("coherence",)), optional=("source", "context"),
     build_agents=build_agents, run=run, calls=calls, personas=True,
     calls_formula="2k with agreement at iteration k; 2n+1 without (+1 Tie-Breaker), per criterion",

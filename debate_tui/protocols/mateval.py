@@ -191,7 +191,9 @@ class Discussion:
         persona = f"\n\n{spec.persona.role_prompt}" if spec.persona else ""
         return EVALUATOR_SYSTEM.format(name=name, count=len(self.evaluators)) + persona
 
-    def _statement_prompt(self, name: str, number: int, question: Question, said: dict[str, Turn]) -> list[dict[str, str]]:
+    def _statement_prompt(
+        self, name: str, number: int, question: Question, said: dict[str, Turn]
+    ) -> list[dict[str, str]]:
         """The brief, then the discussion so far, then this round's question: the history only grows at its
         end, so each evaluator's prompts share everything up to it (a provider's prompt cache serves that).
 
@@ -210,7 +212,9 @@ class Discussion:
                      "quote each erroneous sentence exactly, and explain why it is an error.")
         return [{"role": "system", "content": self._system(name)}, {"role": "user", "content": "\n\n".join(parts)}]
 
-    def _reflection_prompt(self, name: str, statement: list[dict[str, str]], said: dict[str, Turn]) -> list[dict[str, str]]:
+    def _reflection_prompt(
+        self, name: str, statement: list[dict[str, str]], said: dict[str, Turn]
+    ) -> list[dict[str, str]]:
         others = {other: turn for other, turn in said.items() if other != name}
         return [*statement, {"role": "assistant", "content": said[name].content}, {"role": "user", "content": (
             f"The other evaluators said:\n{_quoted(others)}\n\nReflect on your statement in the light of "
@@ -350,7 +354,8 @@ def _readable(report: str, text: str, types: list[str]) -> set[str]:
 def calls(options: Options, criteria: int, pairwise: bool) -> CallCount:
     """Rounds times (statements, reflections, feedback), plus the summary: see the module's table."""
     evaluators = 1 if options.strategy == "SA" else options.evaluators
-    rounds = 1 if options.strategy == "SA" else criteria if options.strategy in DECOMPOSED else options.rounds or criteria
+    rounds = (1 if options.strategy == "SA"
+              else criteria if options.strategy in DECOMPOSED else options.rounds or criteria)
     per_round = evaluators * (2 if options.strategy in REFLECTING else 1) + options.feedback
     count = rounds * per_round + 1
     return CallCount(count, count)

@@ -143,8 +143,8 @@ def _errors(session: Session, errors: list[ErrorSpan]) -> list[str]:
     if unlocated:
         rule = ("each still costs its point (--count-unlocated)" if charged else
                 "no point is deducted for them (--count-unlocated restores the paper's rule)")
-        lines += [f"**Not located:** {unlocated} of {counted(len(errors), 'error')}: the quote is not found in the text; "
-                  f"{rule}.", ""]
+        lines += [f"**Not located:** {unlocated} of {counted(len(errors), 'error')}: "
+                  f"the quote is not found in the text; {rule}.", ""]
     return lines
 
 
