@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from tests.local_model import serve
 
-XEON = "processor\t: 0\nflags\t\t: fpu sse4_2 avx avx2 fma f16c bmi2 avx512f avx512cd avx512vl avx512dq avx512bw amx_tile amx_int8\n"
+XEON = ("processor\t: 0\nflags\t\t: fpu sse4_2 avx avx2 fma f16c bmi2 avx512f avx512cd avx512vl avx512dq avx512bw "
+        "amx_tile amx_int8\n")
 EPYC = "processor\t: 0\nflags\t\t: fpu sse4_2 avx avx2 fma f16c bmi2\n"
 
 
@@ -65,19 +65,19 @@ def test_the_server_is_stopped_when_the_block_fails(monkeypatch, tmp_path):
     monkeypatch.setattr(serve, "server_command", lambda home, port, threads=1: [
         sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(tmp_path)])
     monkeypatch.setattr(serve.subprocess, "Popen", popen)
-    with pytest.raises(RuntimeError, match="the suite failed"):
-        with serve.serving(tmp_path, tmp_path / "server.log") as base_url:
-            assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
-            assert started[0].poll() is None
-            raise RuntimeError("the suite failed")
+    log = tmp_path / "server.log"
+    with pytest.raises(RuntimeError, match="the suite failed"), serve.serving(tmp_path, log) as base_url:
+        assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
+        assert started[0].poll() is None
+        raise RuntimeError("the suite failed")
     assert started[0].poll() is not None
 
 
 def test_a_server_that_dies_at_start_is_reported_not_waited_for(monkeypatch, tmp_path):
-    monkeypatch.setattr(serve, "server_command", lambda home, port, threads=1: [sys.executable, "-c", "raise SystemExit(3)"])
-    with pytest.raises(RuntimeError, match="exited with code 3"):
-        with serve.serving(tmp_path, tmp_path / "server.log"):
-            pass
+    dying = [sys.executable, "-c", "raise SystemExit(3)"]
+    monkeypatch.setattr(serve, "server_command", lambda home, port, threads=1: dying)
+    with pytest.raises(RuntimeError, match="exited with code 3"), serve.serving(tmp_path, tmp_path / "server.log"):
+        pass
 
 
 def test_the_model_file_is_found_in_the_venv(tmp_path):
@@ -94,7 +94,7 @@ def test_the_server_uses_one_thread_for_the_prompt_too_and_never_interrupts_a_st
     gguf.parent.mkdir(parents=True)
     gguf.write_bytes(b"GGUF")
     command = serve.server_command(tmp_path, 8123)
-    options = dict(zip(command[3::2], command[4::2]))
+    options = dict(zip(command[3::2], command[4::2], strict=True))
     assert options["--n_threads"] == options["--n_threads_batch"] == "1"
     assert options["--interrupt_requests"] == "False" and options["--host"] == "127.0.0.1"
     assert options["--model"] == str(gguf) and options["--port"] == "8123"

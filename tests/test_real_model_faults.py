@@ -18,8 +18,8 @@ from test_faults import FAST, run_cli
 
 from debate_tui.factory import runner_for
 from debate_tui.llm.litellm_client import load_litellm
-from debate_tui.llm.tokens import reply_tokens
 from debate_tui.llm.router import ModelRouter
+from debate_tui.llm.tokens import reply_tokens
 from debate_tui.store import read_session, write_session
 
 SCORED = "The story is clear and ordered, with one repeated sentence.\nScore: 4"

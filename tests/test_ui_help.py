@@ -39,7 +39,7 @@ async def test_f1_and_question_mark_list_every_key_of_the_screen_with_its_id_and
         listed = [binding_id for _, _, binding_id, _ in app.screen.keys]
         assert listed == DEBATE_IDS
         shown = "\n".join(str(s.render()) for s in app.screen.query(".help-key"))
-        for name, line in PROTOCOLS.items():
+        for line in PROTOCOLS.values():
             assert line in shown
         assert "space" in shown and "Step" in shown and "debate.pause" in shown
         await pilot.press(key)

@@ -137,10 +137,9 @@ def wait_ready(base_url: str, process: subprocess.Popen[bytes], timeout: float =
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"llama.cpp server exited with code {process.returncode} before answering")
-        with contextlib.suppress(OSError):
-            with urllib.request.urlopen(f"{base_url}/models", timeout=2) as response:
-                if response.status == 200:
-                    return
+        with contextlib.suppress(OSError), urllib.request.urlopen(f"{base_url}/models", timeout=2) as response:
+            if response.status == 200:
+                return
         time.sleep(0.5)
     raise TimeoutError(f"llama.cpp server not ready at {base_url} after {timeout:.0f} s")
 

@@ -12,11 +12,12 @@ import math
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid
+from textual.content import Content
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
@@ -39,6 +40,7 @@ from debate_tui.engine.events import (
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.store import summarize
 from debate_tui.ui.export import start_export
+from debate_tui.ui.host import tui
 from debate_tui.ui.literal import literal
 from debate_tui.ui.messages import RunEvent
 from debate_tui.ui.replay import describe_action
@@ -128,7 +130,7 @@ class DebateScreen(BaseScreen[None]):
         yield self.status
         yield AppFooter()
 
-    def _title(self):
+    def _title(self) -> Content:
         session = self.session
         demo = any(a.model == DEMO_MODEL for a in session.agents)
         criteria = ", ".join(c.name for c in session.criteria)
@@ -172,12 +174,13 @@ class DebateScreen(BaseScreen[None]):
         panes redrawn on different ticks paid it several times (about a third more of them).
         """
         now = time.monotonic()  # real time, whatever clock the status line shows
-        waiting = [pane for pane in self.panes.values() if pane.live_slot in self._streamed]
+        waiting = [(pane, slot) for pane in self.panes.values()
+                   if (slot := pane.live_slot) is not None and slot in self._streamed]
         if not waiting or now - self._shown_at < flush_interval(len(waiting)) * 0.9:  # a tick early is on time
             return
         self._shown_at = now
-        for pane in waiting:
-            pane.append("".join(self._streamed.pop(pane.live_slot)))
+        for pane, slot in waiting:
+            pane.append("".join(self._streamed.pop(slot)))
 
     def _tick(self) -> None:
         if self._started_at is not None and not self.finished:
@@ -249,9 +252,8 @@ class DebateScreen(BaseScreen[None]):
         verdict = self.query_one("#verdict", Static)
         if outcome is None:
             if self.finished:
-                verdict.update(literal(f"No result: the run is {self.session.status}."
-                                       + (" Resume it from the sessions list (F2)." if self.session.status != "completed" else ""),
-                                       "bold $warning"))
+                hint = " Resume it from the sessions list (F2)." if self.session.status != "completed" else ""
+                verdict.update(literal(f"No result: the run is {self.session.status}.{hint}", "bold $warning"))
                 verdict.display = True
             return
         result = summarize(self.session, Path()).result or "no score"
@@ -282,8 +284,8 @@ class DebateScreen(BaseScreen[None]):
 
     # ----- the human's levers ----------------------------------------------------
 
-    def _act(self, **fields) -> None:
-        self.control.act(HumanAction(after_turn=0, who=self.app.user, **fields))
+    def _act(self, **fields: Any) -> None:
+        self.control.act(HumanAction(after_turn=0, who=tui(self).user, **fields))
 
     def action_next(self) -> None:
         if self.finished:
@@ -353,4 +355,4 @@ class DebateScreen(BaseScreen[None]):
             self.control.stop()
             self.status.mode = self._mode()
             return
-        self.app.go_back()
+        tui(self).go_back()

@@ -24,7 +24,7 @@ def screen_keys(screen: Screen) -> list[tuple[str, str, str, str]]:
     """(keys, what, id, tooltip) for every binding with an id active on `screen`, the screen's own first."""
     app = screen.app
     found: dict[str, tuple[list[str], Binding]] = {}
-    for key, active in screen.active_bindings.items():
+    for active in screen.active_bindings.values():
         binding = active.binding
         if binding.id:
             found.setdefault(binding.id, ([], binding))[0].append(app.get_key_display(binding))

@@ -24,8 +24,8 @@ from debate_tui.store import SessionFileError, SessionStore, SessionSummary, rea
 from debate_tui.ui.host import tui
 from debate_tui.ui.literal import cell, literal, one_line
 from debate_tui.ui.screens.base import BaseScreen
-from debate_tui.ui.widgets.footer import AppFooter
 from debate_tui.ui.screens.dialogs import ConfirmDialog
+from debate_tui.ui.widgets.footer import AppFooter
 
 RESUMABLE = {"running", "needs_human", "failed", "cancelled", "pending"}
 CHUNK_ROWS = 250
