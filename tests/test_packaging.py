@@ -30,7 +30,10 @@ from debate_tui.ui.state import load_state
 async def main():
     app = DebateTUI(launch_from(tui_request(build_parser().parse_args(["tui", "--demo"])), load_state()))
     async with app.run_test() as pilot:
-        await pilot.pause()
+        for _ in range(400):  # leave once the form is whole: quitting while it mounts is another test's business
+            if app.screen.query("#option-form") and app.screen.query("#start"):
+                break
+            await pilot.pause(0.05)
         print("theme", app.theme, sorted(name for name in app.available_themes if name.startswith("debate-")))
 
 asyncio.run(main())
