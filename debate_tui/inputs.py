@@ -7,6 +7,7 @@ import os
 import re
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -54,7 +55,7 @@ def _wide_without_bom(raw: bytes) -> str | None:
     return None
 
 
-def decode_text(raw: bytes, what: str, warn=lambda message: None) -> str:
+def decode_text(raw: bytes, what: str, warn: Callable[[str], None] = lambda message: None) -> str:
     """Bytes to text: UTF-8, or UTF-8/16/32 with a byte-order mark; refuse binary, replace invalid UTF-8
     (with a warning), unify line endings.
 
@@ -113,7 +114,7 @@ def read_bounded(stream: BinaryIO, limit: int, refuse: str) -> bytes:
     return data
 
 
-def read_text(ref: str, what: str, warn=lambda message: None) -> str:
+def read_text(ref: str, what: str, warn: Callable[[str], None] = lambda message: None) -> str:
     """Read a file path, or standard input for '-', up to `max_text_bytes()`."""
     limit = max_text_bytes()
     over = (f"{what}: {'standard input' if ref == '-' else ref} is over the limit of {max_chars():,} characters "

@@ -129,8 +129,8 @@ def held(session_path: Path) -> bool:
     """Whether a process holds the session's lock now: False when there is no lock file or it is free (the
     process that ran it is gone, a crash or `kill -9` included). Tried without creating or keeping anything."""
     try:
-        handle = open(session_path.with_name(f".{session_path.name}.lock"), encoding="utf-8")
-    except OSError:
+        handle = open(session_path.with_name(f".{session_path.name}.lock"), encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError:  # opened apart from the `with`: only a failed open means "no lock file"
         return False
     with handle:
         try:

@@ -13,7 +13,7 @@ from debate_tui.catalog import find_criterion, resolve_criteria
 from debate_tui.cli import main
 from debate_tui.domain import ErrorSpan, Session, Task
 from debate_tui.factory import runner_for
-from debate_tui.llm import DEMO_MODEL, demo
+from debate_tui.llm import demo
 from debate_tui.llm.router import ModelRouter
 from debate_tui.meta.datasets import DataRoot, data_dir
 from debate_tui.parsing import parse_error_report

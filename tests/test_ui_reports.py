@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable
 
-from debate_tui.domain import Session, Task, Turn
+from debate_tui.domain import Session, Turn
 from debate_tui.locations import examples_dir
 from debate_tui.report.markdown import digest, render
 from debate_tui.report.quotes import TEXT_SHOWN_CHARS, quoted_passages

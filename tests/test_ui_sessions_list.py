@@ -3,7 +3,7 @@ filterable, a run whose process is gone shown as interrupted with resume offered
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from debate_tui.config import load_config
 from debate_tui.meta.evaluate import format_table, meta_evaluate
@@ -17,7 +17,7 @@ from debate_tui.ui.screens.sessions import SessionsScreen
 from tests.test_ui_flows import make_session, open_setup
 from tests.test_ui_helpers import RecordingDemo, screen_text, wait_until
 
-T0 = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
 def saved(store: SessionStore, session_id: str, minutes: int, status: str = "completed", protocol: str = "debate"):

@@ -11,6 +11,7 @@ argument was about.
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from debate_tui.domain import ErrorSpan, Session
 from debate_tui.parsing import locate
@@ -27,7 +28,9 @@ def quoted_passages(session: Session) -> list[ErrorSpan]:
     """Every passage an agent quoted that is found in a judged text, once, in order of first quotation;
     those already located as errors (MATEval's) are left to the errors."""
     task = session.task
-    texts = [("a", task.text)] + ([("b", task.text_b)] if task.text_b else [])
+    texts: list[tuple[Literal["a", "b"], str]] = [("a", task.text)]
+    if task.text_b:
+        texts.append(("b", task.text_b))
     taken = {(e.which, e.start) for e in (session.outcome.errors if session.outcome else []) if e.located}
     found: list[ErrorSpan] = []
     for turn in session.turns:
@@ -43,7 +46,7 @@ def quoted_passages(session: Session) -> list[ErrorSpan]:
                     taken.add((which, span[0]))
                     found.append(ErrorSpan(type=QUOTE_TYPE, quote=text[span[0]:span[1]], start=span[0], end=span[1],
                                            explanation=f"{turn.agent}, round {turn.round}", deduction=0,
-                                           which=which))  # type: ignore[arg-type]
+                                           which=which))
                 break
     return found
 

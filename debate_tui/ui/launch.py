@@ -17,8 +17,8 @@ from debate_tui.domain import Session, Task
 from debate_tui.factory import build_session
 from debate_tui.inputs import InputError
 from debate_tui.llm import DEMO_MODEL
-from debate_tui.ui.opening import TuiRequest, read_texts, top_of_form
 from debate_tui.ui.locations import ui_state_path
+from debate_tui.ui.opening import TuiRequest, read_texts, top_of_form
 from debate_tui.ui.state import SetupChoices, UiState
 
 

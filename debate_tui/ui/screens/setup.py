@@ -38,6 +38,7 @@ from textual.widgets.selection_list import Selection
 from debate_tui.inputs import InputError, read_text
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.protocols import PROTOCOLS
+from debate_tui.ui.host import tui
 from debate_tui.ui.literal import literal, one_line
 from debate_tui.ui.opening import INPUT_LABELS, TopOfForm
 from debate_tui.ui.screens.base import BaseScreen
@@ -166,9 +167,11 @@ class SetupScreen(BaseScreen[None]):
         `refusal`: why the command line's choices cannot start (the session factory's reason), shown at once.
         """
         super().__init__()
-        quick = isinstance(choices, TopOfForm)
-        self.top = choices if quick else TopOfForm(choices.protocol, choices.text_path)
-        self.choices: SetupChoices | None = None if quick else choices
+        self.choices: SetupChoices | None
+        if isinstance(choices, TopOfForm):
+            self.top, self.choices = choices, None
+        else:
+            self.top, self.choices = TopOfForm(choices.protocol, choices.text_path), choices
         self.texts = texts
         self.criteria_file = criteria_file
         self.refusal = refusal
@@ -208,6 +211,12 @@ class SetupScreen(BaseScreen[None]):
         if self.choices is not None:
             self.app.call_after_refresh(self._mount_details)
 
+    @property
+    def filled(self) -> SetupChoices:
+        """The choices: set from the start or by `fill`, before any control that reads them is mounted."""
+        assert self.choices is not None, "the setup form was read before fill()"
+        return self.choices
+
     def fill(self, choices: SetupChoices, criteria_file: str | None) -> None:
         """The validated choices, after a first frame drawn from the `TopOfForm`; the controls follow."""
         self.choices, self.criteria_file = choices, criteria_file
@@ -216,7 +225,7 @@ class SetupScreen(BaseScreen[None]):
         self.call_later(self._mount_details)
 
     async def _mount_details(self) -> None:
-        choices = self.choices
+        choices = self.filled
         form = self.query_one("#setup", VerticalScroll)
         with self.app.batch_update():
             mounted = [
@@ -260,27 +269,29 @@ class SetupScreen(BaseScreen[None]):
     @property
     def config(self) -> Config:
         """The configuration the app read at start-up (the form shows its defaults)."""
-        return self.app.launch.config
+        return tui(self).launch.config
 
     @work(group="setup-catalog", exclusive=True, exit_on_error=False, description="load protocols and catalog")
     async def load(self) -> None:
         from debate_tui.catalog import CatalogError, load_criteria_file
         from debate_tui.ui.session_builder import load_catalog
 
-        catalog = getattr(self.app, "catalog", None) or await asyncio.to_thread(load_catalog, self.config)
-        self.app.catalog = catalog
+        catalog = tui(self).catalog
+        if catalog is None:  # the app keeps one catalog for every setup screen
+            catalog = await asyncio.to_thread(load_catalog, self.config)
+            tui(self).catalog = catalog
         extra: list[Criterion] = []
         if self.criteria_file:
             try:
                 extra = await asyncio.to_thread(load_criteria_file, Path(self.criteria_file).expanduser())
             except CatalogError as exc:
                 self.complain(str(exc))
-        elif self.choices.criteria:
-            unknown = [n for n in self.choices.criteria if catalog.qualify(n) is None
-                       and n not in {c.name for c in self.choices.custom_criteria}]
+        elif self.filled.criteria:
+            unknown = [n for n in self.filled.criteria if catalog.qualify(n) is None
+                       and n not in {c.name for c in self.filled.custom_criteria}]
             if unknown:
                 self.complain(f"unknown criterion {unknown[0]!r}")
-            self.choices.criteria = [catalog.qualify(n) or n for n in self.choices.criteria if n not in unknown]
+            self.filled.criteria = [catalog.qualify(n) or n for n in self.filled.criteria if n not in unknown]
         for criterion in extra:
             self._remember_custom(criterion)
         self.catalog = catalog
@@ -291,24 +302,26 @@ class SetupScreen(BaseScreen[None]):
         await self._build_options(self._protocol())
 
     def _remember_custom(self, criterion: Criterion) -> None:
-        self.choices.custom_criteria = [c for c in self.choices.custom_criteria if c.name != criterion.name]
-        self.choices.custom_criteria.append(criterion)
-        ticked = self.choices.criteria if self.choices.criteria is not None else []
-        self.choices.criteria = ticked if criterion.name in ticked else [*ticked, criterion.name]
+        self.filled.custom_criteria = [c for c in self.filled.custom_criteria if c.name != criterion.name]
+        self.filled.custom_criteria.append(criterion)
+        ticked = self.filled.criteria if self.filled.criteria is not None else []
+        self.filled.criteria = ticked if criterion.name in ticked else [*ticked, criterion.name]
 
     async def _fill_criteria(self) -> None:
         assert self.catalog is not None
         picker = self.query_one("#criteria", SelectionList)
         picker.clear_options()
-        ticked = self.choices.criteria
+        ticked = self.filled.criteria
         wanted = set(self.catalog.default_criteria(self._protocol()) if ticked is None else
                      (self.catalog.qualify(n) or n for n in ticked))
-        options = [Selection(literal(f"{criterion.name} ({criterion.scale}, yours): "
-                                     f"{one_line(criterion.description, 60)}"), criterion.name, criterion.name in wanted)
-                   for criterion in self.choices.custom_criteria]
+        options: list[Selection[str]] = [
+            Selection(literal(f"{criterion.name} ({criterion.scale}, yours): {one_line(criterion.description, 60)}"),
+                      criterion.name, criterion.name in wanted)
+            for criterion in self.filled.custom_criteria]
         options += [Selection(literal(f"{qualified} ({criterion.scale}): {one_line(criterion.description, 60)}"),
                               qualified, qualified in wanted) for qualified, criterion in self.catalog.criteria.items()]
-        picker.add_options(sorted(options, key=lambda option: not option.initial_state))  # ticked first: in view
+        ticked_first = sorted(options, key=lambda option: not option.initial_state)  # ticked first: in view
+        picker.add_options(ticked_first)
         self._count_criteria()
 
     @on(SelectionList.SelectedChanged, "#criteria")
@@ -327,7 +340,7 @@ class SetupScreen(BaseScreen[None]):
         self._form_protocol = protocol
         holder = self.query_one("#options", Vertical)
         await holder.remove_children()
-        chosen = self.choices.options if protocol == _shown(self.choices.protocol) else {}
+        chosen = self.filled.options if protocol == _shown(self.filled.protocol) else {}
         values = {**self.config.protocols.get(protocol, {}), **chosen}  # config.toml's defaults, as `run` reads them
         form = OptionForm(self.catalog.protocols[protocol].options, values, sorted(self.catalog.personas),
                           id="option-form")
@@ -386,10 +399,10 @@ class SetupScreen(BaseScreen[None]):
         """The form as it stands (remembered choices for what is not on screen yet)."""
         from debate_tui.ui.widgets.option_form import OptionForm
 
-        choices = self.choices.model_copy(deep=True)
+        choices = self.filled.model_copy(deep=True)
         choices.protocol = self._protocol()
         forms = self.query("#option-form")
-        if choices.protocol != _shown(self.choices.protocol):
+        if choices.protocol != _shown(self.filled.protocol):
             choices.options = {}
         if forms and forms.first(OptionForm).is_mounted:  # a form still mounting has no fields to read yet
             form = forms.first(OptionForm)
@@ -419,7 +432,7 @@ class SetupScreen(BaseScreen[None]):
     def _protocol(self) -> str:
         """The protocol picked in the form, or the one it was filled with while its controls mount."""
         selects = self.query("#protocol")
-        return str(selects.first(Select).value) if selects else _shown(self.choices.protocol)
+        return str(selects.first(Select).value) if selects else _shown(self.filled.protocol)
 
     def read_texts(self) -> dict[str, str]:
         return {key: self.query_one(f"#text-{key}", TextArea).text for key in ("text", *EXTRA_INPUTS)}
@@ -431,13 +444,13 @@ class SetupScreen(BaseScreen[None]):
         protocol = str(event.value)
         self.query_one("#protocol-desc", Static).update(literal(PROTOCOLS.get(protocol, ""), "italic"))
         self._show_inputs(protocol)
-        if self.catalog is not None and protocol != _shown(self.choices.protocol):
-            fields = self.catalog.protocols[_shown(self.choices.protocol)].options.model_fields
-            self.choices.options = {k: v for k, v in self.choices.options.items() if k in fields}
+        if self.catalog is not None and protocol != _shown(self.filled.protocol):
+            fields = self.catalog.protocols[_shown(self.filled.protocol)].options.model_fields
+            self.filled.options = {k: v for k, v in self.filled.options.items() if k in fields}
         if self.catalog is not None and self._form_protocol not in (None, protocol):
             picker = self.query_one("#criteria", SelectionList)
             if set(picker.selected) <= set(self.catalog.default_criteria(self._form_protocol)):
-                self.choices.criteria = None  # untouched defaults follow the protocol: MATEval's error types, ...
+                self.filled.criteria = None  # untouched defaults follow the protocol: MATEval's error types, ...
                 await self._fill_criteria()
         await self._build_options(protocol)
 
@@ -559,8 +572,8 @@ class SetupScreen(BaseScreen[None]):
             return
         self.complain("")
         self.choices = choices
-        self.app.remember(choices)
-        self.app.start_run(built.session, demo=built.demo)
+        tui(self).remember(choices)
+        tui(self).start_run(built.session, demo=built.demo)
 
 
 def _shown(protocol: str) -> str:
