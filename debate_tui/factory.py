@@ -25,8 +25,8 @@ from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task, name
 from debate_tui.engine.runner import Runner
 from debate_tui.generation import Generation
 from debate_tui.inputs import InputError, check_api_base
-from debate_tui.llm.base import LLMClient
 from debate_tui.llm import DEMO_MODEL
+from debate_tui.llm.base import LLMClient
 from debate_tui.locations import config_path
 from debate_tui.protocols import get_protocol
 from debate_tui.protocols.common import ModelChoice, name_key

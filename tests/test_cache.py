@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from debate_tui.config import load_config
 from debate_tui.domain import Usage
 from debate_tui.llm.base import ChatRequest, Completion
-from debate_tui.config import load_config
 from debate_tui.llm.cache import CachedCompletion, CachingClient, ResponseCache, cache_key, cacheable
 from debate_tui.llm.router import ModelRouter
 from tests.conftest import FAKE_KEY

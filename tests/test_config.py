@@ -18,10 +18,9 @@ from debate_tui.cli.run import add_parser as add_run_parser
 from debate_tui.cli.task_args import build_task, session_from_args
 from debate_tui.config import Config, ConfigError, config_path, load_config, resolve_current
 from debate_tui.engine.runner import RetryPolicy
-from debate_tui.llm import DEMO_MODEL
+from debate_tui.llm import DEFAULT_TIMEOUT_S, DEMO_MODEL
 from debate_tui.llm.base import ChatRequest, LLMError
 from debate_tui.llm.litellm_client import LiteLLMClient
-from debate_tui.llm import DEFAULT_TIMEOUT_S
 from debate_tui.protocols import get_protocol
 
 

@@ -6,6 +6,7 @@ Each test is one case an attacker or a careless user tried; docs/RELIABILITY.md 
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from pathlib import Path
@@ -328,7 +329,7 @@ def test_endless_or_huge_input_is_refused_quickly_with_bounded_memory(tmp_path, 
         argv.append(str(huge))
     elif source.startswith("stdin"):
         argv.append("-")
-        stdin = open("/dev/zero", "rb")
+        stdin = open("/dev/zero", "rb")  # noqa: SIM115 - closed in the finally below
     else:
         argv.append("/dev/zero")
     try:
@@ -426,17 +427,18 @@ def test_progress_lines_scale_huge_numbers():
     from debate_tui.batch.progress import Progress, Tally
     from debate_tui.domain import Usage
 
-    tally = Tally(total=10, done=3, spent=Usage(calls=9, prompt_tokens=3_999_000_000_000, completion_tokens=1_000_000_000))
-    line = Progress(tally, stream=open(os.devnull, "w"), tty=False, clock=lambda: 5.0).line()
+    spent = Usage(calls=9, prompt_tokens=3_999_000_000_000, completion_tokens=1_000_000_000)
+    tally = Tally(total=10, done=3, spent=spent)
+    line = Progress(tally, stream=io.StringIO(), tty=False, clock=lambda: 5.0).line()
     assert "4.0T tokens" in line and "k tokens" not in line and "3.00 items/s" in line
     tally.spent = Usage(prompt_tokens=1_250_000)
-    assert "1.2M tokens" in Progress(tally, stream=open(os.devnull, "w"), tty=False).line()
+    assert "1.2M tokens" in Progress(tally, stream=io.StringIO(), tty=False).line()
 
 
 @pytest.mark.parametrize("source", ["/dev/zero", "-"])
 def test_an_endless_batch_input_is_refused_with_bounded_memory(tmp_path, monkeypatch, source):
     monkeypatch.setenv("DEBATE_TUI_MAX_BATCH_BYTES", "20000000")  # the default is 100 MB
-    stdin = open("/dev/zero", "rb") if source == "-" else None
+    stdin = open("/dev/zero", "rb") if source == "-" else None  # noqa: SIM115 - closed in the finally below
     try:
         code, err, seconds, peak_mb = measured(["batch", source, "--out", str(tmp_path / "r.jsonl"), "--demo"],
                                                tmp_path, stdin)

@@ -17,12 +17,18 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from debate_tui.cli.task_args import sessions_dir, warn_stderr
 from debate_tui.cli.task_flags import add_task_arguments
-from debate_tui.domain import Session
+from debate_tui.domain import Session, Task
 from debate_tui.textsafe import inert
+
+if TYPE_CHECKING:  # imported where used: `debate-tui --help` stays light
+    from debate_tui.batch.items import Item
+    from debate_tui.batch.runner import BatchRun
+    from debate_tui.config import Config
+    from debate_tui.llm.base import LLMClient
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_STOPPED = 0, 2, 3, 4
 DEFAULT_CONCURRENCY = 8
@@ -35,23 +41,29 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("input", metavar="INPUT.jsonl",
                         help='one {"id", "text", "text_b"?, "source"?, "context"?, "group"?, "human"?, '
                              '"human_verdict"?} a line ("-": stdin)')
-    parser.add_argument("--out", required=True, metavar="RESULTS.jsonl", help="results, one line per item and criterion")
+    parser.add_argument("--out", required=True, metavar="RESULTS.jsonl",
+                        help="results, one line per item and criterion")
     add_judging_arguments(parser)
     run = parser.add_argument_group("batch")
     run.add_argument("--concurrency", type=int, metavar="N",
-                     help=f"items in flight at once (default: limits.concurrency in config.toml, else {DEFAULT_CONCURRENCY})")
+                     help="items in flight at once "
+                          f"(default: limits.concurrency in config.toml, else {DEFAULT_CONCURRENCY})")
     run.add_argument("--limit", type=int, metavar="K", help="only the first K items of the input")
     run.add_argument("--max-cost", type=float, metavar="USD",
-                     help="budget of the whole batch: no call starts once this much is spent (default: limits.max_cost)")
+                     help="budget of the whole batch: no call starts once this much is spent "
+                          "(default: limits.max_cost)")
     run.add_argument("--max-tokens", type=int, metavar="N",
                      help="token budget of the whole batch (default: limits.max_tokens)")
     run.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                      help="a protocol option without a flag of its own, e.g. tie_breaker=human (repeatable)")
     run.add_argument("--retries", type=int, metavar="N", help="attempts per call (default: limits.retries, else 4)")
     run.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
-    run.add_argument("--cache-dir", metavar="DIR", help="response cache (default: cache_dir in config.toml, else the user cache dir)")
-    run.add_argument("--router", metavar="FILE", help="litellm Router config (model_list + router_settings; YAML, JSON or TOML)")
-    run.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir, or DEBATE_TUI_SESSIONS_DIR)")
+    run.add_argument("--cache-dir", metavar="DIR",
+                     help="response cache (default: cache_dir in config.toml, else the user cache dir)")
+    run.add_argument("--router", metavar="FILE",
+                     help="litellm Router config (model_list + router_settings; YAML, JSON or TOML)")
+    run.add_argument("--sessions-dir", metavar="DIR",
+                     help="sessions directory (default: user data dir, or DEBATE_TUI_SESSIONS_DIR)")
     run.add_argument("--progress-interval", type=float, default=10.0, metavar="S",
                      help="seconds between progress lines when stderr is not a terminal (default 10)")
     parser.set_defaults(handler=handle)
@@ -84,7 +96,7 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise BadInput("--router and --api-base exclude each other: the router's deployments say where to call")
 
 
-def concurrency(config) -> int:
+def concurrency(config: Config) -> int:
     """--concurrency, DEBATE_TUI_CONCURRENCY or config.toml when set; else the batch default."""
     limits = config.limits
     return limits.concurrency if "concurrency" in limits.model_fields_set else DEFAULT_CONCURRENCY
@@ -104,7 +116,7 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
-def build_template(args: argparse.Namespace, first_task, config) -> Session:
+def build_template(args: argparse.Namespace, first_task: Task, config: Config) -> Session:
     """The session every item copies: protocol, options, criteria, agents; validated once, up front.
 
     `--option KEY=VALUE` sets options without a flag of their own, over the flags.
@@ -133,7 +145,7 @@ def build_template(args: argparse.Namespace, first_task, config) -> Session:
     return template
 
 
-def _check_tasks(template: Session, items) -> None:
+def _check_tasks(template: Session, items: list[Item]) -> None:
     """The protocol's own refusals (a pair where one text is needed, ...) for every item, before any call."""
     from debate_tui.factory import check_task
     from debate_tui.inputs import InputError
@@ -145,7 +157,7 @@ def _check_tasks(template: Session, items) -> None:
             raise BadInput(f"line {item.line} (id {item.id!r}): {exc}") from None
 
 
-def _model_client(args: argparse.Namespace, timeout_s: float):
+def _model_client(args: argparse.Namespace, timeout_s: float) -> LLMClient:
     from debate_tui.llm.router import ModelRouter
 
     base = ModelRouter(timeout_s=timeout_s)
@@ -160,7 +172,8 @@ def _model_client(args: argparse.Namespace, timeout_s: float):
         raise BadInput(str(exc)) from None
     model = args.model
     if model and model not in client.names:
-        raise BadInput(f"--model {model!r} is not a model_name of the router; it has: {', '.join(sorted(client.names))}")
+        known = ", ".join(sorted(client.names))
+        raise BadInput(f"--model {model!r} is not a model_name of the router; it has: {known}")
     return GuardedClient(client)
 
 
@@ -174,7 +187,7 @@ def _warm_up(template: Session) -> None:
         load_litellm()
 
 
-def prepare(args: argparse.Namespace):
+def prepare(args: argparse.Namespace) -> BatchRun:
     """Everything a batch needs, or BadInput; nothing is called or written yet."""
     from debate_tui.batch.items import read_items
     from debate_tui.batch.results import ResultsFile
@@ -209,7 +222,7 @@ def prepare(args: argparse.Namespace):
                     _model_client(args, config.limits.timeout), cache=cache, settings=settings)
 
 
-def run_until_done(batch) -> None:
+def run_until_done(batch: BatchRun) -> None:
     """Run on a fresh loop; Ctrl+C or SIGTERM stops the batch cleanly instead of killing it mid-write.
 
     `asyncio.Runner` also cancels what litellm leaves running (its logging worker) before the loop closes.

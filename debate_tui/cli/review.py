@@ -20,6 +20,11 @@ import getpass
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where used: `debate-tui --help` stays light
+    from debate_tui.batch.review import ReviewQueue
+    from debate_tui.llm.base import LLMClient
 
 from debate_tui.textsafe import inert
 
@@ -49,14 +54,14 @@ class BadInput(Exception):
     """One line for the user; exit code 2."""
 
 
-def _client(args: argparse.Namespace):
+def _client(args: argparse.Namespace) -> LLMClient:
     """What a session continued after a decision calls: the batch's client, behind the cache."""
     from debate_tui.config import effective_config
     from debate_tui.llm.cache import with_cache
     from debate_tui.llm.router import ModelRouter
 
     config = effective_config(args)  # read here, at the edge: the calls' timeout and the cache's directory
-    client = ModelRouter(timeout_s=config.limits.timeout)
+    client: LLMClient = ModelRouter(timeout_s=config.limits.timeout)
     if args.router:
         from debate_tui.batch.litellm_router import RouterClient, RouterConfigError
 
@@ -77,16 +82,18 @@ def _decisions(pairs: list[str]) -> list[tuple[str, str]]:
     return out
 
 
-async def _list(queue) -> None:
+async def _list(queue: ReviewQueue) -> None:
     for item in queue.items:
         await queue.open(item)
-        question = item.question.text if item.question else f"(status {item.session.status})"
-        options = "/".join(item.question.options) if item.question else ""
+        if item.question:
+            question, options = item.question.text, "/".join(item.question.options)
+        else:
+            question, options = f"(status {item.session.status if item.session else 'unread'})", ""
         print(json.dumps({"id": item.id, "criterion": item.criterion, "session": item.session_id,
                           "options": options, "question": question}))
 
 
-async def _decide_all(queue, decisions: list[tuple[str, str]]) -> None:
+async def _decide_all(queue: ReviewQueue, decisions: list[tuple[str, str]]) -> None:
     by_id = {f"{item.id}:{item.criterion}" if item.criterion else item.id: item for item in queue.items}
     for ident, value in decisions:
         item = by_id.get(ident)

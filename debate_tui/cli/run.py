@@ -28,7 +28,7 @@ from debate_tui.engine.events import (
     TurnFailed,
     TurnStarted,
 )
-from debate_tui.engine.runner import RetryPolicy
+from debate_tui.engine.runner import RetryPolicy, Runner
 from debate_tui.factory import runner_for
 from debate_tui.inputs import InputError
 from debate_tui.llm.router import ModelRouter

@@ -52,8 +52,8 @@ from debate_tui.engine.events import (
 )
 from debate_tui.generation import Generation
 from debate_tui.llm import tokens
-from debate_tui.llm.keys import key_source
 from debate_tui.llm.base import ChatRequest, Completion, LLMClient, LLMError, Message
+from debate_tui.llm.keys import key_source
 from debate_tui.redact import redact
 
 if TYPE_CHECKING:

@@ -13,8 +13,8 @@ import time
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from debate_tui.llm import DEFAULT_TIMEOUT_S
 from debate_tui.domain import FinishReason, Usage
+from debate_tui.llm import DEFAULT_TIMEOUT_S
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMError, TokenLogprobs
 from debate_tui.llm.tokens import ReplyMeter, prompt_tokens, reply_tokens
 from debate_tui.redact import protect_env, redact

@@ -71,7 +71,7 @@ def build_agents(options: Options, models: ModelChoice, personas: list[Persona] 
     specs = [
         AgentSpec(name=name, role="referee", persona=persona,
                   model=models.model_for(name, "referee"), params=models.params)
-        for name, persona in zip(names_from_personas(cast, frozenset({SUMMARIZER})), cast)
+        for name, persona in zip(names_from_personas(cast, frozenset({SUMMARIZER})), cast, strict=True)
     ]
     if options.strategy == "simultaneous-talk-with-summarizer":
         specs.append(AgentSpec(name=SUMMARIZER, role="summarizer",
@@ -160,7 +160,7 @@ async def one_by_one(panel: Panel, referees: list[AgentSpec], turn_number: int) 
 async def simultaneous_talk(panel: Panel, referees: list[AgentSpec], turn_number: int) -> list[Turn]:
     await panel.fit(referees, turn_number)
     turns = await concurrently(panel.speak(referee, turn_number) for referee in referees)
-    for referee, turn in zip(referees, turns):
+    for referee, turn in zip(referees, turns, strict=True):
         panel.hear(referee, turn)
     return turns
 
@@ -168,7 +168,7 @@ async def simultaneous_talk(panel: Panel, referees: list[AgentSpec], turn_number
 async def simultaneous_talk_with_summarizer(panel: Panel, referees: list[AgentSpec], turn_number: int) -> list[Turn]:
     await panel.fit(referees, turn_number)
     turns = await concurrently(panel.speak(referee, turn_number) for referee in referees)
-    await panel.summarize(list(zip(referees, turns)), turn_number)
+    await panel.summarize(list(zip(referees, turns, strict=True)), turn_number)
     return turns
 
 
@@ -198,7 +198,7 @@ async def judge(ctx: Context, task: Task, options: Options, first_turn: int = 1)
         for turn in final:
             scores = outcome.per_agent.setdefault(turn.agent, {})
             if task.pairwise:
-                scores.update(zip(pair_keys(criterion.name), (turn.score, turn.score_b)))
+                scores.update(zip(pair_keys(criterion.name), (turn.score, turn.score_b), strict=True))
             else:
                 scores[criterion.name] = turn.score
         if not task.pairwise:

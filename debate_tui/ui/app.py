@@ -20,7 +20,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -29,6 +29,7 @@ from textual.screen import Screen
 
 if TYPE_CHECKING:
     from debate_tui.domain import Session
+    from debate_tui.engine.events import Event
     from debate_tui.llm.base import LLMClient
     from debate_tui.llm.threaded import ThreadedClient
     from debate_tui.ui.launch import Launch
@@ -120,8 +121,8 @@ class DebateTUI(App[int]):
         self.config_error: str | None = None
         """A config that cannot be used, found after the first frame; `run_app` reports it once the app is gone."""
         self.opening = launch if isinstance(launch, Opening) else None
-        if self.opening is not None:
-            self.notes, theme = self.opening.notes, self.opening.theme
+        if isinstance(launch, Opening):
+            self.notes, theme = launch.notes, launch.theme
         else:
             if launch is None:
                 from debate_tui.ui.launch import Launch
@@ -263,8 +264,9 @@ class DebateTUI(App[int]):
         saver = SessionSaver(path)
         client = self._client()
 
-        def make(emit):
-            return LockedRun(runner_for(session, client, emit=emit, save=saver, control=control, interactive=True), lock)
+        def make(emit: Callable[[Event], None]) -> LockedRun:
+            runner = runner_for(session, client, emit=emit, save=saver, control=control, interactive=True)
+            return LockedRun(runner, lock)
 
         self.push_screen(DebateScreen(session, control, make, kind=kind, clock=self.clock))
 
@@ -275,7 +277,7 @@ class DebateTUI(App[int]):
 
         control = RunControl(mode="step")
 
-        def make(emit):
+        def make(emit: Callable[[Event], None]) -> Replayer:
             return Replayer(session, emit=emit, control=control, chunk_delay_s=self.replay_delay_s)
 
         self.push_screen(DebateScreen(session, control, make, kind="replay", clock=self.clock))
@@ -296,8 +298,9 @@ class DebateTUI(App[int]):
         self.run_worker(save_state(self.state.model_copy(deep=True)), group="state", description="save ui state")
 
     def watch_theme(self, theme: str) -> None:
-        if (self.opening is None and self.is_mounted  # no state to save before it is read
-                and theme not in (self.state.theme, self.launch.theme)):  # a configured theme is not a pick
+        # No state to save before it is read (opening); a configured theme is not a pick. (App.is_mounted is a
+        # method taking a widget, so the `self.is_mounted` that stood here was always true: mypy found it.)
+        if self.opening is None and theme not in (self.state.theme, self.launch.theme):
             self.state.theme = theme
             self._save_state()
 
@@ -320,7 +323,7 @@ class DebateTUI(App[int]):
 
         Not named `_running`: that is the bool every Textual MessagePump keeps, which would shadow it.
         """
-        return [s for s in self.screen_stack if getattr(s, "finished", True) is False]
+        return cast("list[DebateScreen]", [s for s in self.screen_stack if getattr(s, "finished", True) is False])
 
     def action_setup(self) -> None:
         if self._live_debates():

@@ -73,7 +73,8 @@ class ReportScreen(BaseScreen[None]):
                 where = f"{line}:{col}" + (" (2)" if error.which == "b" else "")
             table.add_row(
                 str(number + 1), cell(error.type, f"bold {self.colours[error.type]}"), where,
-                f"-{error.deduction:g}" if error.deduction else "none", cell(one_line(error.quote, 40)), cell(one_line(error.explanation, 60)),
+                f"-{error.deduction:g}" if error.deduction else "none",
+                cell(one_line(error.quote, 40)), cell(one_line(error.explanation, 60)),
                 key=str(number),
             )
         table.display = bool(self.errors)
