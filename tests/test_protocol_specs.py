@@ -104,3 +104,13 @@ async def test_a_new_protocol_is_one_module_and_one_registration(monkeypatch):
     with pytest.raises(ValueError, match="--samples: Input should be less than or equal to 3"):
         build_session(Task(text="x"), Choices(protocol="toy", options={"samples": 9}, demo=True), Config())
     assert "Toy: judges asked, one after the other (default 2, at least 1, at most 3)" in option_help("samples")
+
+
+@pytest.mark.parametrize("command", ["run", "tui", "batch"])
+def test_the_help_of_a_protocol_option_is_its_spec_s(command):
+    from debate_tui.cli import build_parser
+
+    sub = build_parser(command)._subparsers._group_actions[0].choices[command]
+    text = " ".join(sub.format_help().split())
+    assert "--rounds N DEBATE: maximum Critic iterations n (the paper's best: 4) (default 4, at least 1, at most 20)" in text
+    assert "--no-feedback MATEval: sets feedback = false: the feedback agent closing each round" in text

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from debate_tui.cli.task_args import sessions_dir, warn_stderr
-from debate_tui.cli.task_flags import add_task_arguments
+from debate_tui.cli.task_flags import RawSpecHelpFormatter, add_task_arguments
 from debate_tui.domain import Session, Task
 from debate_tui.textsafe import inert
 
@@ -37,7 +37,7 @@ SHARED_GROUPS = ("how to judge", "generation", "models")
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("batch", help="evaluate a JSONL file of items, concurrently and resumably",
-                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                                   description=__doc__, formatter_class=RawSpecHelpFormatter)
     parser.add_argument("input", metavar="INPUT.jsonl",
                         help='one {"id", "text", "text_b"?, "source"?, "context"?, "group"?, "human"?, '
                              '"human_verdict"?} a line ("-": stdin)')

@@ -66,11 +66,19 @@ def option_help(dest: str) -> str:
     return "; ".join(f"{', '.join(titles)}: {about}" for about, titles in readers.items())
 
 
+SPEC_HELP = "(the protocols' specs say)"
+"""A protocol option flag's help until shown: argparse lists only flags with some help text."""
+
+
 class SpecHelpFormatter(argparse.HelpFormatter):
     """Fills a protocol option flag's help from the specs, only when help is shown."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
         return option_help(action.dest) if action.dest in OPTION_FLAGS else action.help
+
+
+class RawSpecHelpFormatter(SpecHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """The same, for a command whose description keeps its own line breaks (`batch`)."""
 
 
 def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) -> None:
@@ -85,24 +93,24 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
                      help="evaluation protocol (default: `protocol` in config.toml, else debate)")
     how.add_argument("--criteria", metavar="NAME[,NAME]|FILE.toml",
                      help="criteria to judge, built-in names or a TOML file (default depends on the protocol)")
-    how.add_argument("--rounds", type=int, metavar="N")
-    how.add_argument("--critic-persona", metavar="NAME")
-    how.add_argument("--tie-breaker", action="store_true")
-    how.add_argument("--seed", type=int, metavar="N")
-    how.add_argument("--strategy", metavar="NAME")
-    how.add_argument("--agents", type=int, metavar="N")
-    how.add_argument("--turns", type=int, metavar="T")
+    how.add_argument("--rounds", type=int, metavar="N", help=SPEC_HELP)
+    how.add_argument("--critic-persona", metavar="NAME", help=SPEC_HELP)
+    how.add_argument("--tie-breaker", action="store_true", help=SPEC_HELP)
+    how.add_argument("--seed", type=int, metavar="N", help=SPEC_HELP)
+    how.add_argument("--strategy", metavar="NAME", help=SPEC_HELP)
+    how.add_argument("--agents", type=int, metavar="N", help=SPEC_HELP)
+    how.add_argument("--turns", type=int, metavar="T", help=SPEC_HELP)
     how.add_argument("--personas", metavar="NAME[,NAME]|FILE.toml",
                      help="personas cycled over the agents that take one (DEBATE's Critic, ChatEval's referees, "
                           "MATEval's evaluators, the single judge); default: the protocol's")
-    how.add_argument("--swap", action="store_true")
-    how.add_argument("--samples", type=int, metavar="N")
-    how.add_argument("--logprobs", action="store_true", default=None)
-    how.add_argument("--evaluators", type=int, metavar="N")
-    how.add_argument("--no-feedback", action="store_true")
-    how.add_argument("--count-unlocated", action="store_true")
-    how.add_argument("--on-no-consensus", choices=("human", "majority", "tie", "undecided"))
-    how.add_argument("--criteria-variant", choices=VARIANTS)
+    how.add_argument("--swap", action="store_true", help=SPEC_HELP)
+    how.add_argument("--samples", type=int, metavar="N", help=SPEC_HELP)
+    how.add_argument("--logprobs", action="store_true", default=None, help=SPEC_HELP)
+    how.add_argument("--evaluators", type=int, metavar="N", help=SPEC_HELP)
+    how.add_argument("--no-feedback", action="store_true", help=SPEC_HELP)
+    how.add_argument("--count-unlocated", action="store_true", help=SPEC_HELP)
+    how.add_argument("--on-no-consensus", choices=("human", "majority", "tie", "undecided"), help=SPEC_HELP)
+    how.add_argument("--criteria-variant", choices=VARIANTS, help=SPEC_HELP)
     add_generation_arguments(parser)
     models = parser.add_argument_group("models")
     models.add_argument("--model", metavar="MODEL",
