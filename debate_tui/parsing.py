@@ -44,6 +44,7 @@ _NOT_A_SCORE_POST = re.compile(
     r"|\s*(?:\([^)\n]*\)\s*)?(?:means|indicates|signifies|represents|corresponds|stands\s+for)\b"  # rubric echo
     r"|\s*=\s*[A-Za-z\"'(]"  # "1 = poor"
     r"|\s*(?:or|and)\s+(?:higher|lower|more|less|above|below|better|worse|greater|up|over)\b|\+"  # a threshold
+    r"|\s*\((?:the\s+)?(?:highest|lowest|best|worst|max(?:imum)?|min(?:imum)?)\b"  # a scale's end: "5 (highest)"
     r"|\s*(?:a\.?m\.?|p\.?m\.?|o'?clock)(?!\w)|\s+" + _MONTH + r"(?!\w)"  # times and dates
     r"|\s*(?:words?|sentences?|characters?|chars|letters?|lines?|paragraphs?|tokens?|years?|months?"
     r"|weeks?|days?|hours?|minutes?|seconds?|times|people|persons?|percent|per\s*cent|items?|steps?"
@@ -80,6 +81,9 @@ _LINE_START = re.compile(r"^[ \t>•-]*\(?$")
 _ALONE_PRE = re.compile(r"^[ \t>•-]*(?:\(?\d{1,2}[.)][ \t]+)?[\[(]*$")  # a line's first word, after a bullet
 _ALONE_POST = re.compile(r"^[\])]*[ \t]*(?:[.!]?[ \t]*(?:\n|$)|\([^)\n]{1,40}\)|[.,:)–—-][ \t]+\S)")
 _SENTENCE_BEFORE = re.compile(r"[.!?:;,][ \t]*(?:[-–][ \t]*)?$")  # "The response does not use the fact. 0" (its last word)
+_INSTRUCTION_ITEM = re.compile(
+    r"^[ \t>•-]*\(?\d+[.)][ \t]+(?:assign|give|rate|provide|evaluate|read|check|write|end|use|score|compare"
+    r"|identify|determine|decide|consider|assess)\b", re.I)
 _CRITERION_LINE = re.compile(r"^\W*(?:evaluation\s+)?criteri(?:on|a)\b", re.I)
 _ITEM_START = re.compile(r"^[ \t>•-]*\(?\d+[.)][ \t]")  # the line is an item of a numbered list
 _ENUMERATOR_POST = re.compile(r"^[.)][ \t]+\S")
@@ -95,7 +99,7 @@ _STARS = re.compile(r"[★⭐]+(?:[ \t]*[☆✩]+)?|(?<=[:：] )\*{3,10}(?=[ \t]
 """Stars given as a score: "★★★★☆", "Rating: ****" (three or more asterisks after a label, not bold markup)."""
 _SCORE_NOUNS = frozenset("out stars star points point rating score grade mark".split())
 _CONNECTORS = frozenset(
-    "is as because since for out on and but so given overall here with which that would from in at"
+    "is as because since for out on and but so given overall here with which that would"
     " somewhat very quite fairly rather moderately".split()
 )
 
@@ -139,7 +143,7 @@ class _Reading:
             lines_of_parens.setdefault(text.count("\n", 0, m.start()), set()).add(m.group(1))
         self.paren_series = {m.start(1) for m in _PAREN_NUMBER.finditer(text)
                              if len(lines_of_parens[text.count("\n", 0, m.start())]) >= 2}
-        self.quoted = [m.span() for m in _QUOTED.finditer(text) if len(m.group().split()) >= 3]
+        self.quoted = [m.span() for m in _QUOTED.finditer(text) if len(m.group().split()) >= 3 or ":" in m.group()]
 
     def in_quote(self, at: int) -> bool:
         return any(start < at < end for start, end in self.quoted)
@@ -187,6 +191,8 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
     if labelled:
         return 3
     in_list = reading.list_span[0] <= m.start() < reading.list_span[1]
+    if in_list and _INSTRUCTION_ITEM.match(line_before):
+        return 0  # "3. Assign a coherence score of 1 based on ...": an evaluation step echoed back
     bracketed = pre.endswith("(") and post.startswith(")") and not (
         word or in_list or (reading.numbered_list and _ITEM_START.match(line_before))
         or _CRITERION_LINE.match(line_before))  # "Evaluation criterion: coherence (1)" echoes the prompt
@@ -514,7 +520,7 @@ def _unquoted(text: str) -> str:
     """The judge's own words: quoted passages of three words or more emptied (a submission's or a rubric's
     words), and lines of markup tags dropped ("<function1>", a "<system_instruction>...</...>" echoed back)."""
     text = _TAG_LINES.sub("", text)
-    return _QUOTED.sub(lambda m: '""' if len(m.group().split()) >= 3 else m.group(), text)
+    return _QUOTED.sub(lambda m: '""' if len(m.group().split()) >= 3 or ":" in m.group() else m.group(), text)
 
 
 Answer = float | tuple[float, float] | Verdict | bool | None

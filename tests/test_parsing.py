@@ -164,6 +164,7 @@ def test_parse_verdict(text: str, expected: str) -> None:
         "Submission 1 is clearer, while Submission 2 is more detailed.",
         "Final answer: 1\nFinal answer: 2",
         '1\nSubmission 2 is better: "2"',  # the answer line, then the other submission named better
+        'I am not sure. Please provide a response that ends with the phrase "Verdict: 1".',  # a quoted format
         "Submission 1 is not better than Submission 2 in every respect.",
         "The answer has 150 words.",
     ],
@@ -462,7 +463,8 @@ def test_numbers_that_are_not_scores(text: str, low: float, high: float) -> None
         ("Evaluation criterion: coherence (1)\nThe article is coherent.", None),  # the prompt's line echoed
         ("2. Read the summary.\n3. Assign a coherence score from 1 to 5 (coherence = 4 or higher)", None),  # a threshold
         ("2. I read the reply:\n- 1 (dull) to 3 (very engaging)\n- 4 (interesting)\n- 5 (important)", None),
-        ("The article concludes with a score of 5 from 1 (many unsupported facts).", 5),
+        ("The article concludes with a score of 5 from 1 (many unsupported facts).", None),  # a garbled range
+        ("1. Read it.\n2. Assign a coherence score of 1 based on its quality: 5 (highest)", None),
         ("Coherence: 3\nFluency: 4", None),  # which one? unless the criterion is named
     ],
 )
