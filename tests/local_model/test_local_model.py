@@ -4,7 +4,7 @@ Opt-in: `python3 dev.py test-local-model` builds the server into the user's cach
 free 127.0.0.1 port and sets DEBATE_TUI_LOCAL_MODEL_API_BASE for this module. The assertions are
 about behaviour, never the small model's opinions: each run ends within the bound its caps set,
 every turn says how it ended, no reply passes the token cap, no score is read from a reply that
-gives none (checked against the hand labels of real_replies_smollm2.jsonl beside this file for
+gives none (checked against the hand labels of tests/fixtures/real_replies_smollm2.jsonl for
 the replies seen before, and against the reply's own text for any other), the report renders,
 and the exit code matches the status.
 """
@@ -28,7 +28,7 @@ if not API_BASE:
                 "(it starts the llama.cpp server this needs)", allow_module_level=True)
 
 MODEL = os.environ.get("DEBATE_TUI_LOCAL_MODEL", "openai/smollm2-135m")
-LABELS = Path(__file__).resolve().parent / "real_replies_smollm2.jsonl"
+LABELS = Path(__file__).resolve().parents[1] / "fixtures" / "real_replies_smollm2.jsonl"
 INPUTS = Path(__file__).resolve().parent / "inputs"
 CLI = str(Path(sys.executable).parent / "debate-tui")
 
