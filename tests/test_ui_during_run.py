@@ -169,3 +169,20 @@ async def test_the_status_line_says_round_k_of_r_and_the_calls_and_cost_so_far()
         client.release.set()
         await wait_until(pilot, lambda: debate.finished, what="the end")
         assert screen_text(app).splitlines()[-2].strip().startswith("round 2 of 0–3 │ finished: completed │ 4 calls")
+
+
+async def test_a_decision_on_a_1_to_10_scale_keeps_every_button_on_an_80_column_screen():
+    from debate_tui.domain import Criterion
+    from tests.test_ui_flows import make_session
+
+    session = make_session({"rounds": 1, "tie_breaker": "human"})
+    session.criteria = [Criterion(name="overall", description="How good it is overall.", low=1, high=10)]
+    app = DebateTUI(Launch(session=session, demo=True), client=RecordingDemo())
+    async with app.run_test(size=(80, 24)) as pilot:
+        debate = await at_decision(pilot)
+        screen = app.screen.region
+        buttons = list(app.screen.query(Button))
+        assert [b.label.plain for b in buttons] == [str(n) for n in range(1, 11)]
+        assert all(screen.contains_region(b.region) for b in buttons)
+        await press_to_the_end(pilot, debate, "1", "0")  # 1 decides at once: 10 is a button, not two digits
+        assert decisions(session) == ["1"]

@@ -12,7 +12,7 @@ from typing import Generic, Literal, TypeVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Grid, Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select, Static
@@ -21,6 +21,8 @@ from debate_tui.domain import Criterion
 from debate_tui.ui.literal import literal
 
 ExportFormat = Literal["md", "json"]
+BUTTONS_IN_A_ROW = 5
+"""A decision on a 1-10 scale wraps into two rows instead of running off an 80-column screen."""
 T = TypeVar("T")
 
 
@@ -171,7 +173,8 @@ class DecisionDialog(Dialog[str | None]):
         yield Static(literal(self.question), classes="dialog-question")
         for label, text in self.details:
             yield Static(Content.assemble((f"{label}: ", "bold"), literal(text)), classes="dialog-detail")
-        with Horizontal(classes="dialog-buttons"):
+        with Grid(classes="dialog-buttons decision-buttons") as buttons:
+            buttons.styles.grid_size_columns = min(len(self.options), BUTTONS_IN_A_ROW)
             for index, option in enumerate(self.options):
                 shown = f"{option} · {self.labels[index]}" if self.labels else option
                 yield Button(literal(shown), id=f"decide-{index}", variant="primary")
