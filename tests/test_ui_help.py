@@ -75,6 +75,9 @@ async def test_the_palette_offers_the_screens_commands_first_and_no_text_editor_
         await on_debate(pilot)
         titles = [c.title for c in app.get_system_commands(app.screen)]
         assert titles[:9] == ["Step", "Auto", "Pause", "Inject", "Override", "Report", "Export", "Stop", "Help"]
+        helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert helps["Auto"].endswith("(key: a)") and "Keys" not in helps  # the palette reads markup: no [..]
+        assert "[" not in helps["Help"]
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=["80x24", "120x36"])

@@ -352,7 +352,7 @@ class DebateTUI(App[int]):
         ours = list(binding_commands(self, screen))
         yield from ours
         yield SystemCommand("Switch theme", "Pick a colour theme (remembered)", self.action_change_theme)
-        titles = {command.title.lower() for command in ours} | {"theme"}
+        titles = {command.title.lower() for command in ours} | {"theme", "keys"}  # Help lists the keys
         yield from (c for c in super().get_system_commands(screen) if c.title.lower() not in titles)
 
 

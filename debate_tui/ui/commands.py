@@ -23,5 +23,5 @@ def binding_commands(app: App, screen: Screen) -> Iterable[SystemCommand]:
             continue
         seen.add(binding.action)
         shown = app.get_key_display(binding)
-        yield SystemCommand(binding.description, f"{binding.tooltip} [{shown}]".strip(),
+        yield SystemCommand(binding.description, f"{binding.tooltip} (key: {shown})".strip(),  # no [..]: markup
                             partial(app.run_action, binding.action, active.node))
