@@ -60,7 +60,8 @@ _SCORE_LABEL_PRE = re.compile(
     r"\b(?:scores?|rating|grade|mark|verdict|result|overall|final)\b[^\n:：=]{0,30}[:：=]\s*[\[(]*$", re.I)
 _REVISED_PRE = re.compile(r"\bfrom\s+(" + _N + r")\s+to\s+$", re.I)  # "from 4 to 3": the new score
 _CHANGED_TO_PRE = re.compile(
-    r"\b(?:chang|lower|rais|revis|adjust|increas|decreas|updat|reduc|bump)(?:e|es|ed|ing)?\b[^\n.;]{0,40}\bto\s+$", re.I)
+    r"\b(?:chang|lower|rais|revis|adjust|increas|decreas|updat|reduc|bump)(?:e|es|ed|ing)?\b"
+    r"[^\n.;]{0,40}\bto\s+$", re.I)
 _SOMEONE_ELSES_PRE = re.compile(  # "the Scorer gave 4", "your score of 4": quoted, not given
     r"\b(?:scorer|critic|commander|tie-?breaker|evaluator|speaker|referee|judge|you|your|previous(?:ly)?|earlier"
     r"|initial(?:ly)?|original(?:ly)?|old|other)\b[^\d\n.:;]{0,40}$", re.I)
@@ -80,7 +81,8 @@ _PHRASE_POST = re.compile(
 _LINE_START = re.compile(r"^[ \t>•-]*\(?$")
 _ALONE_PRE = re.compile(r"^[ \t>•-]*(?:\(?\d{1,2}[.)][ \t]+)?[\[(]*$")  # a line's first word, after a bullet
 _ALONE_POST = re.compile(r"^[\])]*[ \t]*(?:[.!]?[ \t]*(?:\n|$)|\([^)\n]{1,40}\)|[.,:)–—-][ \t]+\S)")
-_SENTENCE_BEFORE = re.compile(r"[.!?:;,][ \t]*(?:[-–][ \t]*)?$")  # "The response does not use the fact. 0" (its last word)
+# "The response does not use the fact. 0" (its last word)
+_SENTENCE_BEFORE = re.compile(r"[.!?:;,][ \t]*(?:[-–][ \t]*)?$")
 _INSTRUCTION_ITEM = re.compile(
     r"^[ \t>•-]*\(?\d+[.)][ \t]+(?:assign|give|rate|provide|evaluate|read|check|write|end|use|score|compare"
     r"|identify|determine|decide|consider|assess)\b", re.I)
@@ -105,7 +107,8 @@ _CONNECTORS = frozenset(
 
 
 _ECHOED_BLOCK = re.compile(  # the task as the prompt gave it, copied back: its numbers are the text's, not a score
-    r"^[ \t]*\[(?:source|context|text to evaluate|text [12])\][ \t]*\n.*?(?:^[ \t]*\[end of [^\]\n]*\][ \t]*$|\n[ \t]*\n|\Z)"
+    r"^[ \t]*\[(?:source|context|text to evaluate|text [12])\][ \t]*\n"
+    r".*?(?:^[ \t]*\[end of [^\]\n]*\][ \t]*$|\n[ \t]*\n|\Z)"
     r"|^[ \t]*\[(?:question|context|submission [12]|criteria)\]:.*?(?=^[ \t]*\[[\w ']+\]:|\n[ \t]*\n|\Z)",
     re.I | re.M | re.S,
 )
@@ -218,7 +221,8 @@ def parse_score(text: str, low: float, high: float, *, criterion: str | None = N
     if is_refusal(text):
         return None
     text = _without_echo(text)
-    text = _STARS.sub(lambda m: str(sum(m.group().count(star) for star in "★⭐*")), text).replace("*", "").replace("`", "")
+    text = _STARS.sub(lambda m: str(sum(m.group().count(star) for star in "★⭐*")), text)
+    text = text.replace("*", "").replace("`", "")
     reading = _Reading(text)
     found: dict[int, dict[float, list[int]]] = {}
     for m in _NUMBER.finditer(text):
@@ -446,7 +450,8 @@ _PAIR_LABELLED = re.compile(
     r"(" + _N + r")(?:\s*(?:/|out\s+of)\s*(" + _N + r"))?(?=\s*(?:$|[\n,.;)(-]|points?\b))",
     re.I,
 )
-_PAIR_AFTER_LABEL = re.compile(r"\bscores?\s*[:：]\s*(" + _N + r")\s*(?:,|;|\band\b|\bvs\.?|\s)\s*(" + _N + r")\b", re.I)
+_PAIR_AFTER_LABEL = re.compile(
+    r"\bscores?\s*[:：]\s*(" + _N + r")\s*(?:,|;|\band\b|\bvs\.?|\s)\s*(" + _N + r")\b", re.I)
 _PAIR_LINE = re.compile(r"(?m)^[ \t]*(" + _N + r")[ \t]*(?:,|;|\band\b|\bvs\.?|[ \t])[ \t]*(" + _N + r")[ \t.]*$")
 
 
@@ -471,17 +476,18 @@ def parse_pair_scores(text: str, *, low: float = 1, high: float = 10) -> tuple[f
         top = denominators.pop() if denominators else high
         pair = (per_side["1"].pop(), per_side["2"].pop())
         return pair if top <= high and all(low <= v <= top for v in pair) else None
-    m = _PAIR_AFTER_LABEL.search(text) or _PAIR_LINE.search(text)
-    if m is None:
+    found = _PAIR_AFTER_LABEL.search(text) or _PAIR_LINE.search(text)
+    if found is None:
         return None
-    pair = (float(m.group(1)), float(m.group(2)))
+    pair = (float(found.group(1)), float(found.group(2)))
     return pair if all(low <= v <= high for v in pair) else None
 
 
 _REFUSAL = re.compile(
     r"^\W*(?:unfortunately,?\s*)?(?:i'?m sorry|i am sorry|i apologi[sz]e|sorry)\b[^.\n]{0,40}?"
     r"\b(?:can(?:not|'t|\s+not)|unable|not able|won't|will not)\b"
-    r"|^\W*(?:\w+,\s*)?as an ai(?: language model| assistant| model)?,? i (?:cannot|can't|can not|am (?:not able|unable)"
+    r"|^\W*(?:\w+,\s*)?as an ai(?: language model| assistant| model)?,? "
+    r"i (?:cannot|can't|can not|am (?:not able|unable)"
     r"|do not|don't)\b"
     r"|^\W*(?:unfortunately,?\s*)?i (?:cannot|can't|can not|am unable to|am not able to|won't|will not|must decline)"
     # "I cannot agree with this score" is a Critic's objection, not a refusal
@@ -726,7 +732,7 @@ def _spans(draft: dict[str, str], default_type: str | None, unplaced: bool, text
     return [
         ErrorSpan(type=kind, quote=part, start=where[0] if where else None, end=where[1] if where else None,
                   explanation=reason, deduction=points)
-        for quote, reason in zip(quotes, reasons)
+        for quote, reason in zip(quotes, reasons, strict=True)  # as many reasons as quotes, made so above
         for part, where in _resolve(quote, text)
     ]
 

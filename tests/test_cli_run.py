@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from debate_tui.config import load_config
 from debate_tui.cli import main
+from debate_tui.config import load_config
 from debate_tui.store import SessionFileError, read_session
 
 SUMMARY_KEYS = {"session", "protocol", "status", "scores", "verdict", "calls",

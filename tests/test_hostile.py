@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from debate_tui.config import load_config
 from debate_tui.cli import main
+from debate_tui.config import load_config
 from debate_tui.store import read_session
 
 TERMINAL_ATTACK = ("Nice. \x1b]0;pwned title\x07 \x1b]52;c;ZWNobyBoaQ==\x07 \x1b[2J\x7f\x9b31m "

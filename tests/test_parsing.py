@@ -221,7 +221,8 @@ STORY = (
         ("They ate and watched tv", "They ate and watched tv"),
         ('"Instead of eating, they decided to go jogging."', "Instead of eating, they decided to go jogging."),
         ("Instead of eating they decided to go jogging", "Instead of eating, they decided to go jogging"),
-        ("Megan decided ... for Taco Tuesday.", "Megan decided to make dinner. She cooked \u201cpizzas\u201d for Taco Tuesday."),
+        ("Megan decided ... for Taco Tuesday.",
+         "Megan decided to make dinner. She cooked \u201cpizzas\u201d for Taco Tuesday."),
         ("...they decided to go jogging.", "they decided to go jogging."),
     ],
 )
@@ -283,7 +284,8 @@ def _quoted(span_start: int | None, span_end: int | None, text: str) -> str | No
 def test_parse_error_report_reads_mateval_blocks() -> None:
     report = (
         "Story\uff1a" + STORY + "\n"
-        "Error location\uff1aShe cooked \u201cpizzas\u201d for Taco Tuesday. /Instead of eating, they decided to go jogging.\n"
+        "Error location\uff1aShe cooked \u201cpizzas\u201d for Taco Tuesday. "
+        "/Instead of eating, they decided to go jogging.\n"
         "Error type\uff1a Logical Inconsistency.\n"
         "Reason\uff1aPizzas on Taco Tuesday./They eat later on.\n"
         "Error location\uff1aThey ate and watched had been watching tv.\n"
@@ -339,7 +341,8 @@ def test_parse_error_report_reads_our_qa_format() -> None:
 
 
 def test_parse_error_report_accepts_type_before_location() -> None:
-    report = "Error type: Repetition\nLocation: They ate and watched tv\nError type: FER\nQuote: Megan decided to make dinner"
+    report = ("Error type: Repetition\nLocation: They ate and watched tv\n"
+              "Error type: FER\nQuote: Megan decided to make dinner")
     errors = parse_error_report(report, STORY)
     assert [(e.type, _quoted(e.start, e.end, STORY)) for e in errors] == [
         ("REP", "They ate and watched tv"),
@@ -461,7 +464,8 @@ def test_numbers_that_are_not_scores(text: str, low: float, high: float) -> None
         ("Score: 3\n\nAlternative view:\nScore: 4", None),  # a second opinion, not another aspect
         ("Rating: 2\nStrengths:\nclear\nScore: 4", None),
         ("Evaluation criterion: coherence (1)\nThe article is coherent.", None),  # the prompt's line echoed
-        ("2. Read the summary.\n3. Assign a coherence score from 1 to 5 (coherence = 4 or higher)", None),  # a threshold
+        ("2. Read the summary.\n3. Assign a coherence score from 1 to 5 (coherence = 4 or higher)",  # a threshold
+         None),
         ("2. I read the reply:\n- 1 (dull) to 3 (very engaging)\n- 4 (interesting)\n- 5 (important)", None),
         ("The article concludes with a score of 5 from 1 (many unsupported facts).", None),  # a garbled range
         ("1. Read it.\n2. Assign a coherence score of 1 based on its quality: 5 (highest)", None),

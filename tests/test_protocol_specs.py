@@ -76,11 +76,12 @@ async def test_a_new_protocol_is_one_module_and_one_registration(monkeypatch):
 
     async def run(ctx):
         outcome = Outcome()
+        samples = Options.model_validate(ctx.options).samples
         for criterion in ctx.criteria:
             turns = [await ctx.turn("Judge", [{"role": "user", "content": (
                 f"You will be given a text to rate on one metric.\n{criterion_block(criterion)}\n\n"
                 f"[Text to evaluate]\n{ctx.task.text}\n[End of text]\n\n{score_form(criterion)}")}],
-                round=n, criterion=criterion, expect="score") for n in range(Options.model_validate(ctx.options).samples)]
+                round=n, criterion=criterion, expect="score") for n in range(samples)]
             outcome.scores[criterion.name] = turns[-1].score
         return outcome
 

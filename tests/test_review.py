@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from debate_tui.config import load_config
 from debate_tui.batch.results import ResultsFile
 from debate_tui.batch.review import ReviewQueue
 from debate_tui.cli import main
+from debate_tui.config import load_config
 from debate_tui.factory import runner_for
 from debate_tui.llm.router import ModelRouter
 from tests.test_batch_support import (

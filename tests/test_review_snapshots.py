@@ -11,9 +11,9 @@ import re
 
 import pytest
 
-from debate_tui.config import load_config
 from debate_tui.batch.results import ResultsFile
 from debate_tui.batch.review import ReviewQueue
+from debate_tui.config import load_config
 from debate_tui.domain import Usage
 from debate_tui.llm.base import Completion
 from debate_tui.ui.review.app import ReviewApp

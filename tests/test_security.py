@@ -16,9 +16,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from debate_tui.config import load_config
 from debate_tui.cli import main
 from debate_tui.cli.run import PlainPrinter
+from debate_tui.config import load_config
 from debate_tui.engine.events import TextDelta, TurnStarted
 from debate_tui.redact import redact
 from debate_tui.store import SessionFileError, read_session, write_session

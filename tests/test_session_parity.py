@@ -216,7 +216,8 @@ async def test_resume_checks_the_saved_session_against_its_protocol_s_spec(files
     assert main(["resume", str(path)]) == 2
     assert "MATEval judges one text" in capsys.readouterr().err
 
-    app = DebateTUI(launch_from(tui_request(build_parser("tui").parse_args(["tui"])), UiState()), client=RecordingDemo())
+    request = tui_request(build_parser("tui").parse_args(["tui"]))
+    app = DebateTUI(launch_from(request, UiState()), client=RecordingDemo())
     told: list[str] = []
     app.notify = lambda message, **_: told.append(message)  # type: ignore[method-assign]
     async with app.run_test(size=(120, 40)) as pilot:

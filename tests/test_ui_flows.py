@@ -230,7 +230,7 @@ async def record(session, store, *, stop_after: int | None = None):
 
 
 async def test_sessions_list_replay_resume_delete():
-    from debate_tui.store import SessionStore, read_session
+    from debate_tui.store import read_session
     from debate_tui.ui.screens.dialogs import ConfirmDialog
     from debate_tui.ui.screens.sessions import SessionsScreen
 
@@ -307,7 +307,6 @@ async def test_a_long_sessions_list_fills_every_row_and_opens_the_last(monkeypat
     from datetime import datetime, timedelta
 
     from debate_tui.locations import examples_dir
-    from debate_tui.store import SessionStore
     from debate_tui.ui.screens.sessions import SessionsScreen
 
     count = 300
