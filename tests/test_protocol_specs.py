@@ -113,5 +113,6 @@ def test_the_help_of_a_protocol_option_is_its_spec_s(command):
 
     sub = build_parser(command)._subparsers._group_actions[0].choices[command]
     text = " ".join(sub.format_help().split())
-    assert "--rounds N DEBATE: maximum Critic iterations n (the paper's best: 4) (default 4, at least 1, at most 20)" in text
+    rounds = "--rounds N DEBATE: maximum Critic iterations n (the paper's best: 4) (default 4, at least 1, at most 20)"
+    assert rounds in text
     assert "--no-feedback MATEval: sets feedback = false: the feedback agent closing each round" in text
