@@ -19,7 +19,8 @@ ResultType = TypeVar("ResultType")
 class BaseScreen(Screen[ResultType], Generic[ResultType]):
     BINDINGS = [
         Binding("f1,question_mark", "app.help", "Help", id="app.help",
-                tooltip="Every key of this screen with its id (what config.toml's keymap table remaps), and the protocols"),
+                tooltip="Every key of this screen with its id (what config.toml's keymap table remaps), "
+                        "and the protocols"),
     ]
     """Help first: it comes before each screen's own keys in the footer, so a narrow terminal keeps it."""
 
