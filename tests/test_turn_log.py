@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import pytest
 from textual import events
 from textual.app import App, ComposeResult
-from textual.geometry import Region
+from textual.geometry import Offset, Region
 from textual.pilot import Pilot
+from textual.selection import Selection
 
 from debate_tui.ui.widgets.turn_log import TurnLog, boundaries
 
@@ -33,7 +35,7 @@ async def open_log() -> AsyncIterator[tuple[Pilot, TurnLog]]:
 
 
 def texts(log: TurnLog) -> list[str]:
-    return [line.text.rstrip() for line in log._lines]
+    return [log.line_text(index) for index in range(log.line_count)]
 
 
 def visible(log: TurnLog) -> list[str]:
@@ -41,7 +43,7 @@ def visible(log: TurnLog) -> list[str]:
     return [log.render_line(y).text[1:].rstrip() for y in range(VIEW)]
 
 
-def test_blocks_end_at_blank_lines_and_list_items_but_never_inside_a_code_fence():
+def test_blocks_end_at_blank_lines_and_list_items_but_never_inside_a_code_fence() -> None:
     assert list(boundaries("One.\n\nTwo", 0)) == [(6, True)]
     assert list(boundaries("- a\n- b\n- c", 0)) == [(4, False), (8, False)]
     assert list(boundaries("Intro\n1. first", 0)) == [(6, False)]
@@ -54,12 +56,13 @@ def test_blocks_end_at_blank_lines_and_list_items_but_never_inside_a_code_fence(
 REPLY = f"Intro line.\n\n{PARAGRAPH}\n\n- one {PARAGRAPH}\n- two\n- three\n\n```\nx = 1\n\ny = 2\n```\n\nScore: 4"
 
 
-async def test_a_finished_turn_keeps_the_lines_it_streamed_rendered_block_by_block():
+async def test_a_finished_turn_keeps_the_lines_it_streamed_rendered_block_by_block() -> None:
     async with open_log() as (pilot, log):
         log.begin(1, "round 1")
         for start in range(0, len(REPLY) - 3, 7):  # the last characters never reach the pane while it streams
             log.append(REPLY[start:start + 7])
         live = texts(log)
+        assert log.live is not None
         settled = [part.lines for part, _ in log.live.blocks]
         assert len(settled) >= 6, "paragraphs, list items and the fence were settled one by one"
         log.add_turn("round 1 · score 4", REPLY)
@@ -67,32 +70,39 @@ async def test_a_finished_turn_keeps_the_lines_it_streamed_rendered_block_by_blo
         kept = [part.lines for part, _ in log.entries[0].blocks][:len(settled)]
         log.add_turn("round 2", REPLY)  # never streamed: rendered from the reply, the same way
         fresh = texts(log)[len(finished):]
-    assert all(a is b for a, b in zip(kept, settled)), "the settled blocks were not rendered again"
+    assert all(a is b for a, b in zip(kept, settled, strict=True)), "the settled blocks were not rendered again"
     assert finished[0] == "round 1 · score 4" and live[0] == "round 1"
     assert finished[1:-2] == live[1:-1] and finished[-2] == "Score: 4" and finished[-1] == "", \
         "the streamed lines stay where they were; the missing end completes the last one"
     assert fresh[1:] == finished[1:], "a turn that did not stream looks the same"
-    assert not any(a == b == "" for a, b in zip(live, live[1:])), "one blank line at most between blocks"
+    assert not any(a == b == "" for a, b in zip(live, live[1:], strict=False)), "one blank line at most between blocks"
     assert " • one The summary keeps the" in finished and " x = 1" in finished
     assert not any("**" in line for line in finished), "Markdown is rendered, not shown as source"
 
 
-async def test_the_rows_are_drawn_by_the_log_and_filtered_as_textual_would():
+async def test_each_line_carries_its_offsets_and_a_selection_is_drawn_and_extracted_as_shown() -> None:
     async with open_log() as (pilot, log):
         log.add_turn("round 1", PARAGRAPH)
         await pilot.pause()
-        drawn = log.render_lines(Region(0, 0, WIDTH + 3, VIEW))
-        again = log.render_lines(Region(0, 0, WIDTH + 3, VIEW))
-        part = log.render_lines(Region(1, 2, 5, 1))
-        filters = pilot.app.get_line_filters()
-    assert [row.text[1:].rstrip() for row in drawn] == visible(log) and drawn[1].text.startswith(" The summary")
-    assert all(a is b for a, b in zip(drawn, again)), "an unchanged row is the same strip, its filters cached"
-    assert filters and all(a is not b for a, b in zip(drawn, (log.render_line(y) for y in range(VIEW)))), \
-        "the app's line filters were applied"
-    assert part[0].text == drawn[2].text[1:6] and part[0].cell_length == 5, "a crop is cut from the row"
+        row = list(log.render_line(1))
+        offsets = [segment.style.meta.get("offset") if segment.style else None for segment in row]
+        assert offsets[0] is None and offsets[-1] is None, "the margin and the scroll bar are not text"
+        assert offsets[1] == (0, 1), "the text starts at column 0 of line 1"
+        assert log.render_line(1) is log.render_line(1), "an unchanged row is the same strip"
+
+        pilot.app.screen.selections = {log: Selection.from_offsets(Offset(4, 1), Offset(9, 2))}
+        await pilot.pause()
+        selected = log.get_selection(pilot.app.screen.selections[log])
+        drawn = log.render_line(1)
+        style = pilot.app.screen.get_component_rich_style("screen--selection")
+    lines = texts(log)
+    assert selected == (lines[1][4:] + "\n" + lines[2][:9], "\n")
+    assert drawn.text[1:].rstrip() == lines[1], "the selection restyles, the text stays"
+    styled = [segment.text for segment in drawn if segment.style and segment.style.bgcolor == style.bgcolor]
+    assert "".join(styled).rstrip() == lines[1][4:], "from the selection's start to the line's end"
 
 
-async def test_the_log_follows_the_end_by_jumping_and_lands_the_last_line_at_the_bottom():
+async def test_the_log_follows_the_end_by_jumping_and_lands_the_last_line_at_the_bottom() -> None:
     async with open_log() as (pilot, log):
         log.begin(1, "round 1")
         for _ in range(12):
@@ -106,7 +116,7 @@ async def test_the_log_follows_the_end_by_jumping_and_lands_the_last_line_at_the
         assert log.show_vertical_scrollbar
 
 
-async def test_new_text_repaints_the_lines_it_changed_where_they_are_in_view():
+async def test_new_text_repaints_the_lines_it_changed_where_they_are_in_view(monkeypatch: pytest.MonkeyPatch) -> None:
     async with open_log() as (pilot, log):
         log.begin(1, "round 1")
         while log.scroll_y == 0 or len(texts(log)) + 2 > log.scroll_y + VIEW:  # past a jump, with room below
@@ -114,16 +124,16 @@ async def test_new_text_repaints_the_lines_it_changed_where_they_are_in_view():
             await pilot.pause()
         top, before = int(log.scroll_y), texts(log)
         repainted: list[Region] = []
-        log.refresh = lambda *regions, **kwargs: repainted.extend(regions)
+        monkeypatch.setattr(log, "refresh", lambda *regions, **kwargs: repainted.extend(regions))
         log.append("more words")
         after = texts(log)
-        first = next(y for y, (a, b) in enumerate(zip(before + [None], after)) if a != b)
+        first = next(y for y, (a, b) in enumerate(zip(before + [None], after, strict=False)) if a != b)
         assert log.scroll_y == top and top < first < len(after), "the text grew in view, the view did not move"
         assert [(r.y, r.height) for r in repainted] == [(first - top, len(after) - first)], \
             "from the first changed line down, in view coordinates"
 
 
-async def test_a_reader_scrolled_up_is_not_moved_while_text_arrives():
+async def test_a_reader_scrolled_up_is_not_moved_while_text_arrives() -> None:
     async with open_log() as (pilot, log):
         log.begin(1, "round 1")
         log.append(PARAGRAPH * 6)
@@ -141,14 +151,15 @@ async def test_a_reader_scrolled_up_is_not_moved_while_text_arrives():
         assert texts(log)[-1] in visible(log), "back at the end, it follows again"
 
 
-async def test_the_log_draws_its_own_scroll_bar_the_wheel_scrolls_and_a_click_on_the_bar_moves_there():
+async def test_the_log_draws_its_own_scroll_bar_the_wheel_scrolls_and_a_click_on_the_bar_moves_there() -> None:
     async with open_log() as (pilot, log):
         log.add_turn("round 1 · score 4", PARAGRAPH * 12)
         await pilot.pause()
         thumb = log.get_component_rich_style("turn-log--thumb").bgcolor
 
         def bar() -> str:
-            return "".join("#" if list(log.render_line(y))[-1].style.bgcolor == thumb else "." for y in range(VIEW))
+            cells = [list(log.render_line(y))[-1].style for y in range(VIEW)]
+            return "".join("#" if cell is not None and cell.bgcolor == thumb else "." for cell in cells)
 
         assert log.render_line(0).cell_length == WIDTH + 3 and texts(log)[-2] in visible(log)
         assert bar().endswith("#") and bar().startswith("."), "at the end: the thumb at the bottom of the bar"
@@ -162,7 +173,7 @@ async def test_the_log_draws_its_own_scroll_bar_the_wheel_scrolls_and_a_click_on
         assert log.scroll_y == log.max_scroll_y, "a click beside the bar scrolls nothing"
 
 
-async def test_old_turns_are_dropped_with_a_note_and_the_scroll_bar_never_comes_and_goes():
+async def test_old_turns_are_dropped_with_a_note_and_the_scroll_bar_never_comes_and_goes() -> None:
     async with open_log() as (pilot, log):
         log.add_turn("round 1", "Short.")
         await pilot.pause()

@@ -24,18 +24,19 @@ from collections.abc import Callable, Iterator
 from copy import copy
 from dataclasses import dataclass, field
 from functools import cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from markdown_it import MarkdownIt
+from rich.cells import cell_len
 from rich.console import RenderableType
 from rich.markdown import Markdown
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.color import Color
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.selection import Selection
 from textual.strip import Strip
 
 from debate_tui.textsafe import inert
@@ -91,7 +92,7 @@ class Part:
     """Makes the renderable when it is drawn, so theme styles are read then, not when the text arrived."""
     trim: bool = False
     """Drop blank lines around it: a block of a turn, spaced by the log rather than by Rich."""
-    drawn_for: tuple = ()
+    drawn_for: Look | None = None
     """The look `lines` were rendered for."""
     lines: list[Strip] = field(default_factory=list)
 
@@ -133,8 +134,6 @@ class Look(NamedTuple):
 
     width: int
     base: Style
-    background: Color
-    """The log's background, which the app's line filters are given."""
     styles: dict[str, Style]
     """The component classes' styles."""
 
@@ -142,13 +141,13 @@ class Look(NamedTuple):
 class TurnLog(ScrollView, can_focus=False):
     """Finished turns, then the live one, as strips; follows the newest text while scrolled to the end.
 
-    It draws its own rows, margin and scroll bar included (`render_lines`). Textual's bar (a widget
-    beside the text, drawn line by line with every repaint, and cutting each screen row in two more
-    places) was a quarter of the screen's cost while five panes streamed, and its per-row styling
-    pass (padding, borders, tint) cost 40 us a row, a whole pane of rows after each jump. Textual's
-    scrolling stays: its bar has no width (`scrollbar-size-vertical: 0`) but is always on
-    (`overflow-y: scroll`), so the mouse wheel scrolls, and no bar coming and going lays out the
-    screen at a turn's start or end. A click on the drawn bar scrolls to that place.
+    A Line API widget (`render_line`): each row is the margin, a line of text and the log's own
+    one-column scroll bar. Textual's bar (a widget beside the text, drawn again with every repainted
+    row) was a quarter of the screen's cost while five panes streamed; Textual's scrolling stays: its
+    bar has no width (`scrollbar-size-vertical: 0`) but is always on (`overflow-y: scroll`), so the
+    mouse wheel scrolls, and no bar coming and going lays out the screen at a turn's start or end.
+    A click on the drawn bar scrolls to that place. Text is selectable with the mouse (Textual's
+    `get_selection` hook; ctrl+c copies it): each line carries its offsets, the margin and bar none.
     """
 
     COMPONENT_CLASSES = {"turn-log--heading", "turn-log--error", "turn-log--note", "turn-log--track",
@@ -162,40 +161,44 @@ class TurnLog(ScrollView, can_focus=False):
     TurnLog > .turn-log--note { color: $text-muted; text-style: italic; }
     """
 
-    def __init__(self, *, keep: int, **kwargs) -> None:
+    def __init__(self, *, keep: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.keep = keep
         """How many finished turns stay in the log; older ones are counted, the report has them."""
         self.dropped = 0
-        self._note: list[Part] = []
-        """Says how many turns were dropped, once there are any."""
         self.entries: list[TurnView] = []
         self.live: TurnView | None = None
+        self._note: list[Part] = []
+        """Says how many turns were dropped, once there are any."""
         self._finished: list[Strip] = []
         self._lines: list[Strip] = []
         self._drawn_for: Look | None = None
         self._look_cache: Look | None = None
         self._blank: Strip | None = None
-        self._rows: dict[tuple[int, bool], tuple[Strip, Strip]] = {}
-        """Each line as a row (margin, line, gutter with track or thumb), by the line's id and the thumb:
-        a line keeps its row, and the row its filtered copies, however often it is drawn or moved."""
+        self._rows: dict[tuple[int, int, bool], tuple[Strip, Strip]] = {}
+        """Each line as a row (margin, line with its offsets, gutter, track or thumb), by the line's id, its
+        index and the thumb: a line keeps its row however often it is drawn or moved."""
         self._top = 0
-        """Where `_place` left the view: a different `scroll_y` means the reader scrolled."""
+        """Where `_place` left the view: a different scroll position means the reader scrolled."""
         self._following = True
         self._thumb_drawn = (0, 0)
         """The rows of the view the scroll thumb was last drawn on (`_thumb` is where it belongs now)."""
+        self._thumb_top = 0
+        """The scroll position `_thumb_drawn` was drawn for: a scroll repaints the view, thumb included."""
         self._thumb_moved = 0.0
         """When streamed text last let the thumb move (`time.monotonic`)."""
+        self._selection: Selection | None = None
+        """The text selected in the log, if any (lines by index, characters by offset)."""
 
     # ----- what the pane tells it ---------------------------------------------------
 
     def add_turn(self, heading: str, content: str, error: str | None = None) -> None:
         """A finished turn (heading, the reply as Markdown, the error if any), in place of the live one.
 
-        One step, not two: the log never shrinks in between, so its scroll bar does not blink out and back.
-        When the reply continues what was streamed, the turn keeps the blocks already rendered and
-        renders only the rest: the panes' turns often end together, and rendering five replies in
-        one go held a key press for a tenth of a second.
+        One step, not two: the log never shrinks in between, so the view does not jump. When the reply
+        continues what was streamed, the turn keeps the blocks already rendered and renders only the
+        rest: the panes' turns often end together, and rendering five replies in one go held a key
+        press for a tenth of a second.
         """
         text, live, title = inert(content), self.live, Part(lambda: self._heading(heading))
         turn = live if live is not None and text.startswith(live.source) else TurnView(title)
@@ -230,6 +233,14 @@ class TurnLog(ScrollView, can_focus=False):
         live.settle()
         self._rebuild(live_only=True)
 
+    def line_text(self, index: int) -> str:
+        """Line `index` of the log as shown, without the margin and bar ("" past the end)."""
+        return self._lines[index].text.rstrip() if 0 <= index < len(self._lines) else ""
+
+    @property
+    def line_count(self) -> int:
+        return len(self._lines)
+
     # ----- rendering --------------------------------------------------------------
 
     def _heading(self, heading: str) -> Text:
@@ -239,16 +250,16 @@ class TurnLog(ScrollView, can_focus=False):
         """Kept until the size or the styles change: reading the styles cost more than a flush's new text."""
         if self._look_cache is None:
             self._look_cache = Look(self.scrollable_content_region.width - MARGIN - GUTTER, self.rich_style,
-                                    self.background_colors[1],
                                     {name: self.get_component_rich_style(name) for name in self.COMPONENT_CLASSES})
         return self._look_cache
 
     def _strips(self, part: Part, look: Look) -> list[Strip]:
         if part.drawn_for != look:
-            part.drawn_for, part.lines = look, self._render(part.build(), look, part.trim)
+            part.drawn_for, part.lines = look, self._draw(part.build(), look, part.trim)
         return part.lines
 
-    def _render(self, renderable: RenderableType, look: Look, trim: bool = False) -> list[Strip]:
+    def _draw(self, renderable: RenderableType, look: Look, trim: bool = False) -> list[Strip]:
+        """A renderable as lines of the log's width (`trim`: without blank lines around it)."""
         options = self.app.console_options.update(highlight=False, width=look.width, height=None)
         lines = [Strip(line, look.width) for line in
                  self.app.console.render_lines(renderable, options, style=look.base, new_lines=False)]
@@ -269,7 +280,7 @@ class TurnLog(ScrollView, can_focus=False):
         if tail:
             if turn.blocks and turn.gap:
                 lines.append(gap)
-            lines.extend(self._render(markdown(tail), look, trim=True))
+            lines.extend(self._draw(markdown(tail), look, trim=True))
         if turn.error is not None:
             lines.extend(self._strips(turn.error, look))
         return lines
@@ -287,14 +298,13 @@ class TurnLog(ScrollView, can_focus=False):
         self._drawn_for = look
         self._lines = self._finished + (self._turn_lines(self.live, look) if self.live else [])
         if len(self._rows) > 2 * len(self._lines) + 64:  # forget the rows of lines gone
-            kept = {id(line) for line in self._lines}
+            kept = {id(line) for line in self._lines} | {id(self._blank_line())}
             self._rows = {key: row for key, row in self._rows.items() if key[0] in kept}
-        if self._place(settle=not live_only):
-            self.refresh()
-        else:
-            first = next((y for y, (a, b) in enumerate(zip(old, self._lines)) if a is not b and a.text != b.text),
-                         min(len(old), len(self._lines)))
-            first = max(first, int(self.scroll_y))  # lines above the view need no repaint
+        if not self._place(settle=not live_only):
+            pairs = enumerate(zip(old, self._lines, strict=False))
+            changed = (y for y, (a, b) in pairs if a is not b and a.text != b.text)
+            first = next(changed, min(len(old), len(self._lines)))
+            first = max(first, self.scroll_offset.y)  # lines above the view need no repaint
             self.refresh_lines(first, max(len(old), len(self._lines)) - first)
         now = time.monotonic()
         if not live_only or now - self._thumb_moved >= THUMB_S:
@@ -306,12 +316,10 @@ class TurnLog(ScrollView, can_focus=False):
 
         While a turn streams, a log that follows its end jumps half a pane when the text reaches the
         bottom, rather than scrolling a line at a time: between jumps a flush repaints only the lines
-        that changed, not the whole pane. When the turn ends (`settle`) the newest line goes to the
-        bottom. Setting `virtual_size` would lay out the whole screen: only a scroll bar appearing or
-        going needs that, so otherwise the size is set quietly and the thumb follows within `THUMB_S`.
+        that changed, not the whole pane. When the turn ends (`settle`) the newest line goes to the bottom.
         """
         rows, view = len(self._lines), self.scrollable_content_region.height
-        top = round(self.scroll_y)
+        top = self.scroll_offset.y
         if top != self._top:  # scrolled by the reader since: follow only if they went to the end
             self._following = self.scroll_y >= self.max_scroll_y
         if self._following:
@@ -323,18 +331,16 @@ class TurnLog(ScrollView, can_focus=False):
         else:  # someone is reading further up: the ground under them stays
             height = max(rows, top + view) if settle else max(rows, self.virtual_size.height)
         self._top, self._following = top, top >= height - view
-        size = Size(self._drawn_for.width if self._drawn_for else 0, height)
-        wants_bar = self.styles.overflow_y == "scroll" or height > view
-        if wants_bar != self.show_vertical_scrollbar:
-            self.virtual_size = size
-            self._scroll_update(size)  # the layout skips this when its size and ours happen to agree
-        elif size != self.virtual_size:
+        size = Size(self.scrollable_content_region.width, height)
+        if size != self.virtual_size:
+            # Set without the layout a `virtual_size` change asks for (a fifth of the UI's time with five
+            # panes streaming): the log's size comes from the grid, never from its lines, and the scroll
+            # range (`max_scroll_y`) is read from `virtual_size` itself. Textual's bar, which a layout
+            # would resize, is always on and has no width.
             self.set_reactive(TurnLog.virtual_size, size)
-        if top == round(self.scroll_y):
+        if top == self.scroll_offset.y:
             return False
-        self.set_reactive(TurnLog.scroll_y, float(top))
-        self.set_reactive(TurnLog.scroll_target_y, float(top))
-        self._thumb_drawn = self._thumb()  # the whole view is repainted
+        self.scroll_to(y=top, animate=False)  # the whole view is repainted
         return True
 
     def _thumb(self) -> tuple[int, int]:
@@ -367,30 +373,42 @@ class TurnLog(ScrollView, can_focus=False):
         """The scroll bar's column: the last of every row."""
         return self.scrollable_content_region.width - 1
 
-    def watch_scroll_y(self, old: float, new: float) -> None:
-        """The reader scrolled (the log's own moves are quiet): the whole view, thumb included, is redrawn."""
-        super().watch_scroll_y(old, new)
-        self._thumb_drawn = self._thumb()
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        """The rows in `crop`, with the app's line filters (as Textual's styling pass would apply them)."""
-        background = self._look().background
-        rows = [self.render_line(y) for y in crop.line_range]
-        for line_filter in self.app.get_line_filters():
-            rows = [row.apply_filter(line_filter, background) for row in rows]
-        if crop.x or crop.width != self.size.width:
-            rows = [row.crop(crop.x, crop.right) for row in rows]
-        return rows
-
     def render_line(self, y: int) -> Strip:
-        index = int(self.scroll_y) + y
-        line = self._lines[index] if index < len(self._lines) else self._blank_line()
+        """Row `y` of the view: the margin, the line with its offsets (for selection), the gutter and bar."""
+        top = self.scroll_offset.y
+        if top != self._thumb_top:  # scrolled: Textual repaints the whole view, so the thumb moves now
+            self._thumb_top, self._thumb_drawn = top, self._thumb()
+        index = top + y
         start, end = self._thumb_drawn
-        key = (id(line), start <= y < end)
+        thumb = start <= y < end
+        if index >= len(self._lines):  # below the text: a blank row, never selected
+            line, index = self._blank_line(), -1
+        else:
+            line = self._lines[index]
+            span = self._selection.get_span(index) if self._selection is not None else None
+            if span is not None:
+                return self._row(self._selected(line, span).apply_offsets(0, index), thumb)
+        key = (id(line), index, thumb)
         row = self._rows.get(key)
         if row is None or row[0] is not line:
-            row = self._rows[key] = (line, self._row(line, key[1]))
+            row = self._rows[key] = (line, self._row(line if index < 0 else line.apply_offsets(0, index), thumb))
         return row[1]
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        """Kept for `render_line` (asking the screen for it walks up the DOM, once a row)."""
+        self._selection = selection
+        super().selection_updated(selection)
+
+    def _selected(self, line: Strip, span: tuple[int, int]) -> Strip:
+        """`line` with the characters in `span` (an end of -1: to the line's end) in the selection's style."""
+        text = line.text
+        start, end = span
+        cuts = [cell_len(text[:start]), line.cell_length if end == -1 else cell_len(text[:end])]
+        before, selected, after = line.divide([*cuts, line.cell_length])
+        blended = self.screen.get_component_rich_style("screen--selection")
+        declared = self.screen.get_component_rich_style("screen--selection", partial=True)
+        style = Style(bgcolor=blended.bgcolor, color=declared.color)  # a transparent foreground keeps the text's
+        return Strip.join([before, Strip(Segment.apply_style(selected, post_style=style), selected.cell_length), after])
 
     def _row(self, line: Strip, thumb: bool) -> Strip:
         """A line as drawn: the margin, the text, the gap and the scroll bar's cell (track or thumb)."""
@@ -405,6 +423,10 @@ class TurnLog(ScrollView, can_focus=False):
         if self._blank is None or self._blank.cell_length != look.width:
             self._blank = Strip.blank(look.width, look.base)
         return self._blank
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text as shown, line by line (trailing blanks dropped): what ctrl+c copies."""
+        return selection.extract("\n".join(line.text.rstrip() for line in self._lines)), "\n"
 
     def on_resize(self) -> None:
         self._look_cache = None
