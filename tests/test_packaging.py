@@ -34,6 +34,8 @@ async def main():
             if app.screen.query("#option-form") and app.screen.query("#start"):
                 break
             await pilot.pause(0.05)
+        await app.workers.wait_for_complete()  # the catalog's loader may rebuild the option form once more
+        await pilot.pause(0.2)
         print("theme", app.theme, sorted(name for name in app.available_themes if name.startswith("debate-")))
 
 asyncio.run(main())
