@@ -189,6 +189,7 @@ async def test_what_run_refuses_the_tui_refuses_with_the_same_reason_on_screen(c
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen), what="the setup screen")
         assert said in str(app.screen.query_one("#setup-errors").render())
+        assert [n.message for n in app._notifications if n.severity == "error"] == [said]
         await form_ready(pilot)
         assert not app.screen.query("DebateScreen")
     started, shown = await from_setup_screen(args)

@@ -210,6 +210,8 @@ class SetupScreen(BaseScreen[None]):
         """
         if self.choices is not None:
             self.app.call_after_refresh(self._mount_details)
+        if self.refusal:  # the form's foot, where the reason stands, is below the fold on a small terminal
+            self.notify(self.refusal, title="Cannot start", severity="error", markup=False, timeout=12)
 
     @property
     def filled(self) -> SetupChoices:
