@@ -219,6 +219,20 @@ class HumanAction(BaseModel):
     value: float | str | None = None
 
 
+class Vote(BaseModel):
+    """What the agents said before any discussion, aggregated the way the final result is: the baseline that
+    tells whether the discussion added anything, and at what price. Each protocol says what its first vote is
+    (see its module docstring); `slots` are the turns it was read from, so its cost is theirs."""
+
+    scores: dict[str, float | None] = Field(default_factory=dict)
+    verdict: Verdict | None = None
+    per_agent: dict[str, dict[str, float | None]] = Field(default_factory=dict)
+    agent_verdicts: dict[str, Verdict | None] = Field(default_factory=dict)
+    method: str = ""
+    """What was counted and how, e.g. "mean of the referees' first-turn scores"."""
+    slots: list[int] = Field(default_factory=list)
+
+
 class Outcome(BaseModel):
     """The result of a run: final scores and/or verdict and how they were reached."""
 
@@ -230,6 +244,8 @@ class Outcome(BaseModel):
     agent_verdicts: dict[str, Verdict | None] = Field(default_factory=dict)
     errors: list[ErrorSpan] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    vote: Vote | None = None
+    """The vote before discussion, for a protocol whose agents discuss; None for one without a discussion."""
 
 
 class Session(BaseModel):

@@ -75,7 +75,8 @@ def build_session(task: Task, choices: Choices, config: Config, catalog: Catalog
     except CatalogError as exc:
         raise InputError(str(exc)) from None
     spec.check_task(task, criteria, options)
-    demo_default = not (choices.demo or choices.model or config.default_model or config.role_models())
+    demo_default = not (choices.demo or choices.model or config.default_model or config.role_models()
+                        or options.model_dump().get("jury"))
     session = Session(protocol=spec.name, options=options.model_dump(), criteria=criteria, agents=agents, task=task)
     generation_of(choices, config).record(session.options)
     return Built(session, any(a.model == DEMO_MODEL for a in agents), [demo_hint()] if demo_default else [])
@@ -96,9 +97,10 @@ def _agents(spec: ProtocolSpec, options: Any, choices: Choices, config: Config, 
     model = DEMO_MODEL if demo else (choices.model or config.default_model or DEMO_MODEL)
     if choices.api_base:  # refused even for the demo: the TUI would remember it in its settings
         check_api_base(choices.api_base, "--api-base (API base)")
-    params = {"api_base": choices.api_base} if choices.api_base and model != DEMO_MODEL else {}
+    named = bool(getattr(options, "jury", ""))  # a jury names its judges' models itself
+    params = {"api_base": choices.api_base} if choices.api_base and (model != DEMO_MODEL or named) else {}
     models = ModelChoice(default=model, per_agent=dict(choices.agent_models),
-                         per_role={} if demo else config.role_models(), params=params)
+                         per_role={} if demo else config.role_models(), params=params, demo=demo)
     agents = spec.build_agents(options, models, chosen_personas(spec, choices, catalog))
     check_agent_names(choices.agent_models, agents)
     with_personas(agents, choices.agent_personas, catalog)

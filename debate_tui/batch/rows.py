@@ -2,7 +2,9 @@
 
     {"id", "group", "criterion", "predicted", "human", "predicted_verdict"?, "human_verdict"?,
      "session", "status", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd",
-     "error"?, "predicted_errors"?, "human_errors"?, "decided_by"?, "decided_at"?}
+     "error"?, "predicted_errors"?, "human_errors"?, "decided_by"?, "decided_at"?,
+     "predicted_vote"?, "verdict_vote"?, "calls_vote"?, "cost_usd_vote"?, "predicted_judges"?, "verdict_judges"?,
+     "jury"?}   (the vote's and the jury's fields: see `vote_rows`)
 
 Usage is split by the criterion each turn was about, so summing a column over
 the file gives the batch's total without counting a session twice; turns not
@@ -18,10 +20,12 @@ from __future__ import annotations
 
 from debate_tui.batch.items import Item
 from debate_tui.batch.results import Row
+from debate_tui.batch.vote_rows import VOTE_FIELDS, vote_fields
 from debate_tui.domain import HumanAction, Session, Usage
 
 SESSION_FIELDS = ("predicted", "predicted_verdict", "session", "status", "calls", "cache_hits", "prompt_tokens",
-                  "completion_tokens", "cost_usd", "error", "predicted_errors", "decided_by", "decided_at")
+                  "completion_tokens", "cost_usd", "error", "predicted_errors", "decided_by", "decided_at",
+                  *VOTE_FIELDS)
 """What a row takes from the session; everything else comes from the input item."""
 
 
@@ -53,6 +57,7 @@ def refresh(rows: list[Row], session: Session) -> list[Row]:
         new["predicted"] = outcome.scores.get(name) if outcome else None
         if session.task.pairwise:
             new["predicted_verdict"] = outcome.verdict if outcome else None
+        new |= vote_fields(session, name)
         spent, hits = usage.get(name, (Usage(), 0))
         new |= {"session": session.id, "status": session.status, "calls": spent.calls, "cache_hits": hits,
                 "prompt_tokens": spent.prompt_tokens, "completion_tokens": spent.completion_tokens,

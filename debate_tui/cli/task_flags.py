@@ -37,6 +37,7 @@ OPTION_FLAGS: dict[str, OptionFlag] = {
     "evaluators": OptionFlag("evaluators"), "no_feedback": OptionFlag("feedback", False),
     "count_unlocated": OptionFlag("count_unlocated", True),
     "on_no_consensus": OptionFlag("on_no_consensus"), "criteria_variant": OptionFlag("criteria_variant"),
+    "jury": OptionFlag("jury"), "jury_aggregate": OptionFlag("jury_aggregate"),
 }
 """argparse destination -> the protocol option it sets; each protocol reads the keys its spec has."""
 
@@ -111,6 +112,8 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
     how.add_argument("--count-unlocated", action="store_true", help=SPEC_HELP)
     how.add_argument("--on-no-consensus", choices=("human", "majority", "tie", "undecided"), help=SPEC_HELP)
     how.add_argument("--criteria-variant", choices=VARIANTS, help=SPEC_HELP)
+    how.add_argument("--jury", metavar="MODEL,MODEL[,...]", help=SPEC_HELP)
+    how.add_argument("--jury-aggregate", choices=("mean", "median", "majority"), help=SPEC_HELP)
     add_generation_arguments(parser)
     models = parser.add_argument_group("models")
     models.add_argument("--model", metavar="MODEL",

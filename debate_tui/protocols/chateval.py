@@ -23,6 +23,14 @@ reach a consensus, and neither do we. One history serves all referees: Algorithm
 next turn, which contradicts the text ("concatenate what previous other agents
 have said"), so we follow the text. The summarizer runs after every turn, the
 last included, as Algorithm 3 does: N*T + T calls.
+
+The vote before discussion (`outcome.vote`) is EXT applied to the referees'
+first-turn answers: their mean score, or the majority of their preferences for
+a pair (position-calibrated like the final with `--swap`). With the simultaneous
+strategies those answers are independent (no referee has heard another yet);
+one-by-one, each referee after the first has already heard the ones before it
+in that turn, so only the first referee's answer is untouched by discussion:
+the vote's method says which. It costs the first turn's N calls.
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ from debate_tui.llm.base import Message
 from debate_tui.protocols.common import ModelChoice, concurrently, counted, criterion_block
 from debate_tui.protocols.pairs import answer_form, in_both_orders, mean, pair_keys, tally, unscored_note
 from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
+from debate_tui.protocols.vote import first_round_slots, vote_from
 
 Strategy = Literal["one-by-one", "simultaneous-talk", "simultaneous-talk-with-summarizer"]
 REFEREE_PERSONAS = ("general-public", "critic", "news-author", "psychologist", "scientist")
@@ -179,33 +188,53 @@ STRATEGIES: dict[str, TurnOf] = {
 }
 
 
-async def discuss(ctx: Context, task: Task, criterion: Criterion, options: Options, first_turn: int) -> list[Turn]:
-    """T turns of discussion on one criterion; returns each referee's final-turn answer."""
+async def discuss(ctx: Context, task: Task, criterion: Criterion, options: Options,
+                  first_turn: int) -> tuple[list[Turn], list[Turn]]:
+    """T turns of discussion on one criterion; returns each referee's first-turn and final-turn answers."""
     panel = Panel(ctx, task, criterion)
     referees = ctx.agents("referee")
+    first: list[Turn] = []
     final: list[Turn] = []
     for turn_number in range(first_turn, first_turn + options.turns):
         final = await STRATEGIES[options.strategy](panel, referees, turn_number)
+        first = first or final
         ctx.round_completed(turn_number, criterion)
-    return final
+    return first, final
 
 
-async def judge(ctx: Context, task: Task, options: Options, first_turn: int = 1) -> Outcome:
-    """Every criterion discussed on `task`, then EXT: mean score, or majority vote for a pair."""
+def extract(task: Task, criteria: list[Criterion], answers: dict[str, list[Turn]], which: str) -> Outcome:
+    """EXT over one answer per referee and criterion (`which` turn's): mean score, or majority vote for a pair."""
     outcome = Outcome()
-    for criterion in ctx.criteria:
-        final = await discuss(ctx, task, criterion, options, first_turn)
-        for turn in final:
+    for criterion in criteria:
+        turns = answers[criterion.name]
+        for turn in turns:
             scores = outcome.per_agent.setdefault(turn.agent, {})
             if task.pairwise:
                 scores.update(zip(pair_keys(criterion.name), (turn.score, turn.score_b), strict=True))
             else:
                 scores[criterion.name] = turn.score
         if not task.pairwise:
-            outcome.scores[criterion.name] = mean(turn.score for turn in final)
-            outcome.notes.append(f"{criterion.name}: mean of the referees' final-turn scores{unscored_note(final)}")
+            outcome.scores[criterion.name] = mean(turn.score for turn in turns)
+            outcome.notes.append(f"{criterion.name}: mean of the referees' {which} scores{unscored_note(turns)}")
     if task.pairwise:
-        tally(outcome, ctx.criteria)
+        tally(outcome, criteria)
+    return outcome
+
+
+async def judge(ctx: Context, task: Task, options: Options, first_turn: int = 1) -> Outcome:
+    """Every criterion discussed on `task`, then EXT on the final turn (the outcome) and on the first (its vote)."""
+    firsts: dict[str, list[Turn]] = {}
+    finals: dict[str, list[Turn]] = {}
+    for criterion in ctx.criteria:
+        firsts[criterion.name], finals[criterion.name] = await discuss(ctx, task, criterion, options, first_turn)
+    outcome = extract(task, ctx.criteria, finals, "final-turn")
+    heard = ("independent" if options.strategy != "one-by-one" else
+             "one-by-one: each referee after the first had heard those before it")
+    what = "majority of the referees' first-turn preferences" if task.pairwise else "mean of the referees' " \
+        "first-turn scores"
+    referees = [a.name for a in ctx.agents("referee")]
+    outcome.vote = vote_from(extract(task, ctx.criteria, firsts, "first-turn"), f"{what} ({heard})",
+                             first_round_slots(ctx, referees, first_turn))
     return outcome
 
 

@@ -18,6 +18,8 @@ class ModelChoice:
     per_agent: dict[str, str] = field(default_factory=dict)
     per_role: dict[str, str] = field(default_factory=dict)
     params: dict[str, Any] = field(default_factory=dict)
+    demo: bool = False
+    """`--demo`: every agent answers with the offline demo model, even one whose model an option names (a jury)."""
 
     def model_for(self, agent: str, role: str) -> str:
         named = next((model for name, model in self.per_agent.items() if name_key(name) == name_key(agent)), None)

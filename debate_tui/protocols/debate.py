@@ -12,6 +12,12 @@ Algorithm 1 of the paper, per criterion:
 The Commander is a fixed template here, not a model call: it composes each
 prompt and carries the debate's memory, which is all the paper asks of it.
 So a debate agreeing at iteration k costs 2k calls, and 2n+1 without agreement.
+
+The vote before discussion (`outcome.vote`) is the Scorer's first score of each
+criterion, before the Critic spoke: DEBATE's first round has only one scorer,
+so its "vote" is that one judge's score, and costs one call per criterion (two
+when it had to be re-asked). The debate's gain over it is what the Critic's
+objections changed.
 A history too long for an agent's context is condensed (engine.condense) at
 the cost of one more call per condensation; it is never cut.
 """
@@ -28,6 +34,7 @@ from debate_tui.engine.condense import condense, condense_log
 from debate_tui.engine.runner import Context
 from debate_tui.protocols.common import ModelChoice, counted, criterion_block, excerpt, score_form
 from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
+from debate_tui.protocols.vote import first_answers, first_round_slots, vote_from
 
 SCORER_SYSTEM = "You are the Scorer. Think logically, step by step, to score the text you are given."
 TIE_BREAKER_SYSTEM = (
@@ -198,13 +205,17 @@ def calls(options: Options, criteria: int, pairwise: bool) -> CallCount:
 async def run(ctx: Context) -> Outcome:
     options = Options.model_validate(ctx.options)
     ctx.plan(options.rounds + (options.tie_breaker == "agent"), first_round=0)  # round 0: the first score
-    outcome = Outcome()
+    outcome, first = Outcome(), Outcome()
     for criterion in ctx.criteria:
         final, how = await debate_one(ctx, criterion, options)
         outcome.scores[criterion.name] = final
         outcome.per_agent.setdefault("Scorer", {})[criterion.name] = final
         outcome.notes.append(f"{criterion.name}: {how}")
+        opening = first_answers(ctx, ["Scorer"], 0, criterion)["Scorer"]
+        first.scores[criterion.name] = first.per_agent.setdefault("Scorer", {})[criterion.name] = opening.score
     outcome.method = "; ".join(outcome.notes)
+    outcome.vote = vote_from(first, "the Scorer's first score, before the Critic spoke (one scorer in the first "
+                             "round: the vote is that one score)", first_round_slots(ctx, ["Scorer"], 0))
     return outcome
 
 

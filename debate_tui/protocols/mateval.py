@@ -47,6 +47,18 @@ the scores are unscored (None), never 0.
 Scoring, the paper's rule: each type starts at 0 and every error deducts its
 deduction (one point); the same sentence reported twice for a type counts once.
 `outcome.scores` holds one score per type and "total".
+
+The vote before discussion (`outcome.vote`), for the strategies with one error
+type per round (CoT, SR+CoT): each evaluator's statement on a type (its first
+word on it, before its self-reflection and the round's feedback) is read as a
+score by the same rule, 0 minus one point per distinct sentence it quotes that
+is found in the text; the vote is the evaluators' mean per type, and "total"
+their sum. Only round 1 (the first type) comes before any discussion; the
+statements on later types follow the earlier rounds' discussion and feedback,
+and one by one, Evaluator 2 has read Evaluator 1's statement. It costs the
+statement calls (E per type). SA has one evaluator and no discussion, and O_b_O
+and SR discuss every type in each round, so a statement's quotes carry no type
+to count without the summarizer: those strategies record no vote.
 """
 
 from __future__ import annotations
@@ -58,11 +70,13 @@ from typing import Literal
 from pydantic import Field, ValidationInfo, field_validator
 
 from debate_tui import parsing
-from debate_tui.domain import AgentSpec, Criterion, ErrorSpan, Outcome, Persona, Task, Turn, task_block
+from debate_tui.domain import AgentSpec, Criterion, ErrorSpan, Outcome, Persona, Task, Turn, Vote, task_block
 from debate_tui.engine.runner import Context
 from debate_tui.inputs import InputError
 from debate_tui.protocols.common import ModelChoice, counted
+from debate_tui.protocols.pairs import mean
 from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
+from debate_tui.protocols.vote import vote_from
 
 Strategy = Literal["SA", "O_b_O", "SR", "CoT", "SR+CoT"]
 DECOMPOSED: frozenset[str] = frozenset({"CoT", "SR+CoT"})
@@ -185,6 +199,8 @@ class Discussion:
         self.evaluators = [a.name for a in ctx.agents("evaluator")]
         self.history: list[str] = []
         self.feedback: str | None = None
+        self.statements: dict[str, dict[str, Turn]] = {}
+        """Each evaluator's statement per error type, for the rounds on one type: the vote before discussion."""
 
     def _system(self, name: str) -> str:
         spec = self.ctx.session.agent(name)
@@ -229,6 +245,8 @@ class Discussion:
         for name in self.evaluators:
             prompts[name] = self._statement_prompt(name, number, question, said)
             said[name] = await self.ctx.turn(name, prompts[name], round=number, criterion=question.criterion)
+        if question.criterion is not None:
+            self.statements[question.types[0]] = dict(said)
         final = said
         if self.options.strategy in REFLECTING:
             final = {}
@@ -380,7 +398,36 @@ async def run(ctx: Context) -> Outcome:
                       f"{'on' if options.feedback else 'off'}, {counted(len(questions), 'round')}; "
                       "report by the Summarizer")
     outcome.notes += [outcome.method, *_notes(errors, types, answered, options.count_unlocated)]
+    if options.strategy in DECOMPOSED:
+        outcome.vote = statement_vote(ctx, discussion, types)
     return outcome
+
+
+_QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”')
+
+
+def statement_score(turn: Turn, text: str) -> float | None:
+    """0 minus one point per distinct sentence of `text` the statement quotes; None for a failed turn."""
+    if turn.error is not None:
+        return None
+    spans = {parsing.locate(a or b, text) for a, b in _QUOTED.findall(turn.content)}
+    return 0.0 - len(spans - {None})
+
+
+def statement_vote(ctx: Context, discussion: Discussion, types: list[str]) -> Vote:
+    """The evaluators' statements per type, scored like the report and averaged: see the module docstring."""
+    counted = Outcome()
+    for kind in types:
+        said = discussion.statements.get(kind, {})
+        for name, turn in said.items():
+            counted.per_agent.setdefault(name, {})[kind] = statement_score(turn, ctx.task.text)
+        counted.scores[kind] = mean(scores.get(kind) for scores in counted.per_agent.values())
+    values = list(counted.scores.values())
+    counted.scores["total"] = None if None in values else sum(v for v in values if v is not None)
+    slots = [turn.slot for said in discussion.statements.values() for turn in said.values()]
+    return vote_from(counted, "the evaluators' first statement on each error type, one point per quoted sentence "
+                     "found in the text, averaged over the evaluators (only the first type's round precedes all "
+                     "discussion)", slots)
 
 
 def _notes(errors: list[ErrorSpan], types: list[str], answered: set[str], count_unlocated: bool) -> list[str]:

@@ -19,8 +19,9 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from debate_tui.domain import VERDICT_FLIP, Criterion, Outcome, Task, Turn, Verdict
+from debate_tui.domain import VERDICT_FLIP, Criterion, Outcome, Task, Turn, Verdict, Vote
 from debate_tui.protocols.common import score_form
+from debate_tui.protocols.vote import vote_from
 
 if TYPE_CHECKING:  # the report imports this module and must not pull in the engine
     from debate_tui.engine.runner import Context
@@ -155,5 +156,17 @@ async def in_both_orders(ctx: Context, judge: Judge, *, swap: bool, rounds: int)
     elif swap:
         ctx.notice(f"judging again with text 1 and text 2 exchanged (rounds {rounds + 1}-{2 * rounds})")
         twin = await judge(swapped(ctx.task), rounds + 1)
-        outcome = calibrate(outcome, twin, ctx.criteria, ctx.session.state)
+        combined = calibrate(outcome, twin, ctx.criteria, ctx.session.state)
+        combined.vote = _calibrated_vote(outcome.vote, twin.vote, ctx.criteria)
+        outcome = combined
     return outcome
+
+
+def _calibrated_vote(original: Vote | None, twin: Vote | None, criteria: list[Criterion]) -> Vote | None:
+    """The vote before discussion of both orders, calibrated as the final is (its notes are not kept)."""
+    if original is None or twin is None:
+        return None
+    combined = calibrate(Outcome(per_agent=original.per_agent, verdict=original.verdict),
+                         Outcome(per_agent=twin.per_agent, verdict=twin.verdict), criteria, {})
+    return vote_from(combined, f"{original.method}; each agent's scores averaged over both text orders",
+                     [*original.slots, *twin.slots])

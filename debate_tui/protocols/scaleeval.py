@@ -21,6 +21,13 @@ Submission 1 is text 2. Every verdict in the outcome (`verdict`,
 `--rounds` means discussion rounds here (0: the initial verdicts only); DEBATE
 reads the same flag as its Critic iterations. `--criteria-variant` perturbs the
 rubric (the paper's Table 7) for robustness runs.
+
+The vote before discussion (`outcome.vote`) is the initial round's verdicts,
+given independently: unanimous, that verdict; otherwise their majority (a
+split is a tie, "0"), since a vote cannot ask a person. With
+`--on-no-consensus majority` it is the final rule applied to round 0. It costs
+the initial round's N calls; when the speakers agree at once the final is the
+vote and the discussion cost nothing.
 """
 
 from __future__ import annotations
@@ -32,12 +39,13 @@ from typing import Literal
 
 from pydantic import Field
 
-from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn, Verdict
+from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn, Verdict, Vote
 from debate_tui.engine.runner import Context
 from debate_tui.protocols.common import ModelChoice, counted, excerpt
 from debate_tui.protocols.criteria_variants import Variant, rubric, vary
 from debate_tui.protocols.pairs import FLIP, describe_votes, majority
 from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
+from debate_tui.protocols.vote import first_round_slots, vote_from
 
 VERDICTS: tuple[Verdict, ...] = ("1", "2", "0")
 VERDICT_LABELS = ("text 1 better", "text 2 better", "tie")
@@ -231,6 +239,7 @@ async def run(ctx: Context) -> Outcome:
     panel = Panel(ctx, criterion, order)
     outcome = Outcome(notes=[_order_note(order)])
     said, round = await panel.initial(), 0
+    outcome.vote = initial_vote(ctx, order, said)
     _tally(outcome, order, said, round)
     ctx.round_completed(round, criterion)
     while unanimous(said) is None and round < options.rounds:
@@ -248,6 +257,17 @@ async def run(ctx: Context) -> Outcome:
         outcome.verdict, outcome.method = await settle(ctx, options, finals, round, order.swapped)
     outcome.notes.append(outcome.method)
     return outcome
+
+
+def initial_vote(ctx: Context, order: Order, said: dict[str, Turn]) -> Vote:
+    """Round 0's verdicts in the original numbering: unanimous, else the majority (a split is a tie)."""
+    views = {name: order.original(said[name].verdict) for name in sorted(said)}
+    agreed = unanimous(said)
+    counted = Outcome(verdict=order.original(agreed) if agreed is not None else majority(views.values()),
+                      agent_verdicts=views)
+    how = "unanimous" if agreed is not None else f"majority of {describe_votes(views.values())}, a split is a tie"
+    return vote_from(counted, f"the speakers' initial verdicts, given independently ({how})",
+                     first_round_slots(ctx, list(said), 0))
 
 
 def _order_note(order: Order) -> str:

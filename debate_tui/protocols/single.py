@@ -24,14 +24,28 @@ local servers return no log-probabilities (litellm's `drop_params` then
 drops the request for them rather than fail the run), and a note says so.
 Streaming is kept: litellm passes each chunk's log-probabilities on. For a
 pair there is no weighted score (two score tokens, one verdict).
+
+A jury (`jury`: models, comma-separated): one judge per model, "Judge 1",
+"Judge 2", ..., on the same item and prompt, each with its samples. Each judge's
+score is the mean of its samples; the jury's is their mean, median, or majority
+(`jury_aggregate`: the score more than half the judges gave, else the median).
+For a pair the verdict is the majority of the judges' preferences, as for
+ChatEval's panel. No judge sees another, so there is no discussion and no vote
+before it: the jury is the vote. The report and `meta` say how far the judges
+agree with each other.
 """
 
 from __future__ import annotations
 
-from pydantic import Field
+import statistics
+from collections import Counter
+from typing import Literal
+
+from pydantic import Field, field_validator
 
 from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn, task_block
 from debate_tui.engine.runner import Context
+from debate_tui.llm import DEMO_MODEL
 from debate_tui.llm.base import Message
 from debate_tui.protocols.common import ModelChoice, concurrently, criterion_block
 from debate_tui.protocols.pairs import answer_form, in_both_orders, mean, pair_keys, tally, unscored_note
@@ -43,6 +57,8 @@ SAMPLING_TEMPERATURE = 1.0
 """G-Eval's: identical prompts at temperature 0 would give N copies of one sample."""
 TOP_LOGPROBS = 5
 """Alternatives asked for per token: OpenAI allows up to 20; 5 covers a 1-5 scale and the likely part of wider ones."""
+MAX_JURY = 9
+Aggregate = Literal["mean", "median", "majority"]
 
 
 class Options(ProtocolOptions):
@@ -53,6 +69,38 @@ class Options(ProtocolOptions):
     logprobs: bool = False
     """Also report G-Eval's probability-weighted score, where the provider returns log-probabilities
     (asks for the top 5 per token)."""
+    jury: str = ""
+    """A jury: two or more models, comma-separated, one judge each on the same item (empty: one judge)."""
+    jury_aggregate: Aggregate = "mean"
+    """How the jury's scores become one: mean, median, or majority (else the median); a pair's verdict is
+    the majority of the judges' preferences."""
+
+    @field_validator("jury")
+    @classmethod
+    def _a_jury_is_several_models(cls, jury: str) -> str:
+        models = jury_models(jury)
+        if len(models) == 1:
+            raise ValueError("a jury needs two or more models, comma-separated (one model: use --model)")
+        if len(models) > MAX_JURY:
+            raise ValueError(f"a jury has at most {MAX_JURY} judges, got {len(models)}")
+        return ",".join(models)
+
+
+def jury_models(jury: str) -> list[str]:
+    """The jury's models as given, in order; empty for a single judge."""
+    return [model.strip() for model in jury.split(",") if model.strip()]
+
+
+def combine(values: list[float | None], how: Aggregate) -> float | None:
+    """The jury's score from its judges' (unscored ones left out): mean, median, or strict majority else median."""
+    present = [v for v in values if v is not None]
+    if not present:
+        return None
+    if how == "majority":
+        top, count = Counter(present).most_common(1)[0]
+        if 2 * count > len(present):
+            return top
+    return statistics.median(present) if how != "mean" else sum(present) / len(present)
 
 
 def build_agents(options: Options, models: ModelChoice, personas: list[Persona] | None = None) -> list[AgentSpec]:
@@ -61,12 +109,17 @@ def build_agents(options: Options, models: ModelChoice, personas: list[Persona] 
         params.setdefault("temperature", SAMPLING_TEMPERATURE)
     if options.logprobs:
         params.update(logprobs=True, top_logprobs=TOP_LOGPROBS, drop_params=True)
-    return [AgentSpec(name=JUDGE, role="judge", persona=personas[0] if personas else None,
-                      model=models.model_for(JUDGE, "judge"), params=params)]
+    jurors = jury_models(options.jury)
+    if not jurors:
+        return [AgentSpec(name=JUDGE, role="judge", persona=personas[0] if personas else None,
+                          model=models.model_for(JUDGE, "judge"), params=params)]
+    return [AgentSpec(name=f"{JUDGE} {number}", role="judge",
+                      persona=personas[(number - 1) % len(personas)] if personas else None,
+                      model=DEMO_MODEL if models.demo else model, params=params)
+            for number, model in enumerate(jurors, start=1)]
 
 
-def judge_prompt(ctx: Context, task: Task, criterion: Criterion) -> list[Message]:
-    judge = ctx.session.agent(JUDGE)
+def judge_prompt(judge: AgentSpec, task: Task, criterion: Criterion) -> list[Message]:
     what = "two texts" if task.pairwise else "a text"
     return [
         {"role": "system", "content": judge.persona.role_prompt if judge.persona else JUDGE_SYSTEM},
@@ -92,25 +145,32 @@ def weighted_note(turns: list[Turn]) -> tuple[float | None, str]:
     return weighted, f"probability-weighted score: {weighted:.2f}{over}"
 
 
-async def judge(ctx: Context, task: Task, samples: int, first_round: int = 1, logprobs: bool = False) -> Outcome:
-    """Each criterion sampled `samples` times; the judge's score is the mean of the readable samples."""
+async def judge(ctx: Context, task: Task, options: Options, first_round: int = 1) -> Outcome:
+    """Each criterion sampled `samples` times per judge; a judge's score is the mean of its readable samples,
+    the jury's their aggregate."""
     outcome = Outcome()
     weighted_scores: dict[str, float | None] = {}
-    scores = outcome.per_agent.setdefault(JUDGE, {})
+    judges, samples, logprobs = ctx.agents("judge"), options.samples, options.logprobs
     for criterion in ctx.criteria:
-        messages = judge_prompt(ctx, task, criterion)
+        asked = [(spec, n) for spec in judges for n in range(samples)]
         turns = await concurrently(
-            ctx.turn(JUDGE, messages, round=first_round + n, criterion=criterion,
+            ctx.turn(spec.name, judge_prompt(spec, task, criterion), round=first_round + n, criterion=criterion,
                      expect="pair" if task.pairwise else "score")
-            for n in range(samples)
+            for spec, n in asked
         )
-        if task.pairwise:
-            key_1, key_2 = pair_keys(criterion.name)
-            scores[key_1], scores[key_2] = mean(t.score for t in turns), mean(t.score_b for t in turns)
-        else:
-            scores[criterion.name] = outcome.scores[criterion.name] = mean(t.score for t in turns)
+        for spec in judges:
+            own = [turn for (who, _), turn in zip(asked, turns, strict=True) if who is spec]
+            scores = outcome.per_agent.setdefault(spec.name, {})
+            if task.pairwise:
+                key_1, key_2 = pair_keys(criterion.name)
+                scores[key_1], scores[key_2] = mean(t.score for t in own), mean(t.score_b for t in own)
+            else:
+                scores[criterion.name] = mean(t.score for t in own)
+        if not task.pairwise:
+            outcome.scores[criterion.name] = combine(
+                [outcome.per_agent[spec.name][criterion.name] for spec in judges], options.jury_aggregate)
         outcome.notes.append(f"{criterion.name}: mean of {samples} sample{'s' if samples > 1 else ''}"
-                             f"{unscored_note(turns)}")
+                             f"{' per judge' if len(judges) > 1 else ''}{unscored_note(turns)}")
         if logprobs and not task.pairwise:
             weighted_scores[criterion.name], note = weighted_note(turns)
             outcome.notes.append(f"{criterion.name}: {note}")
@@ -122,8 +182,9 @@ async def judge(ctx: Context, task: Task, samples: int, first_round: int = 1, lo
 
 
 def calls(options: Options, criteria: int, pairwise: bool) -> CallCount:
-    """One call per sample and criterion; twice over for a swapped pair."""
-    count = criteria * options.samples * (2 if options.swap and pairwise else 1)
+    """One call per judge, sample and criterion; twice over for a swapped pair."""
+    judges = max(1, len(jury_models(options.jury)))
+    count = criteria * judges * options.samples * (2 if options.swap and pairwise else 1)
     return CallCount(count, count)
 
 
@@ -132,9 +193,15 @@ async def run(ctx: Context) -> Outcome:
     ctx.plan(options.samples * (2 if options.swap and ctx.task.pairwise else 1))
     if options.logprobs and ctx.task.pairwise:
         ctx.notice("--logprobs: a probability-weighted score is given for a single text's score, not for a pair")
-    outcome = await in_both_orders(ctx, lambda task, first: judge(ctx, task, options.samples, first, options.logprobs),
+    outcome = await in_both_orders(ctx, lambda task, first: judge(ctx, task, options, first),
                                    swap=options.swap, rounds=options.samples)
-    outcome.method = f"single judge, {options.samples} sample{'s' if options.samples > 1 else ''} per criterion"
+    judges = ctx.agents("judge")
+    who = (f"a jury of {len(judges)} judges ({', '.join(j.model for j in judges)}), "
+           f"{'majority of their preferences' if ctx.task.pairwise else options.jury_aggregate + ' of their scores'}"
+           if len(judges) > 1 else "single judge")
+    outcome.method = f"{who}, {options.samples} sample{'s' if options.samples > 1 else ''} per criterion"
+    if len(judges) > 1:
+        outcome.notes.append(outcome.method)
     return outcome
 
 
@@ -143,5 +210,5 @@ SPEC = ProtocolSpec(
     paper="Liu et al. 2023, G-Eval: NLG Evaluation using GPT-4 with Better Human Alignment",
     options=Options, criteria=CriteriaRule("score", ("coherence",)), optional=("text_b", "source", "context"),
     build_agents=build_agents, run=run, calls=calls, personas=True,
-    calls_formula="samples per criterion, twice with --swap on a pair",
+    calls_formula="samples per criterion (times the judges of a --jury), twice with --swap on a pair",
 )

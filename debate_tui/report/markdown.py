@@ -15,6 +15,7 @@ from debate_tui.protocols.common import counted
 from debate_tui.protocols.pairs import FLIP, pair_keys
 from debate_tui.report.errors_text import counts_unlocated, line_col, section
 from debate_tui.report.quotes import numbered, quoted_passages
+from debate_tui.report.vote import jury_lines, vote_lines
 from debate_tui.textsafe import inert_markdown
 
 UNSCORED = "unscored"
@@ -109,6 +110,7 @@ def _scores(session: Session) -> list[str]:
         for name, value in outcome.scores.items():
             lines.append(f"| {cell(name)} | {scales.get(name, '')} | {fmt_score(value)} |")
         lines.append("")
+    lines += vote_lines(session) + jury_lines(session)
     if outcome.per_agent:
         names = list(outcome.scores) or sorted({k for v in outcome.per_agent.values() for k in v})
         lines += ["### Per agent", "", "| Agent | " + " | ".join(cell(n) for n in names) + " |",
