@@ -1,7 +1,8 @@
 """Result lines from a session: one per criterion, in the shape `debate-tui meta` reads.
 
     {"id", "group", "criterion", "predicted", "human", "predicted_verdict"?, "human_verdict"?,
-     "session", "status", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd",
+     "session", "protocol", "model" (its models, comma-separated), "status", "calls", "cache_hits",
+     "prompt_tokens", "completion_tokens", "cost_usd",
      "error"?, "predicted_errors"?, "human_errors"?, "decided_by"?, "decided_at"?,
      "predicted_vote"?, "verdict_vote"?, "calls_vote"?, "cost_usd_vote"?, "predicted_judges"?, "verdict_judges"?,
      "jury"?}   (the vote's and the jury's fields: see `vote_rows`)
@@ -25,7 +26,7 @@ from debate_tui.domain import HumanAction, Session, Usage
 
 SESSION_FIELDS = ("predicted", "predicted_verdict", "session", "status", "calls", "cache_hits", "prompt_tokens",
                   "completion_tokens", "cost_usd", "error", "predicted_errors", "decided_by", "decided_at",
-                  *VOTE_FIELDS)
+                  "protocol", "model", *VOTE_FIELDS)
 """What a row takes from the session; everything else comes from the input item."""
 
 
@@ -59,7 +60,8 @@ def refresh(rows: list[Row], session: Session) -> list[Row]:
             new["predicted_verdict"] = outcome.verdict if outcome else None
         new |= vote_fields(session, name)
         spent, hits = usage.get(name, (Usage(), 0))
-        new |= {"session": session.id, "status": session.status, "calls": spent.calls, "cache_hits": hits,
+        new |= {"session": session.id, "protocol": session.protocol, "model": ",".join(session.models),
+                "status": session.status, "calls": spent.calls, "cache_hits": hits,
                 "prompt_tokens": spent.prompt_tokens, "completion_tokens": spent.completion_tokens,
                 "cost_usd": round(spent.cost_usd, 8)}
         if session.error:

@@ -18,6 +18,7 @@ from typing import Any, cast
 
 from debate_tui.meta import stats
 from debate_tui.meta.stats import METHODS, VERDICTS
+from debate_tui.meta.vote import format_vote, vote_block
 
 LEVELS = ("summary", "turn")
 
@@ -89,6 +90,8 @@ def meta_evaluate(
     located = [r for r in rows if r.get("predicted_errors") is not None and r.get("human_errors") is not None]
     if located:
         result["errors"] = error_location(located)
+    if (voted := vote_block(rows, level, bootstrap=bootstrap, seed=seed)) is not None:
+        result["vote"] = voted
     return result
 
 
@@ -239,6 +242,8 @@ def format_table(result: dict[str, Any], rows: Sequence[dict[str, Any]] = ()) ->
         )
     if p := result.get("position"):
         lines.append(f"swap: n={p['n']} unscored={p['unscored']} consistent={_num(p['consistent'], 0)}")
+    if vote := result.get("vote"):
+        lines += format_vote(vote)
     if e := result.get("errors"):
         lines.append(
             f"error location: n={e['n']} precision={_num(e['precision'], 0)} recall={_num(e['recall'], 0)} "
