@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 from debate_tui.meta import stats
+from debate_tui.meta.jury import format_jury, jury_block
 from debate_tui.meta.stats import METHODS, VERDICTS
 from debate_tui.meta.vote import format_vote, vote_block
 
@@ -92,6 +93,8 @@ def meta_evaluate(
         result["errors"] = error_location(located)
     if (voted := vote_block(rows, level, bootstrap=bootstrap, seed=seed)) is not None:
         result["vote"] = voted
+    if (jury := jury_block(rows)) is not None:
+        result["jury"] = jury
     return result
 
 
@@ -244,6 +247,8 @@ def format_table(result: dict[str, Any], rows: Sequence[dict[str, Any]] = ()) ->
         lines.append(f"swap: n={p['n']} unscored={p['unscored']} consistent={_num(p['consistent'], 0)}")
     if vote := result.get("vote"):
         lines += format_vote(vote)
+    if jury := result.get("jury"):
+        lines += format_jury(jury)
     if e := result.get("errors"):
         lines.append(
             f"error location: n={e['n']} precision={_num(e['precision'], 0)} recall={_num(e['recall'], 0)} "

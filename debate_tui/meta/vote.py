@@ -33,7 +33,7 @@ def _finite(value: Any) -> bool:
 def _human(row: Row) -> float | None:
     human = row.get("human")
     value = human.get(row.get("criterion")) if isinstance(human, dict) else human
-    return float(value) if _finite(value) else None
+    return float(value) if value is not None and _finite(value) else None
 
 
 def has_vote(rows: Sequence[Row]) -> bool:
