@@ -61,7 +61,8 @@ def option_help(dest: str) -> str:
         else:
             bounds = [f"at least {m.ge}" if isinstance(m, Ge) else f"at most {m.le}"
                       for m in info.metadata if isinstance(m, Ge | Le)]
-            facts = ([f"default {info.default}"] if info.default is not None and flag.key != "seed" else []) + bounds
+            shown = info.default not in (None, "") and flag.key != "seed"
+            facts = ([f"default {info.default}"] if shown else []) + bounds
             about += f" ({', '.join(facts)})" if facts else ""
         readers.setdefault(about, []).append(spec.title)
     return "; ".join(f"{', '.join(titles)}: {about}" for about, titles in readers.items())
