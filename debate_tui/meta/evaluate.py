@@ -246,7 +246,9 @@ def format_table(result: dict[str, Any], rows: Sequence[dict[str, Any]] = ()) ->
     if p := result.get("position"):
         lines.append(f"swap: n={p['n']} unscored={p['unscored']} consistent={_num(p['consistent'], 0)}")
     if vote := result.get("vote"):
-        lines += format_vote(vote)
+        as_voted = _by_criterion({**r, "predicted": r.get("predicted_vote")} for r in rows if "predicted_vote" in r)
+        why = {name: undefined_because(got, result["level"]) for name, got in as_voted.items()}
+        lines += format_vote(vote, why=why)
     if jury := result.get("jury"):
         lines += format_jury(jury)
     if e := result.get("errors"):

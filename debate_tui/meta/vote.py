@@ -198,7 +198,10 @@ def verdict_difference(rows: Sequence[Row], *, bootstrap: int = 1000, seed: int 
 
 
 def _num(value: float | None, signed: bool = False) -> str:
-    return "n/a" if value is None else f"{value:+.3f}" if signed else f"{value:.3f}"
+    if value is None:
+        return "n/a"
+    value = 0.0 if abs(value) < 1e-12 else value  # rounding noise of equal figures is no sign
+    return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 
 def _with_interval(value: float | None, interval: list[float | None], signed: bool = False) -> str:
@@ -207,16 +210,22 @@ def _with_interval(value: float | None, interval: list[float | None], signed: bo
     return f"{_num(value, signed)}{bounds}"
 
 
-def format_vote(block: dict[str, Any], title: str = "") -> list[str]:
-    """The vote's lines of `meta`'s table: its agreement, final - vote with its interval, calls and cost."""
+def format_vote(block: dict[str, Any], title: str = "", why: dict[str, str] | None = None) -> list[str]:
+    """The vote's lines of `meta`'s table: its agreement, final - vote with its interval, calls and cost; `why`
+    says, per criterion, why the vote's correlation is undefined when it is."""
     lines = [f"vote before discussion{f' ({title})' if title else ''}: the agents' first answers, aggregated as "
              "the final; final - vote paired over the items both scored (95% bootstrap)"]
     for name, c in block["criteria"].items():
         figures = "  ".join(f"{m} {_with_interval(c[m], c['ci'][m])}" for m in METHODS)
         lines.append(f"  {name}: vote n={c['n']} unscored={c['unscored']}  {figures}")
+        if c["pearson"] is None and why and name in why:
+            lines.append(f"  {name}: vote n/a because {why[name]}")
         d = c["difference"]
         gains = "  ".join(f"{m} {_with_interval(d[m], d['ci'][m], signed=True)}" for m in METHODS)
         lines.append(f"  {name}: final - vote (n={d['n']})  {gains}")
+        if d["pearson"] is None:
+            lines.append(f"  {name}: final - vote n/a because the final's or the vote's correlation is undefined "
+                         "on the items both scored")
     if v := block.get("verdicts"):
         d = v["difference"]
         lines.append(f"  verdicts: vote n={v['n']} accuracy={_num(v['accuracy'])} kappa={_num(v['kappa'])}; "
