@@ -197,7 +197,8 @@ def verdict_difference(rows: Sequence[Row], *, bootstrap: int = 1000, seed: int 
     return result
 
 
-def _num(value: float | None, signed: bool = False) -> str:
+def figure(value: float | None, signed: bool = False) -> str:
+    """A figure to 3 decimals ("n/a" when undefined); `signed` for a difference."""
     if value is None:
         return "n/a"
     value = 0.0 if abs(value) < 1e-12 else value  # rounding noise of equal figures is no sign
@@ -206,8 +207,8 @@ def _num(value: float | None, signed: bool = False) -> str:
 
 def _with_interval(value: float | None, interval: list[float | None], signed: bool = False) -> str:
     low, high = interval
-    bounds = f" [{_num(low, signed)}, {_num(high, signed)}]" if low is not None and high is not None else ""
-    return f"{_num(value, signed)}{bounds}"
+    bounds = f" [{figure(low, signed)}, {figure(high, signed)}]" if low is not None and high is not None else ""
+    return f"{figure(value, signed)}{bounds}"
 
 
 def format_vote(block: dict[str, Any], title: str = "", why: dict[str, str] | None = None) -> list[str]:
@@ -228,7 +229,7 @@ def format_vote(block: dict[str, Any], title: str = "", why: dict[str, str] | No
                          "on the items both scored")
     if v := block.get("verdicts"):
         d = v["difference"]
-        lines.append(f"  verdicts: vote n={v['n']} accuracy={_num(v['accuracy'])} kappa={_num(v['kappa'])}; "
+        lines.append(f"  verdicts: vote n={v['n']} accuracy={figure(v['accuracy'])} kappa={figure(v['kappa'])}; "
                      f"final - vote accuracy {_with_interval(d['accuracy'], d['ci']['accuracy'], signed=True)} "
                      f"(n={d['n']})")
     per_item = block["final_calls_per_item"], block["calls_per_item"]
