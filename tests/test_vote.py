@@ -14,7 +14,7 @@ from debate_tui.batch.rows import refresh
 from debate_tui.choices import Choices
 from debate_tui.cli import main
 from debate_tui.config import Config
-from debate_tui.domain import Session, Task, Turn
+from debate_tui.domain import HumanAction, Session, Task, Turn
 from debate_tui.factory import build_session, runner_for
 from debate_tui.llm.router import ModelRouter
 from debate_tui.protocols import mateval, scaleeval
@@ -60,6 +60,19 @@ async def test_debate_s_vote_is_the_scorer_s_first_score(llm_server):
     assert (row["protocol"], row["model"]) == ("debate", "openai/fake-model")
     assert "**Vote before discussion:** coherence 2 (final 4): the Scorer's first score" in render(session)
     assert "1 call of 4" in render(session)
+
+
+async def test_a_resumed_session_keeps_its_vote_from_the_replayed_turns(llm_server):
+    llm_server.add_rule("Still too harsh.", match="Criticise the score")
+    llm_server.add_rule(lambda r: "Reconsidered.\nScore: 3" if "The Critic replies" in prompt_text(r)
+                        else "First look.\nScore: 2")
+    session = await run(session_for(llm_server, "debate", criteria=["coherence"], rounds=1, tie_breaker="human"))
+    assert session.status == "needs_human" and llm_server.calls == 3
+    session.actions.append(HumanAction(kind="decide", value="5", after_turn=len(session.turns)))
+    resumed = await run(session)
+    assert resumed.status == "completed" and llm_server.calls == 3, "replayed, not asked again"
+    assert resumed.outcome.scores == {"coherence": 5.0}
+    assert resumed.outcome.vote.scores == {"coherence": 2.0} and resumed.outcome.vote.slots == [0]
 
 
 def chateval_scores(request: dict) -> str:
