@@ -74,7 +74,11 @@ PARAGRAPH = ("The summary keeps the main event of the article and names the peop
              "repeats one sentence and leaves out the date. ")
 REPLY = ("Here is my assessment.\n\n" + "".join(f"Point {i}: {PARAGRAPH}\n\n" for i in range(1, 7))
          + "".join(f"- Detail {i}: {PARAGRAPH}\n" for i in range(1, 7)) + "\nOverall the text is readable.\n\nScore: 4")
-"""About 1,700 characters of Markdown (paragraphs, a list, bold), i.e. some 215 chunks of 8 characters."""
+"""About 1,800 characters of Markdown (paragraphs, a list, bold), i.e. some 230 chunks of 8 characters."""
+REPLY_CAP = 1024
+"""Each reply's max_tokens, app and script alike: above the reply's length (the fake server counts some 640
+tokens), so every stream carries the whole reply and ends with its score. Under the app's default cap (512)
+the server cut every reply and each referee was asked again for its score: other streams than the script's."""
 SPEAKING = b"speaking"
 """On the status line as soon as an agent speaks: the debate is streaming."""
 MAX_PRESSES = 80
@@ -96,7 +100,8 @@ async def litellm_alone(url: str, turns: int) -> dict:
     async def one() -> None:
         nonlocal chunks
         stream = await litellm.acompletion(model=KNOWN_MODEL, messages=messages, api_base=url, stream=True,
-                                           stream_options={"include_usage": True}, timeout=60, num_retries=0)
+                                           stream_options={"include_usage": True}, timeout=60, num_retries=0,
+                                           max_tokens=REPLY_CAP)
         async for chunk in stream:
             if chunk.choices and chunk.choices[0].delta.content:
                 if not started:
@@ -187,7 +192,7 @@ class CountingClient:
 def debate_args(url: str, text: Path, turns: int) -> list[str]:
     return ["tui", "--autostart", "--protocol", "chateval", "--strategy", "simultaneous-talk",
             "--agents", str(AGENTS), "--turns", str(turns), "--criteria", "coherence",
-            "--model", KNOWN_MODEL, "--api-base", url, "--text", str(text)]
+            "--max-reply-tokens", str(REPLY_CAP), "--model", KNOWN_MODEL, "--api-base", url, "--text", str(text)]
 
 
 class FrameLog:
