@@ -11,6 +11,7 @@ from textual.app import App, ComposeResult
 from textual.geometry import Offset, Region
 from textual.pilot import Pilot
 from textual.selection import Selection
+from textual.widget import Widget
 
 from debate_tui.ui.widgets.turn_log import TurnLog, boundaries
 
@@ -182,3 +183,37 @@ async def test_old_turns_are_dropped_with_a_note_and_the_scroll_bar_never_comes_
             log.add_turn(f"round {round_}", "Short.")
         assert len(log.entries) == 3 and log.dropped == 2
         assert " ".join(texts(log)[:2]) == "… 2 earlier turn(s) hidden; the report has them all"
+
+
+@pytest.mark.parametrize("no_color", [False, True])
+async def test_the_log_hands_over_rows_as_textuals_styling_pass_draws_them_and_moved_rows_are_not_redrawn(
+        no_color: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if no_color:
+        monkeypatch.setenv("NO_COLOR", "1")  # Textual then applies a line filter to every row
+    async with open_log() as (pilot, log):
+        view = Region(0, 0, WIDTH + 3, VIEW)
+        log.add_turn("round 1", (PARAGRAPH + "\n\n") * 20)
+        log.begin(2, "round 2")
+        log.append(PARAGRAPH)
+        await pilot.pause()
+        assert any(type(f).__name__ == "Monochrome" for f in log.get_line_filters()) == no_color
+
+        def textuals_pass() -> list:
+            log.refresh()  # Textual's own cache forgets every row: its pass draws the view from scratch
+            return Widget.render_lines(log, view)
+
+        assert log.render_lines(view) == textuals_pass()
+        log.scroll_to(y=2, animate=False)
+        await pilot.pause()
+        before = {id(line) for line in log.render_lines(view)}
+        log.scroll_to(y=4, animate=False)  # six of the eight rows move up two places
+        await pilot.pause()
+        moved = log.render_lines(view)
+        assert len({id(line) for line in moved} & before) >= VIEW - 2 - 2, \
+            "rows that only moved are handed over as they were (all but the two new and the thumb's)"
+        assert moved == textuals_pass()
+
+        log.app.theme = "textual-light" if log.app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        shown = log.render_lines(view)
+        assert shown == textuals_pass(), "a new theme repaints the log in its colours"

@@ -65,6 +65,10 @@ class PaneGrid(Grid, KeptLines):
     """The panes' grid: its gaps are redrawn when they change, not with every pane's repaint."""
 
 
+class Title(Static, KeptLines):
+    """The debate's title line: it changes once a run, and Textual drew it with every screen update."""
+
+
 class Player(Protocol):
     """A Runner or a Replayer: something that plays a session through events."""
 
@@ -123,7 +127,7 @@ class DebateScreen(BaseScreen[None]):
     # ----- layout ---------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Static(self._title(), id="debate-title")
+        yield Title(self._title(), id="debate-title")
         with PaneGrid(id="panes"):
             yield from self.panes.values()
         yield Static("", id="verdict")

@@ -11,11 +11,15 @@ from __future__ import annotations
 from textual import events
 from textual.widgets import Footer
 
+from debate_tui.ui.widgets.kept_lines import KeptLines
+
 WIDE = 140
 """The debate screen's keys with the standard padding and the palette's hint need about 125 columns."""
 
 
-class AppFooter(Footer):
+class AppFooter(Footer, KeptLines):
+    """Docked, so Textual draws it again with every screen update however far away: it keeps its line."""
+
     def on_mount(self) -> None:
         self._fit()
 

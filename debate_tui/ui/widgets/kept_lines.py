@@ -25,7 +25,9 @@ class KeptLines(Widget):
     _kept: tuple[tuple, list[Strip]] | None = None
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        key = (crop, self.size, tuple(self.app.get_line_filters()))
+        # `outer_size`, not `size`: `size` asks the compositor for the widget's region, and after a pane
+        # scrolled that rebuilt the map of every widget on the screen (a twentieth of the UI's time).
+        key = (crop, self.outer_size, tuple(self.app.get_line_filters()))
         if self._kept is None or self._kept[0] != key:
             self._kept = (key, super().render_lines(crop))
         return self._kept[1]

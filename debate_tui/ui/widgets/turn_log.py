@@ -34,6 +34,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.color import Color
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
@@ -178,6 +179,10 @@ class TurnLog(ScrollView, can_focus=False):
         self._rows: dict[tuple[int, int, bool], tuple[Strip, Strip]] = {}
         """Each line as a row (margin, line with its offsets, gutter, track or thumb), by the line's id, its
         index and the thumb: a line keeps its row however often it is drawn or moved."""
+        self._styled: dict[int, tuple[Strip, Strip]] = {}
+        """Each row with the app's line filters applied, by the row's id (see `render_lines`)."""
+        self._styled_for: tuple[object, ...] = ()
+        """The line filters `_styled` holds rows for."""
         self._top = 0
         """Where `_place` left the view: a different scroll position means the reader scrolled."""
         self._following = True
@@ -294,13 +299,17 @@ class TurnLog(ScrollView, can_focus=False):
             notes = [line for part in self._note for line in self._strips(part, look)]
             self._finished = notes + [line for turn in self.entries
                                       for line in (*self._turn_lines(turn, look), self._blank_line())]
-        old = self._lines
+        old, restyled = self._lines, self._drawn_for not in (None, look)
         self._drawn_for = look
         self._lines = self._finished + (self._turn_lines(self.live, look) if self.live else [])
         if len(self._rows) > 2 * len(self._lines) + 64:  # forget the rows of lines gone
             kept = {id(line) for line in self._lines} | {id(self._blank_line())}
             self._rows = {key: row for key, row in self._rows.items() if key[0] in kept}
-        if not self._place(settle=not live_only):
+            self._forget_styled()
+        if restyled:  # a new theme or width: every line is drawn anew, with the same text
+            self._place(settle=not live_only)
+            self.refresh()
+        elif not self._place(settle=not live_only):
             pairs = enumerate(zip(old, self._lines, strict=False))
             changed = (y for y, (a, b) in pairs if a is not b and a.text != b.text)
             first = next(changed, min(len(old), len(self._lines)))
@@ -394,6 +403,42 @@ class TurnLog(ScrollView, can_focus=False):
             row = self._rows[key] = (line, self._row(line if index < 0 else line.apply_offsets(0, index), thumb))
         return row[1]
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The view's rows as they are drawn, each row's kept while it lives.
+
+        A row is whole (margin, text, gutter, bar, all in the log's styles) and the log sets no
+        border, padding, tint or opacity, so Textual's styling pass would hand it over unchanged
+        (a test holds the two equal): the log hands its rows over itself, with the app's line
+        filters applied. Textual keeps styled rows by their place in the view, so a jump of half
+        a pane, or a turn's end, sent every row of the view through that pass again although most
+        rows had only moved; here a row that moved is the row it was.
+        """
+        filters = tuple(self.get_line_filters())
+        if filters != self._styled_for:
+            self._styled_for, self._styled = filters, {}
+        if len(self._styled) > 2 * len(self._rows) + 64:  # selected rows are made afresh with every repaint
+            self._forget_styled()
+        background: Color | None = None
+        lines = []
+        for y in crop.line_range:
+            row = self.render_line(y)
+            kept = self._styled.get(id(row))
+            if kept is None or kept[0] is not row:
+                styled = row
+                background = background or self.background_colors[1]
+                for line_filter in filters:
+                    styled = styled.apply_filter(line_filter, background)
+                kept = self._styled[id(row)] = (row, styled)
+            lines.append(kept[1])
+        if crop.column_span != (0, self.outer_size.width):
+            lines = [line.crop(*crop.column_span) for line in lines]
+        return lines
+
+    def _forget_styled(self) -> None:
+        """Drop the styled rows of rows no longer kept."""
+        rows = {id(row) for _, row in self._rows.values()}
+        self._styled = {key: styled for key, styled in self._styled.items() if key in rows}
+
     def selection_updated(self, selection: Selection | None) -> None:
         """Kept for `render_line` (asking the screen for it walks up the DOM, once a row)."""
         self._selection = selection
@@ -436,6 +481,7 @@ class TurnLog(ScrollView, can_focus=False):
         super().notify_style_update()
         self._look_cache = self._blank = None
         self._rows.clear()
+        self._styled.clear()
         self.call_after_refresh(self._restyle)
 
     def _restyle(self) -> None:
