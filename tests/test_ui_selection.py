@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.pilot import Pilot
 
+from debate_tui.ui import clipboard
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.debate import DebateScreen
@@ -21,7 +23,11 @@ async def finished_debate(pilot: Pilot) -> DebateScreen:
     return screen
 
 
-async def test_text_dragged_over_in_a_pane_is_copied_by_ctrl_c_and_the_app_keeps_running() -> None:
+@pytest.mark.parametrize("system_clipboard", [False, True])
+async def test_text_dragged_over_in_a_pane_is_copied_by_ctrl_c_and_the_app_keeps_running(
+        system_clipboard: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    copied: list[str] = []
+    monkeypatch.setattr(clipboard, "_pyperclip_copy", lambda text: system_clipboard and not copied.append(text))
     app = DebateTUI(Launch(session=make_session(), demo=True), client=RecordingDemo(), clock=lambda: 0.0)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await finished_debate(pilot)
@@ -44,5 +50,9 @@ async def test_text_dragged_over_in_a_pane_is_copied_by_ctrl_c_and_the_app_keeps
         await pilot.press("ctrl+c")
         await pilot.pause()
         assert app.is_running and app.screen is screen, "select + ctrl+c left the app running on the same screen"
-        assert app.clipboard == expected.rstrip("\n")
-        assert len(app.clipboard.splitlines()) == last - first + 1 and app.clipboard.split()[0] in shown[first]
+        text = copied[0] if system_clipboard else app.clipboard
+        assert text == expected.rstrip("\n")
+        assert len(text.splitlines()) == last - first + 1 and text.split()[0] in shown[first]
+        said = [n.message for n in app._notifications]
+        assert any(f"Copied {last - first + 1} lines ({len(text)} characters) " in m for m in said), said
+        assert any(("pyperclip)" if system_clipboard else "OSC 52") in m for m in said), said

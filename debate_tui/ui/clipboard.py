@@ -29,8 +29,9 @@ async def copy_text(app: App, text: str) -> Method:
     return "osc52"
 
 
-def describe(method: Method) -> str:
+def describe(method: Method, what: str = "") -> str:
+    """What a copy did, said to the person who asked for it (`what`: e.g. "12 lines ")."""
     if method == "pyperclip":
-        return "Copied to the clipboard (system clipboard via pyperclip)."
-    return ("Copied through the terminal (OSC 52): pyperclip found no clipboard program here; "
+        return f"Copied {what}to the clipboard (system clipboard via pyperclip)."
+    return (f"Copied {what}through the terminal (OSC 52): pyperclip found no clipboard program here; "
             "paste works if your terminal allows OSC 52.")

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from typing import Generic, TypeVar
 
+from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
+
+from debate_tui.ui.clipboard import copy_text, describe
 
 ResultType = TypeVar("ResultType")
 
@@ -23,6 +26,19 @@ class BaseScreen(Screen[ResultType], Generic[ResultType]):
                         "and the protocols"),
     ]
     """Help first: it comes before each screen's own keys in the footer, so a narrow terminal keeps it."""
+
+    def action_copy_text(self) -> None:
+        """ctrl+c with text selected: the system clipboard where there is one, and a word on where it went."""
+        selected = self.get_selected_text()
+        if selected is None:
+            raise SkipAction()  # nothing selected: ctrl+c means what it means elsewhere
+        self.run_worker(self._copy_selection(selected), description="Copying the selection", exit_on_error=False)
+
+    async def _copy_selection(self, selected: str) -> None:
+        method = await copy_text(self.app, selected)
+        lines = selected.count("\n") + 1
+        self.notify(describe(method, f"{lines} line{'s' if lines > 1 else ''} ({len(selected)} characters) "),
+                    markup=False)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:
