@@ -27,7 +27,7 @@ from benchmarks.common import KNOWN_MODEL, PYTHON, ROOT, Row, Section, median, q
 from benchmarks.terminal import PtyRun
 
 DEBATE_MARKER = b"Text to judge"
-WHOLE_FORM_MARKER = b"maximum Critic iterations"
+WHOLE_FORM_MARKER = b"Critic iterations"
 """The help of DEBATE's first option field: the form is complete (no remembered protocol in the benchmark's home)."""
 BARE_MARKER = b"bare-app-ready"
 HEAVY = ("litellm", "scipy", "pydantic")
