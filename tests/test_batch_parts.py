@@ -171,3 +171,23 @@ def test_the_lock_is_exclusive_and_names_its_holder(tmp_path):
         pass
     with results.locked("a review"):
         pass
+
+
+async def test_an_items_session_is_written_once_it_holds_a_turn_or_ends(tmp_path) -> None:
+    from debate_tui.batch.runner import _save
+    from debate_tui.domain import Turn
+    from debate_tui.store import read_session
+    from tests.test_ui_flows import make_session
+
+    path, session = tmp_path / "item.json", make_session()
+    session.status = "running"
+    await _save(path, session)
+    assert not path.exists(), "a batch starts an item again rather than keep a session with nothing in it"
+    session.turns.append(Turn(slot=0, agent="Scorer", role="scorer", round=1, content="Score: 4", score=4))
+    await _save(path, session)
+    assert read_session(path).turns[0].content == "Score: 4"
+    path.unlink()
+    session.turns.clear()
+    session.status = "failed"
+    await _save(path, session)
+    assert read_session(path).status == "failed", "a first call that failed leaves its session"

@@ -209,6 +209,13 @@ class BatchRun:
 
 
 async def _save(path: Path, session: Session) -> None:
-    """Serialise on the loop (a consistent snapshot), write and fsync in a thread (off the loop)."""
+    """Serialise on the loop (a consistent snapshot), write and fsync in a thread (off the loop).
+
+    Not before an item's first turn: the runner saves a session as it starts, so that a first call that
+    hangs leaves something to see and resume; a batch shows its progress itself and starts such an
+    item again, and that write was a tenth of a single-judge item's cost (a serialisation and two fsyncs).
+    """
+    if session.status == "running" and not session.turns:
+        return
     text = session.model_dump_json(indent=1)
     await asyncio.to_thread(write_atomic, path, text)
