@@ -76,14 +76,16 @@ async def raw_calls(url: str, count: int, concurrency: int, warm_up: bool) -> di
     `warm_up` makes one call before the clock starts: a sequential rate is scaled up from a
     small sample, which one-off costs (the first connection) would distort.
     """
+    from debate_tui.generation import DEFAULT_REPLY_TOKENS
     from debate_tui.llm.litellm_client import load_litellm
 
     litellm = load_litellm()
     pending = iter(range(count))
 
-    async def call(index: int) -> None:
+    async def call(index: int) -> None:  # the request the single judge sends: its temperature and reply cap
         response = await litellm.acompletion(model=KNOWN_MODEL, messages=prompt(index), api_base=url,
-                                             temperature=0.0, timeout=60, num_retries=0)
+                                             temperature=0.0, max_tokens=DEFAULT_REPLY_TOKENS, timeout=60,
+                                             num_retries=0)
         assert "Score" in (response.choices[0].message.content or "")
 
     async def worker() -> None:
