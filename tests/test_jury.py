@@ -83,6 +83,12 @@ def test_a_jury_of_one_is_refused_with_a_reason():
         build_session(Task(text=STORY), Choices(protocol="single", options={"jury": "openai/a"}), Config())
 
 
+def test_an_agent_model_names_one_juror_s_model_over_the_jury_list():
+    choices = Choices(protocol="single", options={"jury": "openai/a,openai/b"}, agent_models={"judge-2": "openai/c"})
+    agents = build_session(Task(text=STORY), choices, Config()).session.agents
+    assert [(a.name, a.model) for a in agents] == [("Judge 1", "openai/a"), ("Judge 2", "openai/c")]
+
+
 def test_demo_replaces_every_juror_s_model():
     choices = Choices(protocol="single", demo=True, options={"jury": "openai/a,openai/b"})
     built = build_session(Task(text=STORY), choices, Config())

@@ -199,7 +199,8 @@ def test_batch_and_meta_on_the_fake_server(llm_server, tmp_path, capsys):
     assert vote["criteria"]["coherence"]["n"] == 3
     assert main(["meta", str(out), "--level", "turn"]) == 0
     table = capsys.readouterr().out
-    assert "vote before discussion" in table and "cost: final 12 calls" in table and "vote 3 calls" in table
+    assert "vote before discussion (debate / openai/fake-model)" in table
+    assert "cost: final 12 calls" in table and "vote 3 calls" in table
 
 
 DEMO_RUNS = [

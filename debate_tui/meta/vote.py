@@ -57,6 +57,8 @@ def vote_block(rows: Sequence[Row], level: str, *, bootstrap: int = 1000, seed: 
         runs.setdefault(run_key(row), []).append(row)
     if len(runs) > 1:
         block["by_run"] = {key or "(unnamed)": _block(group, level, bootstrap, seed) for key, group in runs.items()}
+    elif key := next(iter(runs)):
+        block["run"] = key
     return block
 
 
@@ -214,6 +216,7 @@ def _with_interval(value: float | None, interval: list[float | None], signed: bo
 def format_vote(block: dict[str, Any], title: str = "", why: dict[str, str] | None = None) -> list[str]:
     """The vote's lines of `meta`'s table: its agreement, final - vote with its interval, calls and cost; `why`
     says, per criterion, why the vote's correlation is undefined when it is."""
+    title = title or block.get("run", "")
     lines = [f"vote before discussion{f' ({title})' if title else ''}: the agents' first answers, aggregated as "
              "the final; final - vote paired over the items both scored (95% bootstrap)"]
     for name, c in block["criteria"].items():

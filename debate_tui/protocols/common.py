@@ -22,8 +22,11 @@ class ModelChoice:
     """`--demo`: every agent answers with the offline demo model, even one whose model an option names (a jury)."""
 
     def model_for(self, agent: str, role: str) -> str:
-        named = next((model for name, model in self.per_agent.items() if name_key(name) == name_key(agent)), None)
-        return named or self.per_role.get(role) or self.default
+        return self.named(agent) or self.per_role.get(role) or self.default
+
+    def named(self, agent: str) -> str | None:
+        """The model given for this agent by name (`--agent-model`), if any."""
+        return next((model for name, model in self.per_agent.items() if name_key(name) == name_key(agent)), None)
 
 
 def name_key(name: str) -> str:

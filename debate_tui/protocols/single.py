@@ -113,10 +113,10 @@ def build_agents(options: Options, models: ModelChoice, personas: list[Persona] 
     if not jurors:
         return [AgentSpec(name=JUDGE, role="judge", persona=personas[0] if personas else None,
                           model=models.model_for(JUDGE, "judge"), params=params)]
-    return [AgentSpec(name=f"{JUDGE} {number}", role="judge",
-                      persona=personas[(number - 1) % len(personas)] if personas else None,
-                      model=DEMO_MODEL if models.demo else model, params=params)
-            for number, model in enumerate(jurors, start=1)]
+    names = [f"{JUDGE} {number}" for number in range(1, len(jurors) + 1)]
+    return [AgentSpec(name=name, role="judge", persona=personas[number % len(personas)] if personas else None,
+                      model=DEMO_MODEL if models.demo else models.named(name) or model, params=params)
+            for number, (name, model) in enumerate(zip(names, jurors, strict=True))]
 
 
 def judge_prompt(judge: AgentSpec, task: Task, criterion: Criterion) -> list[Message]:
