@@ -19,11 +19,16 @@ def scored_rows(final=FINAL, vote=VOTE, human=HUMAN, groups=None, **extra) -> li
              "cost_usd_vote": 0.004, **extra} for i, (f, v, h) in enumerate(zip(final, vote, human, strict=True))]
 
 
-def test_turn_level_vote_figures_and_their_difference_from_the_final():
+def test_turn_level_vote_figures_and_their_difference_from_the_final(tmp_path, capsys):
     # vote vs human: deviations (-1.5, .5, -.5, 1.5) and (-1.5, -.5, .5, 1.5): products sum 4, squares 5 and 5,
     # so Pearson = Spearman = 0.8; Kendall: of 6 pairs one (3, 2) is discordant, (5 - 1) / 6 = 2/3.
     # The final matches the humans' order exactly: 1, 1, 1.
-    vote = meta_evaluate(scored_rows(), "turn", bootstrap=200)["vote"]
+    results = tmp_path / "results.jsonl"
+    results.write_text("".join(json.dumps(row) + "\n" for row in scored_rows()))
+    assert main(["meta", str(results), "--level", "turn", "--json", "--bootstrap", "200"]) == 0
+    output = json.loads(capsys.readouterr().out)
+    assert output["criteria"]["coherence"]["pearson"] == pytest.approx(1.0)
+    vote = output["vote"]
     figures = vote["criteria"]["coherence"]
     assert figures["pearson"] == pytest.approx(0.8)
     assert figures["spearman"] == pytest.approx(0.8)
