@@ -123,10 +123,7 @@ class BatchRun:
             self._started = self.progress.started = time.monotonic()
             ticker = asyncio.ensure_future(self._tick())
             try:
-                pending = iter(work)
-                async with asyncio.TaskGroup() as group:
-                    for _ in range(min(self.settings.concurrency, len(work))):
-                        group.create_task(self._worker(pending))
+                await self._run_items(work)
             finally:
                 ticker.cancel()
                 self.results.close()
@@ -149,6 +146,13 @@ class BatchRun:
             else:
                 self.tally.skipped += 1
         return work
+
+    async def _run_items(self, work: list[tuple[Item, list[Criterion]]]) -> None:
+        """`concurrency` workers take items off one queue; provider batches run them all at once instead."""
+        pending = iter(work)
+        async with asyncio.TaskGroup() as group:
+            for _ in range(min(self.settings.concurrency, len(work))):
+                group.create_task(self._worker(pending))
 
     async def _worker(self, pending: Iterator[tuple[Item, list[Criterion]]]) -> None:
         for item, criteria in pending:

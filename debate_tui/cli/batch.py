@@ -26,9 +26,12 @@ from debate_tui.textsafe import inert
 
 if TYPE_CHECKING:  # imported where used: `debate-tui --help` stays light
     from debate_tui.batch.items import Item
-    from debate_tui.batch.runner import BatchRun
+    from debate_tui.batch.results import ResultsFile
+    from debate_tui.batch.runner import BatchRun, BatchSettings
     from debate_tui.config import Config
     from debate_tui.llm.base import LLMClient
+    from debate_tui.llm.cache import ResponseCache
+    from debate_tui.store import SessionStore
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_STOPPED = 0, 2, 3, 4
 DEFAULT_CONCURRENCY = 8
@@ -66,6 +69,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                      help="sessions directory (default: user data dir, or DEBATE_TUI_SESSIONS_DIR)")
     run.add_argument("--progress-interval", type=float, default=10.0, metavar="S",
                      help="seconds between progress lines when stderr is not a terminal (default 10)")
+    jobs = parser.add_argument_group("provider batch")
+    jobs.add_argument("--provider-batch", action="store_true",
+                      help="send the calls as the provider's batch jobs (OpenAI, Azure, ...; about half price, "
+                           "done within 24 h): one job per round, resumable; see docs/BATCH.md")
+    jobs.add_argument("--poll-interval", type=float, default=30.0, metavar="S",
+                      help="seconds between polls of a running batch job (default 30)")
+    jobs.add_argument("--job-max-requests", type=int, default=50_000, metavar="N",
+                      help="requests per batch job; a larger round is split (default 50000, OpenAI's limit)")
     parser.set_defaults(handler=handle)
 
 
@@ -94,6 +105,10 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise BadInput("--limit must be 0 or more")
     if args.router and args.api_base:
         raise BadInput("--router and --api-base exclude each other: the router's deployments say where to call")
+    if args.provider_batch and args.router:
+        raise BadInput("--provider-batch and --router exclude each other: a batch job goes to one endpoint")
+    if args.poll_interval <= 0 or args.job_max_requests < 1:
+        raise BadInput("--poll-interval must be above 0 and --job-max-requests at least 1")
 
 
 def concurrency(config: Config) -> int:
@@ -218,8 +233,22 @@ def prepare(args: argparse.Namespace) -> BatchRun:
     )
     cache = None if args.no_cache else ResponseCache(config.cache_dir)
     _warm_up(template)
+    if args.provider_batch:
+        return _provider_batch(args, items, template, ResultsFile(Path(args.out).expanduser()),
+                               config.session_store(sessions_dir(args)), cache, settings)
     return BatchRun(items, template, ResultsFile(Path(args.out).expanduser()), config.session_store(sessions_dir(args)),
                     _model_client(args, config.limits.timeout), cache=cache, settings=settings)
+
+
+def _provider_batch(args: argparse.Namespace, items: list[Item], template: Session, results: ResultsFile,
+                    store: SessionStore, cache: ResponseCache | None, settings: BatchSettings) -> BatchRun:
+    from debate_tui.batch.provider_batch import JobOptions, ProviderBatchRun
+    from debate_tui.llm import DEMO_MODEL
+
+    if any(agent.model == DEMO_MODEL for agent in template.agents):
+        raise BadInput("--provider-batch needs a provider's model (e.g. openai/gpt-4o-mini), not the demo model")
+    options = JobOptions(poll_s=args.poll_interval, max_requests=args.job_max_requests)
+    return ProviderBatchRun(items, template, results, store, options=options, cache=cache, settings=settings)
 
 
 def run_until_done(batch: BatchRun) -> None:

@@ -23,6 +23,11 @@ As a pytest fixture::
 From a shell, `python -m debate_tui.testing.fake_server --latency 0.2` prints
 its base URL on the first line of stdout and serves until Ctrl+C.
 
+Provider batches: `server.batches` (fake_batches) serves OpenAI's files and
+batches endpoints; each line of a job is answered by the same rules as a live
+call (recorded with path `batch:/v1/chat/completions`), a faulted one goes to
+the job's error file, and jobs can be made slow, failed or expired.
+
 Retry-After: a 429 carries `Retry-After` (whole seconds, rounded up, as HTTP
 says) and `retry-after-ms` (exact). The openai SDK reads `retry-after-ms`
 first and honours any delay in (0, 120] seconds; a delay of 0 is ignored and
@@ -73,6 +78,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from debate_tui.testing.fake_batches import FakeBatches
+
 Request = dict[str, Any]
 """The JSON body of a chat completion request, as the client sent it."""
 Reply = str | Callable[[Request], str]
@@ -82,6 +89,8 @@ FAULTS = ("429", "500", "hang", "disconnect", "malformed", "empty", "401", "400"
           "endless", "cut", "length", "error200", "error_midstream", "overflow")
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
 MODEL_PATHS = ("/v1/models", "/models")
+BATCH_LINE_PATH = "batch:/v1/chat/completions"
+"""The path recorded for a request answered inside a batch job (see fake_batches)."""
 MALFORMED = '{"id": "chatcmpl-fake", "choices": [{"delta": {"content": '
 """Cut-off JSON: what a proxy that truncates a body would deliver."""
 _TOKEN = re.compile(r"\d+|[^\W\d_]+|\s+|\S")
@@ -254,6 +263,8 @@ class FakeLLMServer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._server: asyncio.Server | None = None
+        self.batches = FakeBatches(self._answer_line)
+        """The files and batches endpoints (fake_batches): jobs answered by the same rules."""
 
     @property
     def seed(self) -> int:
@@ -379,6 +390,7 @@ class FakeLLMServer:
         with self._lock:
             self._rules.clear()
             self._records.clear()
+            self.batches.reset()
             for name, value in self._initial.items():
                 setattr(self, name, value)
 
@@ -408,6 +420,10 @@ class FakeLLMServer:
 
     async def _respond(self, request: _HttpRequest, writer: asyncio.StreamWriter) -> bool:
         """Answer one request; False means the connection must be closed."""
+        if request.path not in CHAT_PATHS and (answer := self.batches.respond(
+                request.method, request.path, request.headers, request.body)) is not None:
+            self._record(request, {}, None)
+            return await _send(writer, *answer, request.keep_alive)
         if request.method != "POST" or request.path not in CHAT_PATHS:
             self._record(request, {}, None)  # recorded too: a doubled /v1 in a base URL shows up here
             if request.method == "GET" and request.path in MODEL_PATHS:
@@ -479,6 +495,19 @@ class FakeLLMServer:
         chunk_delay = rule.chunk_delay if rule is not None and rule.chunk_delay is not None else self.chunk_delay
         return _Plan(ident, body, rule, fault, latency, chunk_delay)
 
+    def _answer_line(self, body: Request) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """One request of a batch job, answered by the rules: (completion payload, None) or (None, error)."""
+        plan = self._plan(_HttpRequest("POST", BATCH_LINE_PATH, {}, b"", True), body)
+        if plan.rule is not None and plan.rule.error is not None:
+            status, message = plan.rule.error
+            return None, _error_object(message, status)["error"]
+        if plan.fault is not None and plan.fault != "length":
+            return None, _error_object(f"fake {plan.fault}", 500)["error"]
+        try:
+            return self._completion_payload(plan, self._reply_text(plan)), None
+        except Exception as exc:
+            return None, _error_object(f"reply callable failed: {exc!r}", 500)["error"]
+
     def _requested_tokens(self, body: Request) -> int:
         return len(fake_tokens(prompt_text(body))) + int(body.get("max_tokens") or 0)
 
@@ -545,15 +574,17 @@ class FakeLLMServer:
                                keep_alive: bool) -> bool:
         if plan.fault == "malformed":
             return await _send(writer, 200, MALFORMED.encode(), "application/json", keep_alive)
+        return await _send_json(writer, 200, self._completion_payload(plan, text), keep_alive)
+
+    def _completion_payload(self, plan: _Plan, text: str) -> dict[str, Any]:
         text, finish = self._capped(plan, text)
         content = self._token_logprobs(plan, text)
         logprobs = {"content": content, "refusal": None} if content is not None else None
-        payload = self._envelope(plan, "chat.completion") | {
+        return self._envelope(plan, "chat.completion") | {
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                          "logprobs": logprobs, "finish_reason": finish}],
             "usage": self._usage(plan, text),
         }
-        return await _send_json(writer, 200, payload, keep_alive)
 
     async def _stream(self, writer: asyncio.StreamWriter, plan: _Plan, text: str, keep_alive: bool) -> bool:
         """SSE over chunked transfer encoding, so the connection can be kept alive."""

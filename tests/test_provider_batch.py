@@ -1,0 +1,170 @@
+"""`batch --provider-batch` against the fake server's files and batches endpoints."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from debate_tui.batch.provider_batch import jobs_path
+from tests.test_batch_support import (
+    CRITIC,
+    agreeing_debate,
+    model_args,
+    read_rows,
+    run_batch,
+    write_items,
+)
+
+FAST = ("--provider-batch", "--poll-interval", "0.05")
+
+
+def single_args(server, *more: str) -> list[str]:
+    return ["--protocol", "single", "--criteria", "coherence", "--model", "openai/fake-model",
+            "--api-base", server.base_url, *more]
+
+
+def job_lines(server) -> list:
+    return [r for r in server.requests if r.path == "batch:/v1/chat/completions"]
+
+
+def live_calls(server) -> list:
+    return [r for r in server.requests if r.path.endswith("/chat/completions") and not r.path.startswith("batch:")]
+
+
+def test_single_judge_is_one_job_matched_by_custom_id(capsys, llm_server, tmp_path):
+    def by_story(request) -> str:  # item i scores 1 + i % 5
+        story = int(request["messages"][-1]["content"].split("Story number ")[1][0])
+        return f"Reasoning.\nScore: {1 + story % 5}"
+
+    llm_server.add_rule(by_story)
+    items = write_items(tmp_path / "in.jsonl", 6)
+    out = tmp_path / "out.jsonl"
+    code, summary, err = run_batch(capsys, str(items), "--out", str(out), "--no-cache",
+                                   *single_args(llm_server), *FAST)
+    assert code == 0, err
+    assert summary["provider_batch"]["jobs"] == 1 and summary["provider_batch"]["rounds"] == 1
+    assert summary["provider_batch"]["requests_sent"] == 6 == llm_server.batches.submitted
+    assert live_calls(llm_server) == []  # nothing went out as a live call
+    rows = {row["id"]: row for row in read_rows(out)}
+    # The fake writes its output in reverse order: each item still gets the score of its own story.
+    assert {i: rows[f"i{i}"]["predicted"] for i in range(6)} == {i: 1 + i % 5 for i in range(6)}
+    assert jobs_path(out).exists()
+
+
+def test_a_debate_runs_round_by_round_one_job_per_round(capsys, llm_server, tmp_path):
+    agreeing_debate(llm_server)
+    items = write_items(tmp_path / "in.jsonl", 4)
+    out = tmp_path / "out.jsonl"
+    code, summary, err = run_batch(capsys, str(items), "--out", str(out), "--no-cache",
+                                   *model_args(llm_server), *FAST)
+    assert code == 0, err
+    jobs = json.loads(jobs_path(out).read_text())["jobs"]
+    assert sorted(spec["round"] for spec in jobs.values()) == [1, 2]  # scorer round, then critic round
+    assert all(len(spec["custom_ids"]) == 4 for spec in jobs.values())
+    critic_round = [r for r in job_lines(llm_server) if any(CRITIC in m["content"] for m in r.messages)]
+    assert len(critic_round) == 4
+    assert [row["predicted"] for row in read_rows(out)] == [4, 4, 4, 4]
+    assert "jobs" in err and "round 2" in err
+
+
+def test_failed_items_are_retried_in_the_next_job(capsys, llm_server, tmp_path):
+    llm_server.add_rule(fault="500", match="Story number 1\\.", times=1)
+    llm_server.add_rule("Reasoning.\nScore: 2")
+    items = write_items(tmp_path / "in.jsonl", 3)
+    out = tmp_path / "out.jsonl"
+    code, summary, err = run_batch(capsys, str(items), "--out", str(out), "--no-cache",
+                                   *single_args(llm_server), *FAST)
+    assert code == 0, err
+    state = json.loads(jobs_path(out).read_text())
+    assert len(state["jobs"]) == 2 and len(state["failed"]) == 1
+    retried = next(iter(state["failed"]))
+    assert retried.endswith("-0") and retried[:-1] + "1" in llm_server.batches.submitted_ids
+    assert summary["provider_batch"]["requests_sent"] == 4
+    assert {row["id"]: row["status"] for row in read_rows(out)} == {"i0": "completed", "i1": "completed",
+                                                                    "i2": "completed"}
+
+
+def test_attempts_are_bounded_by_retries(capsys, llm_server, tmp_path):
+    llm_server.add_rule(fault="500", match="Story number 1\\.")
+    items = write_items(tmp_path / "in.jsonl", 2)
+    out = tmp_path / "out.jsonl"
+    code, summary, _ = run_batch(capsys, str(items), "--out", str(out), "--no-cache", "--retries", "2",
+                                 *single_args(llm_server), *FAST)
+    assert code == 3 and summary["failed"] == 1
+    assert len(json.loads(jobs_path(out).read_text())["jobs"]) == 2  # the first job and one retry
+
+
+def test_an_expired_job_has_its_missing_requests_sent_again(capsys, llm_server, tmp_path):
+    llm_server.batches.expire_next = 1  # half its lines done, the rest expired
+    llm_server.add_rule("Reasoning.\nScore: 5")
+    items = write_items(tmp_path / "in.jsonl", 4)
+    out = tmp_path / "out.jsonl"
+    code, summary, err = run_batch(capsys, str(items), "--out", str(out), "--no-cache",
+                                   *single_args(llm_server), *FAST)
+    assert code == 0, err
+    statuses = sorted(spec["status"] for spec in json.loads(jobs_path(out).read_text())["jobs"].values())
+    assert statuses == ["completed", "expired"]
+    assert llm_server.batches.submitted == 6  # 4, then the 2 the expired job never ran
+    assert sorted(row["predicted"] for row in read_rows(out)) == [5, 5, 5, 5]
+
+
+def test_a_failed_job_is_sent_again(capsys, llm_server, tmp_path):
+    llm_server.batches.fail_next = 1
+    items = write_items(tmp_path / "in.jsonl", 3)
+    out = tmp_path / "out.jsonl"
+    code, summary, err = run_batch(capsys, str(items), "--out", str(out), "--no-cache",
+                                   *single_args(llm_server), *FAST)
+    assert code == 0, err
+    assert sorted(s["status"] for s in json.loads(jobs_path(out).read_text())["jobs"].values()) == [
+        "completed", "failed"]
+
+
+def test_cached_requests_are_not_submitted(capsys, llm_server, tmp_path):
+    items = write_items(tmp_path / "in.jsonl", 4)
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    first, _, _ = run_batch(capsys, str(items), "--out", str(tmp_path / "a.jsonl"), *cache,
+                            *single_args(llm_server), *FAST)
+    sent = llm_server.batches.submitted
+    code, summary, err = run_batch(capsys, str(items), "--out", str(tmp_path / "b.jsonl"), *cache,
+                                   *single_args(llm_server), *FAST)
+    assert first == code == 0, err
+    assert sent == 4 and llm_server.batches.submitted == 4  # the second batch sent nothing
+    assert summary["cache_hits"] == 4 and summary["provider_batch"]["jobs"] == 0
+
+
+def test_provider_batch_refuses_the_demo_model_and_a_router(capsys, tmp_path):
+    items = write_items(tmp_path / "in.jsonl", 1)
+    code, _, err = run_batch(capsys, str(items), "--out", str(tmp_path / "o.jsonl"), "--provider-batch",
+                             "--protocol", "single", "--criteria", "coherence")
+    assert code == 2 and "demo model" in err
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+def test_a_killed_batch_resumes_by_polling_its_job_without_sending_again(llm_server, tmp_path):
+    llm_server.batches.step_s = 1.0  # the job takes 3 s: the kill lands while it is being polled
+    items = write_items(tmp_path / "in.jsonl", 20)
+    out = tmp_path / "out.jsonl"
+    argv = [sys.executable, "-c", "import sys; from debate_tui.cli import main; sys.exit(main())",
+            "batch", str(items), "--out", str(out), "--no-cache",
+            "--sessions-dir", str(tmp_path / "s"), *single_args(llm_server), *FAST]
+    env = {**os.environ, "OPENAI_API_KEY": "sk-fake"}
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not llm_server.batches.jobs and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert llm_server.batches.submitted == 20 and not out.exists()
+    rerun = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    assert rerun.returncode == 0, rerun.stderr
+    assert llm_server.batches.submitted == 20  # nothing sent twice
+    assert len(set(llm_server.batches.submitted_ids)) == 20
+    ids = [row["id"] for row in read_rows(out)]
+    assert sorted(ids) == sorted(f"i{i}" for i in range(20))  # none lost, none twice
