@@ -40,6 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
         argv = ["tui", *argv]
+    if argv[:2] == ["batch", "merge"]:  # `batch` takes an input file first; see cli/batch_merge.py
+        from debate_tui.cli.batch_merge import main as merge
+
+        return merge(argv[2:])
     args = build_parser(argv[0]).parse_args(argv)
     try:
         return args.handler(args)

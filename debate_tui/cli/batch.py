@@ -6,6 +6,10 @@ cache (temperature 0, the batch default) an identical rerun into a new file
 costs no calls either. Exit codes: 0 done (items needing a person included:
 see `debate-tui review`), 2 bad input, 3 some items failed, 4 stopped
 (budget or interrupt; rerun to resume).
+
+`--shard I/N` runs one deterministic part of the input (for array jobs);
+`debate-tui batch merge OUT... --out FILE` joins the parts' results.
+See docs/BATCH.md.
 """
 
 from __future__ import annotations
@@ -52,6 +56,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                      help="items in flight at once "
                           f"(default: limits.concurrency in config.toml, else {DEFAULT_CONCURRENCY})")
     run.add_argument("--limit", type=int, metavar="K", help="only the first K items of the input")
+    run.add_argument("--shard", metavar="I/N",
+                     help="only shard I of N (1 <= I <= N), chosen by a stable hash of each item id; "
+                          "join the shards' results with `debate-tui batch merge OUT... --out FILE`")
     run.add_argument("--max-cost", type=float, metavar="USD",
                      help="budget of the whole batch: no call starts once this much is spent "
                           "(default: limits.max_cost)")
@@ -172,6 +179,17 @@ def _check_tasks(template: Session, items: list[Item]) -> None:
             raise BadInput(f"line {item.line} (id {item.id!r}): {exc}") from None
 
 
+def _shard(args: argparse.Namespace, items: list[Item]) -> list[Item]:
+    from debate_tui.batch.shards import Shard, ShardError
+
+    if not args.shard:
+        return items
+    try:
+        return Shard.parse(args.shard).select(items)
+    except ShardError as exc:
+        raise BadInput(str(exc)) from None
+
+
 def _model_client(args: argparse.Namespace, timeout_s: float) -> LLMClient:
     from debate_tui.llm.router import ModelRouter
 
@@ -224,6 +242,7 @@ def prepare(args: argparse.Namespace) -> BatchRun:
         raise BadInput(str(exc)) from None
     template = build_template(args, items[0].task, config)
     items = items if args.limit is None else items[:args.limit]
+    items = _shard(args, items)
     _check_tasks(template, items)
     limits = config.limits
     settings = BatchSettings(
