@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from bisect import bisect_left
 from collections.abc import Sequence
 from functools import lru_cache
@@ -17,6 +18,7 @@ from itertools import accumulate
 
 from debate_tui.domain import ERROR_TYPES, ErrorSpan, Verdict
 from debate_tui.llm.base import TokenLogprobs
+from debate_tui.writing import is_cjk_char
 
 _N = r"-?\d+(?:\.\d+)?"
 _NUMBER_WORDS = {w: float(i) for i, w in enumerate(
@@ -548,10 +550,11 @@ def read_answer(text: str, expect: str, low: float = 1, high: float = 5, criteri
 
 
 _SPELLING = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "–": "-", "—": "-", "‑": "-",
-                           "−": "-", "\u00a0": " ", "…": "."})
-_WRAPPING = re.compile(r"^[\s\"'“”‘’]+|[\s\"'“”‘’]+$")
+                           "−": "-", "\u00a0": " ", "…": ".", "「": '"', "」": '"', "『": '"', "』": '"',
+                           "。": ".", "、": ",", "\u3000": " "})
+_WRAPPING = re.compile(r"^[\s\"'“”‘’「」『』]+|[\s\"'“”‘’「」『』]+$")
 _EDGE_DOTS = re.compile(r"^(?:\.{2,}|…)\s*|\s*(?:\.{2,}|…)$")
-_TRAILING_PUNCT = re.compile(r"[\s.,;:!?]+$")
+_TRAILING_PUNCT = re.compile(r"[\s.,;:!?。，、；：！？]+$")
 _ELLIPSIS = re.compile(r"\s*(?:\.{3}|…)\s*")
 _WORD_CHARS = re.compile(r"\w")
 
@@ -563,7 +566,7 @@ def _normalise(s: str, words_only: bool) -> tuple[str, tuple[int, ...]]:
     where: list[int] = []
     gap = False
     for i, ch in enumerate(s):
-        low = ch.translate(_SPELLING).lower()
+        low = unicodedata.normalize("NFKC", ch).translate(_SPELLING).lower()  # full-width "，" is ","
         ch = low if len(low) == 1 else ch
         if ch.isspace() or (words_only and not ch.isalnum()):
             gap = bool(out)
@@ -577,14 +580,18 @@ def _normalise(s: str, words_only: bool) -> tuple[str, tuple[int, ...]]:
     return "".join(out), tuple(where)
 
 
+def _joined(a: str, b: str) -> bool:
+    """Whether two neighbouring characters belong to one word: CJK writes words without spaces, so a
+    quote may begin or end next to any character there."""
+    return a.isalnum() and b.isalnum() and not (is_cjk_char(a) or is_cjk_char(b))
+
+
 def _find_whole(needle: str, hay: str, start: int) -> int:
     """First occurrence that does not cut a word: "he went" is not in "She went"."""
     i = hay.find(needle, start) if needle else -1
     while i >= 0:
         j = i + len(needle)
-        if (i == 0 or not (needle[0].isalnum() and hay[i - 1].isalnum())) and (
-            j == len(hay) or not (needle[-1].isalnum() and hay[j].isalnum())
-        ):
+        if (i == 0 or not _joined(hay[i - 1], needle[0])) and (j == len(hay) or not _joined(needle[-1], hay[j])):
             return i
         i = hay.find(needle, i + 1)
     return -1

@@ -20,8 +20,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from debate_tui import writing
 from debate_tui.domain import Usage
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback
+from debate_tui.writing import is_cjk
 
 LABEL = "(demo)"
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
@@ -37,10 +39,14 @@ class TextFacts:
     distinct_ratio: float
     repeated: tuple[str, ...]
     longest_sentence: str
+    unit: str = "words"
+    """What `words` counts: words, or characters in a CJK text."""
 
     @classmethod
     def of(cls, text: str) -> TextFacts:
-        sentences = [s.strip() for s in _SENTENCE.findall(text) if _WORD.search(s)]
+        cjk = is_cjk(text)  # Chinese or Japanese: sentences end at 。！？ and length is in characters
+        pieces = writing.sentences(text) if cjk else [s.strip() for s in _SENTENCE.findall(text)]
+        sentences = [s for s in pieces if _WORD.search(s)]
         seen: set[str] = set()
         repeated: list[str] = []
         for sentence in sentences:
@@ -51,12 +57,14 @@ class TextFacts:
         words = [w.lower() for w in _WORD.findall(text)]
         ratio = len(set(words)) / len(words) if words else 0.0
         longest = max(sentences, key=len, default="")
+        if cjk:  # a "word" there is a run of characters between punctuation: count characters, skip the ratio
+            return cls(writing.size(text)[0], 1.0, tuple(repeated), longest, "characters")
         return cls(len(words), ratio, tuple(repeated), longest)
 
     def defects(self) -> list[str]:
         found = [f'the sentence "{s}" is repeated' for s in self.repeated]
-        if self.words < 8:
-            found.append(f"it is very short ({self.words} words)")
+        if self.words < (20 if self.unit == "characters" else 8):
+            found.append(f"it is very short ({self.words} {self.unit})")
         if self.words >= 8 and self.distinct_ratio < 0.45:
             found.append(f"its vocabulary is poor ({self.distinct_ratio:.0%} distinct words)")
         return found

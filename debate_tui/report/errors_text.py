@@ -8,11 +8,8 @@ costs, followed by a one-line tally per type.
 
 from __future__ import annotations
 
-import re
-
 from debate_tui.domain import ERROR_TYPES, ErrorSpan, Session
-
-_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)]*\s+")
+from debate_tui.writing import sentence_number
 
 
 def counts_unlocated(session: Session) -> bool:
@@ -39,7 +36,7 @@ def where(error: ErrorSpan, text: str) -> str:
     if error.start is None:
         return "not found in the text (the quote may be paraphrased)" if error.quote else "no sentence quoted"
     line, column = line_col(text, error.start)
-    sentence = len(_SENTENCE_END.findall(text, 0, error.start)) + 1
+    sentence = sentence_number(text, error.start)
     return f"line {line}, column {column}, sentence {sentence}"
 
 
@@ -47,7 +44,7 @@ def paragraph(number: int, error: ErrorSpan, text: str, count_unlocated: bool = 
     side = " of text 2" if error.which == "b" else ""
     head = f"{number}. {_type_name(error.type)}, {where(error, text)}{side}"
     head += f': "{error.quote}"' if error.quote else ""
-    head += "" if error.quote.rstrip().endswith((".", "!", "?")) else "."
+    head += "" if error.quote.rstrip().endswith((".", "!", "?", "。", "！", "？")) else "."
     explanation = error.explanation.strip().rstrip(".")
     why = f" {explanation}." if explanation else ""
     cost = _points(error.deduction) if error.located or count_unlocated else "none (not located)"

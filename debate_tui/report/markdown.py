@@ -17,6 +17,7 @@ from debate_tui.report.errors_text import counts_unlocated, line_col, section
 from debate_tui.report.quotes import numbered, quoted_passages
 from debate_tui.report.vote import jury_lines, vote_lines
 from debate_tui.textsafe import inert_markdown
+from debate_tui.writing import size
 
 UNSCORED = "unscored"
 
@@ -48,10 +49,10 @@ def _header(session: Session) -> list[str]:
         f"- **Models:** {', '.join(session.models)}",
         f"- **Date:** {session.created_at:%Y-%m-%d %H:%M UTC}",
         f"- **Status:** {session.status}",
-        f"- **Text:** {counted(len(task.text.split()), 'word')}, sha256 `{digest(task.text)}`",
+        f"- **Text:** {counted(*size(task.text))}, sha256 `{digest(task.text)}`",
     ]
     if task.text_b is not None:
-        lines.append(f"- **Text 2:** {counted(len(task.text_b.split()), 'word')}, sha256 `{digest(task.text_b)}`")
+        lines.append(f"- **Text 2:** {counted(*size(task.text_b))}, sha256 `{digest(task.text_b)}`")
     if any(a.model.startswith("demo/") for a in session.agents):
         lines.append("- **Note:** produced by the offline demo model, not a real judgment.")
     return lines

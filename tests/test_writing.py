@@ -1,0 +1,90 @@
+"""Texts in any script: sentences, sizes, quotes located and positions in Chinese, Japanese, Arabic and
+Hebrew, and a Chinese story judged end to end by MATEval on the demo model and on the fake server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from debate_tui.cli import main
+from debate_tui.parsing import locate
+from debate_tui.report.errors_text import line_col
+from debate_tui.writing import prompt_language, sentence_number, sentences, size
+from tests.test_mateval import make_session, run, script
+
+REPEATED = "在饭桌上，主管仔细观察这些人的一些细节和习惯。"
+CHINESE = ("有一家新建的酒店在报纸上打出招聘广告，因为待遇优厚，报名者踊跃。“主管想了想，宣布要请这30人吃饭！”\n"
+           f"{REPEATED}{REPEATED}最终，留下了那些知道兼顾别人的人。")
+JAPANESE = "今日は晴れです。「明日は雨でしょう！」本当ですか？"
+ARABIC = "ذهب الولد إلى المدرسة. هل رأيت القطة؟ نعم رأيتها."
+HEBREW = "הילד הלך לבית הספר. האם ראית את החתול? כן, ראיתי."
+
+
+def test_cjk_sentences_end_at_their_marks_with_closing_quotes_and_other_scripts_at_a_mark_and_a_space():
+    assert sentences(CHINESE) == ["有一家新建的酒店在报纸上打出招聘广告，因为待遇优厚，报名者踊跃。",
+                                  "“主管想了想，宣布要请这30人吃饭！”", REPEATED, REPEATED,
+                                  "最终，留下了那些知道兼顾别人的人。"]
+    assert sentences(JAPANESE) == ["今日は晴れです。", "「明日は雨でしょう！」", "本当ですか？"]
+    assert sentences(ARABIC) == ["ذهب الولد إلى المدرسة.", "هل رأيت القطة؟", "نعم رأيتها."]
+    assert sentences(HEBREW) == ["הילד הלך לבית הספר.", "האם ראית את החתול?", "כן, ראיתי."]
+    assert sentences("Dr. Smith said e.g. this. Then left.") == ["Dr.", "Smith said e.g.", "this.", "Then left."]
+
+
+def test_cjk_texts_are_sized_in_characters_and_the_others_in_words():
+    assert size(CHINESE) == (len(CHINESE.replace("\n", "")), "character")
+    assert size(JAPANESE) == (len(JAPANESE), "character")
+    assert size(ARABIC) == (9, "word") and size(HEBREW) == (10, "word")
+    assert size("A short text.") == (3, "word")
+    assert prompt_language(CHINESE) == "zh"
+    assert prompt_language(JAPANESE) == "en", "kana: Japanese, which has no prompts of its own"
+    assert prompt_language(ARABIC) == prompt_language("A short text.") == "en"
+
+
+@pytest.mark.parametrize(("quote", "text", "expected"), [
+    ("主管仔细观察这些人的一些细节和习惯", CHINESE, "主管仔细观察这些人的一些细节和习惯"),
+    ("在饭桌上,主管仔细观察这些人的一些细节和习惯.", CHINESE, REPEATED),  # half-width punctuation
+    ("「主管想了想，宣布要请这３０人吃饭」", CHINESE, "主管想了想，宣布要请这30人吃饭"),  # corner quotes, ３０
+    ("明日は雨でしょう", JAPANESE, "明日は雨でしょう"),
+    ("هل رأيت القطة", ARABIC, "هل رأيت القطة"),
+    ("\"האם ראית את החתול?\"", HEBREW, "האם ראית את החתול?"),
+])
+def test_quotes_are_located_across_full_and_half_width_forms_and_inside_unspaced_text(quote, text, expected):
+    span = locate(quote, text)
+    assert span is not None and text[span[0]:span[1]] == expected
+
+
+def test_positions_count_characters_by_line_in_logical_order():
+    second = CHINESE.index(REPEATED, CHINESE.index(REPEATED) + 1)
+    assert line_col(CHINESE, second) == (2, len(REPEATED) + 1)
+    assert sentence_number(CHINESE, second) == 4
+    assert line_col(HEBREW, HEBREW.index("כן")) == (1, HEBREW.index("כן") + 1)
+    assert sentence_number(ARABIC, ARABIC.index("نعم")) == 3
+
+
+def test_a_chinese_story_on_the_demo_model_gets_its_repeat_located_and_a_report_in_characters(tmp_path, capsys):
+    story = tmp_path / "story.txt"
+    story.write_text(CHINESE, encoding="utf-8")
+    assert main(["run", "--demo", "--protocol", "mateval", "--text", str(story),
+                 "--sessions-dir", str(tmp_path / "sessions")]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["scores"]["REP"] == -1 and summary["scores"]["total"] == -1
+    report = (tmp_path / "sessions" / f"{summary['session']}.md").read_text(encoding="utf-8")
+    assert f"- **Text:** {size(CHINESE)[0]} characters" in report
+    assert f'| 1 | REP | 2:{len(REPEATED) + 1} | "{REPEATED}" |' in report, "the second occurrence, exactly"
+    assert f'line 2, column {len(REPEATED) + 1}, sentence 4: "{REPEATED}" The sentence' in report
+
+
+async def test_a_chinese_story_on_the_fake_server_scores_the_located_repeat(llm_server):
+    report = ("Q: Does the text contain Repetition (REP) errors?\nA: Yes\n"
+              f"Location: “{REPEATED.rstrip('。')}”\nExplanation: 重复了两次。\nDeduction: -1\n"
+              + "".join(f"Q: Does the text contain {name} ({kind}) errors?\nA: No\n" for kind, name in
+                        (("LINC", "Logical Inconsistency"), ("DCONT", "Discontinuity"),
+                         ("ILC", "Inappropriate Lexical Choice"), ("FER", "Factual Error")))
+              + "Scores: REP -1, LINC 0, DCONT 0, ILC 0, FER 0. Total: -1")
+    script(llm_server, report)
+    session = await run(make_session(llm_server, text=CHINESE))
+    assert session.outcome.scores["REP"] == -1 and session.outcome.scores["total"] == -1
+    [error] = [e for e in session.outcome.errors if e.type == "REP"]
+    second = CHINESE.index(REPEATED, CHINESE.index(REPEATED) + 1)
+    assert error.start == second and CHINESE[error.start:error.end].startswith(REPEATED.rstrip("。"))
