@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import signal
 import subprocess
 import time
@@ -58,6 +59,7 @@ def main() -> None:
         first = summary(subprocess.run(argv(server, items, work / "a.jsonl"), env=env, cwd=ROOT,
                                        capture_output=True, text=True, timeout=3600))
         wall = time.monotonic() - started
+        peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the only child waited for so far
         sent_first = server.batches.submitted
 
         server.batches.submitted, server.batches.submitted_ids = 0, []
@@ -76,9 +78,10 @@ def main() -> None:
             "items": args.items, "wall_s": round(wall, 1), "batch_elapsed_s": first["elapsed_s"],
             "jobs": first["provider_batch"]["jobs"], "rounds": first["provider_batch"]["rounds"],
             "requests_sent": sent_first, "cost_batch_usd": first["cost_usd"],
-            "cost_live_usd": first["provider_batch"]["live_cost_usd"],
+            "cost_live_usd": first["provider_batch"]["live_cost_usd"], "peak_rss_mb": round(peak_kb / 1024),
             "kill": {"sent_before_kill": killed_at, "sent_by_rerun": server.batches.submitted - killed_at,
                      "sent_twice": twice, "rerun_summary_requests_sent": second["provider_batch"]["requests_sent"],
+                     "rerun_elapsed_s": second["elapsed_s"],
                      "result_lines": sum(ids.values()), "distinct_items": len(ids),
                      "lost": args.items - len(ids), "duplicated": sum(ids.values()) - len(ids)},
         })

@@ -168,3 +168,52 @@ def test_a_killed_batch_resumes_by_polling_its_job_without_sending_again(llm_ser
     assert len(set(llm_server.batches.submitted_ids)) == 20
     ids = [row["id"] for row in read_rows(out)]
     assert sorted(ids) == sorted(f"i{i}" for i in range(20))  # none lost, none twice
+
+
+def test_an_upload_whose_job_id_was_lost_is_found_by_its_file(capsys, llm_server, tmp_path):
+    items = write_items(tmp_path / "in.jsonl", 3)
+    out = tmp_path / "out.jsonl"
+    argv = [str(items), "--out", str(out), "--no-cache", "--sessions-dir", str(tmp_path / "s"),
+            *single_args(llm_server), *FAST]
+    assert run_batch(capsys, *argv)[0] == 0
+    state = json.loads(jobs_path(out).read_text())
+    (job_id, spec), = state["jobs"].items()
+    # As if killed between creating the job and writing its id: only the upload is on record.
+    state["uploads"] = {spec["file_id"]: {k: spec[k] for k in ("target", "round", "custom_ids")}}
+    state["jobs"] = {}
+    jobs_path(out).write_text(json.dumps(state))
+    out.unlink()
+    code, summary, err = run_batch(capsys, *argv)
+    assert code == 0, err
+    assert llm_server.batches.submitted == 3 and len(llm_server.batches.jobs) == 1
+    assert list(json.loads(jobs_path(out).read_text())["jobs"]) == [job_id]
+    assert len(read_rows(out)) == 3
+
+
+def test_the_fake_server_speaks_the_batches_api_through_litellm(llm_server):
+    import asyncio
+
+    from debate_tui.llm.litellm_client import load_litellm
+
+    litellm = load_litellm()
+    where = {"custom_llm_provider": "openai", "api_base": llm_server.base_url, "api_key": "sk-fake"}
+    llm_server.batches.step_s = 60  # stays in validating until cancelled
+    line = {"custom_id": "a", "method": "POST", "url": "/v1/chat/completions",
+            "body": {"model": "fake-model", "messages": [{"role": "user", "content": "hi"}]}}
+
+    async def scenario() -> tuple:
+        made = await litellm.acreate_file(file=("in.jsonl", (json.dumps(line) + "\n").encode()), purpose="batch",
+                                          **where)
+        stored = await litellm.afile_retrieve(file_id=made.id, **where)
+        job = await litellm.acreate_batch(completion_window="24h", endpoint="/v1/chat/completions",
+                                          input_file_id=made.id, **where)
+        polled = await litellm.aretrieve_batch(batch_id=job.id, **where)
+        cancelled = await litellm.acancel_batch(batch_id=job.id, **where)
+        errors = await litellm.afile_content(file_id=cancelled.error_file_id, **where)
+        return stored, polled, cancelled, errors
+
+    stored, polled, cancelled, errors = asyncio.run(scenario())
+    assert stored.purpose == "batch" and stored.bytes > 0
+    assert polled.status == "validating" and cancelled.status == "cancelled"
+    assert cancelled.output_file_id is None
+    assert json.loads(errors.content)["error"]["code"] == "batch_cancelled"

@@ -246,6 +246,8 @@ class JobRounds:
             await self._quiet()
             if self.open_items <= 0:
                 return
+            for ask in self._asks.values():  # a job `_recover` found after the call was parked
+                ask.job = ask.job or self.jobs.job_of.get(ask.custom_id)
             await self._submit([ask for ask in self._asks.values() if ask.job is None and not ask.future.done()])
             await self._collect()
 
