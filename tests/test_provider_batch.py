@@ -217,3 +217,51 @@ def test_the_fake_server_speaks_the_batches_api_through_litellm(llm_server):
     assert polled.status == "validating" and cancelled.status == "cancelled"
     assert cancelled.output_file_id is None
     assert json.loads(errors.content)["error"]["code"] == "batch_cancelled"
+
+
+def test_a_stop_while_polling_ends_the_run_and_the_rerun_collects_the_job(capsys, llm_server, tmp_path):
+    import asyncio
+
+    from tests.test_batch_support import prepared
+
+    llm_server.batches.step_s = 0.5
+    items = write_items(tmp_path / "in.jsonl", 3)
+    out = tmp_path / "out.jsonl"
+    argv = [str(items), "--out", str(out), "--no-cache", "--sessions-dir", str(tmp_path / "s"),
+            *single_args(llm_server), *FAST]
+    batch = prepared(*argv)
+
+    async def stop_once_submitted() -> None:
+        run = asyncio.ensure_future(batch.run())
+        while not llm_server.batches.jobs:
+            await asyncio.sleep(0.02)
+        batch.stop("interrupted (Ctrl+C)")
+        await asyncio.wait_for(run, 5)  # not held until the job ends
+
+    asyncio.run(stop_once_submitted())
+    assert batch.summary()["cancelled"] == 3
+    assert not out.exists() or read_rows(out) == []
+    code, summary, err = run_batch(capsys, *argv)
+    assert code == 0, err
+    assert llm_server.batches.submitted == 3 and len(read_rows(out)) == 3
+
+
+def test_chateval_simultaneous_talk_puts_each_rounds_parallel_calls_in_one_job(capsys, llm_server, tmp_path):
+    llm_server.add_rule("Reasoning about the text.\nScore: 4")
+    items = write_items(tmp_path / "in.jsonl", 3)
+    out = tmp_path / "out.jsonl"
+    live = run_batch(capsys, str(items), "--out", str(tmp_path / "live.jsonl"), "--no-cache",
+                     "--protocol", "chateval", "--option", "strategy=simultaneous-talk", "--criteria", "coherence",
+                     "--model", "openai/fake-model", "--api-base", llm_server.base_url)
+    calls_live = live[1]["calls"]
+    code, summary, err = run_batch(capsys, str(items), "--out", str(out), "--no-cache",
+                                   "--protocol", "chateval", "--option", "strategy=simultaneous-talk",
+                                   "--criteria", "coherence", "--model", "openai/fake-model",
+                                   "--api-base", llm_server.base_url, *FAST)
+    assert live[0] == code == 0, err
+    jobs = json.loads(jobs_path(out).read_text())["jobs"].values()
+    assert sum(len(spec["custom_ids"]) for spec in jobs) == calls_live == summary["calls"]
+    # Every job holds one round's calls of all three items: the referees' parallel calls wait for each other.
+    assert all(len(spec["custom_ids"]) % 3 == 0 and len(spec["custom_ids"]) > 3 for spec in jobs)
+    assert sorted(r["predicted"] for r in read_rows(out)) == sorted(r["predicted"]
+                                                                    for r in read_rows(tmp_path / "live.jsonl"))
