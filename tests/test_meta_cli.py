@@ -116,7 +116,9 @@ def test_dataset_writes_jsonl(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["dataset", "summeval", "--data-dir", str(ROOT), "--criteria", "coherence,fluency", "--limit", "4"]
     assert run(dataset, argv) == 0
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert len(lines) == 4 and all(set(x["human"]) == {"coherence", "fluency"} for x in lines)
+    # --limit cuts at whole groups: 4 lines round up to one article's 12 summaries
+    assert len(lines) == 12 and len({x["group"] for x in lines}) == 1
+    assert all(set(x["human"]) == {"coherence", "fluency"} for x in lines)
 
 
 def test_dataset_scaleeval_models(capsys: pytest.CaptureFixture[str]) -> None:

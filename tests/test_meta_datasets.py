@@ -90,7 +90,7 @@ def test_scaleeval_pairs_by_line() -> None:
 
 def test_criteria_filter_and_limit() -> None:
     lines = datasets.load("summeval", root=ROOT, criteria=["fluency", "relevance"], limit=3)
-    assert len(lines) == 3 and all(set(x["human"]) == {"fluency", "relevance"} for x in lines)
+    assert len(lines) == 12 and all(set(x["human"]) == {"fluency", "relevance"} for x in lines)
     with pytest.raises(ValueError, match="unknown criteria"):
         datasets.load("topical-chat", root=ROOT, criteria=["fluency"])
     with pytest.raises(ValueError, match="scaleeval only"):
@@ -127,3 +127,16 @@ def test_a_missing_file_is_named() -> None:
     assert DATA.names("nowhere") == [] and DATA.names("scaleeval/responses") == ["claude-instant", "gemini", "gpt3.5"]
     csv_text = DATA.read_text("mateval/ROC/ROC_test_change_new.csv")
     assert csv_text.startswith("Original Story,")  # byte-order mark dropped
+
+
+def test_limit_cuts_at_whole_groups() -> None:
+    """SummEval's lines run system by system; --limit 36 once gave 36 articles with one summary each."""
+    lines = datasets.load("summeval", root=ROOT, limit=36)
+    sizes = Counter(x["group"] for x in lines)
+    assert len(lines) == 36 and len(sizes) == 3 and set(sizes.values()) == {12}
+    assert len(datasets.load("summeval", root=ROOT, limit=37)) == 48  # rounded up to a whole group
+    assert datasets.load("summeval", root=ROOT, limit=0) == []
+    ungrouped = datasets.load("mateval-roc", root=ROOT, limit=5)  # no groups: each line is its own
+    assert [x["id"] for x in ungrouped] == [f"roc-{i:03d}" for i in range(5)]
+    everything = datasets.load("faireval", root=ROOT)
+    assert datasets.load("faireval", root=ROOT, limit=10_000) == everything

@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from debate_tui.cli.dataset import FILE_FLAGS, add_column_flags, columns_of
 from debate_tui.meta.evaluate import format_table, meta_evaluate, validate_row
+from debate_tui.meta.labels import LabelsError, join, load_labels
 
 EXIT_BAD_INPUT = 2
 
@@ -26,6 +28,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                         help="resamples for the 95%% intervals (0: none)")
     parser.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the resampling (default 0)")
+    parser.add_argument(
+        "--labels", metavar="FILE",
+        help="human labels in a separate .csv, .tsv or .jsonl file, joined with the results by id: "
+             "`dataset` output as it is, or any file with the column flags below (--id names the id column)",
+    )
+    add_column_flags(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -52,14 +60,33 @@ def read_results(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def with_labels(rows: list[dict[str, Any]], args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The results with the labels file's human judgments put in by id; no shared id at all is an error."""
+    flagged = any(getattr(args, f) is not None for f in FILE_FLAGS)
+    labels = load_labels(args.labels, columns_of(args, default_text=None) if flagged else None)
+    joined, matched = join(rows, labels)
+    if rows and not matched:
+        sample = ", ".join(repr(str(r.get("id"))) for r in rows[:3])
+        raise BadInput(f"{args.labels}: no id of the results ({sample}, ...) is in the labels file; "
+                       "name its id column with --id")
+    if matched < len(rows):
+        print(f"note: {len(rows) - matched} of {len(rows)} results rows have no labels in {args.labels}",
+              file=sys.stderr)
+    return joined
+
+
 def handle(args: argparse.Namespace) -> int:
     if args.bootstrap < 0:
         print("error: --bootstrap must be 0 or more", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
         rows = read_results(Path(args.results))
+        if args.labels is not None:
+            rows = with_labels(rows, args)
+        elif given := [f"--{f.replace('_', '-')}" for f in FILE_FLAGS if getattr(args, f) is not None]:
+            raise ValueError(f"{', '.join(given)} name columns of a --labels file; give --labels FILE")
         result = meta_evaluate(rows, args.level, bootstrap=args.bootstrap, seed=args.seed)
-    except (BadInput, ValueError) as exc:
+    except (BadInput, LabelsError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     print(json.dumps(result) if args.json else format_table(result, rows))

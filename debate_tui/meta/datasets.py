@@ -281,7 +281,8 @@ def load(
     limit: int | None = None,
     models: tuple[str, str] | None = None,
 ) -> list[Line]:
-    """Lines of one data set; `criteria` keeps only those human scores, `limit` the first lines."""
+    """Lines of one data set; `criteria` keeps only those human scores, `limit` about that many lines in whole
+    groups (see `whole_groups`)."""
     if name not in LOADERS:
         raise ValueError(f"unknown data set {name!r}; known: {', '.join(LOADERS)}")
     folder = data_dir(root)
@@ -292,11 +293,36 @@ def load(
     source = DataRoot(folder)
     lines = scaleeval(source, models) if models else LOADERS[name](source)
     if criteria is not None:
-        lines = _keep_criteria(lines, list(criteria))
-    return lines if limit is None else lines[:limit]
+        lines = keep_criteria(lines, list(criteria))
+    return lines if limit is None else whole_groups(lines, limit)
 
 
-def _keep_criteria(lines: list[Line], wanted: list[str]) -> list[Line]:
+def whole_groups(lines: list[Line], limit: int) -> list[Line]:
+    """The lines of the first groups (in order of first appearance) until `limit` lines are reached.
+
+    Summary-level correlation works within a group (a SummEval article, a
+    Topical-Chat dialogue), so cutting a group in pieces, or taking one
+    line of each of many groups, leaves it nothing to correlate. The cut is
+    rounded up to a whole group (`--limit 36` of SummEval: 3 articles x 12
+    systems); a line without a group is a group of its own. Order is kept.
+    """
+    if limit <= 0:
+        return []
+    keys = [("group", line["group"]) if line.get("group") is not None else ("line", i) for i, line in enumerate(lines)]
+    count: dict[tuple[str, Any], int] = {}
+    for key in keys:
+        count[key] = count.get(key, 0) + 1
+    chosen: set[tuple[str, Any]] = set()
+    total = 0
+    for key, size in count.items():
+        if total >= limit:
+            break
+        chosen.add(key)
+        total += size
+    return [line for line, key in zip(lines, keys, strict=True) if key in chosen]
+
+
+def keep_criteria(lines: list[Line], wanted: list[str]) -> list[Line]:
     known = {c for line in lines for c in line.get("human", {})}
     if unknown := [c for c in wanted if c not in known]:
         raise ValueError(f"unknown criteria {unknown}; this data set has {sorted(known)}")

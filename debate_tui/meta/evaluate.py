@@ -95,7 +95,7 @@ def meta_evaluate(
         result["vote"] = voted
     if (jury := jury_block(rows)) is not None:
         result["jury"] = jury
-    return result
+    return add_reasons(result, rows)
 
 
 def _by_criterion(rows: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -199,30 +199,57 @@ def _cell(value: float | None, interval: list[float | None]) -> str:
     return f"{_num(value)} {bounds:<16}"
 
 
+def _scored_pairs(scored: Sequence[dict[str, Any]]) -> list[tuple[dict[str, Any], float, float]]:
+    return [(r, float(r["predicted"]), float(_human(r))) for r in scored  # type: ignore[arg-type]
+            if r.get("predicted") is not None and math.isfinite(r["predicted"])]
+
+
 def undefined_because(scored: Sequence[dict[str, Any]], level: str) -> str:
-    """Why a criterion has no correlation, in words (too few items, constant values, no usable group)."""
-    pairs = [(float(r["predicted"]), float(_human(r))) for r in scored  # type: ignore[arg-type]
-             if r.get("predicted") is not None and math.isfinite(r["predicted"])]
+    """Why a criterion has no correlation, in words (too few items or groups, constant scores)."""
+    pairs = _scored_pairs(scored)
+    if len(pairs) < 2:
+        unscored = len(scored) - len(pairs)
+        return (f"too few scored items ({len(pairs)} of {len(scored)}"
+                f"{f', {unscored} unscored' if unscored else ''}; a correlation needs 2 or more)")
     if level == "summary":
         groups: dict[str, list[tuple[float, float]]] = {}
-        for row in scored:
-            if row.get("predicted") is not None and math.isfinite(row["predicted"]):
-                groups.setdefault(_group(row), []).append((float(row["predicted"]), float(_human(row))))  # type: ignore[arg-type]
-        return (f"no group has 2 or more scored items whose predicted and human scores both vary "
-                f"({len(groups)} group{'' if len(groups) == 1 else 's'} with scored items, each skipped)")
-    if len(pairs) < 2:
-        return f"too few scored items ({len(pairs)}; a correlation needs 2 or more)"
-    predicted, human = {p for p, _ in pairs}, {h for _, h in pairs}
+        for row, p, h in pairs:
+            groups.setdefault(_group(row), []).append((p, h))
+        single = sum(len(g) < 2 for g in groups.values())
+        flat_p = sum(len(g) >= 2 and len({p for p, _ in g}) == 1 for g in groups.values())
+        flat_h = sum(len(g) >= 2 and len({h for _, h in g}) == 1 for g in groups.values())
+        return (f"no group has 2 or more scored items whose predicted and human scores both vary: too few groups "
+                f"({len(groups)} with scored items: {single} with one item, {flat_p} with constant predicted scores, "
+                f"{flat_h} with constant human scores); use whole groups (dataset --limit) or --level turn")
+    predicted, human = {p for _, p, _ in pairs}, {h for _, _, h in pairs}
     if len(predicted) == 1:
-        return f"the predicted scores are all equal ({predicted.pop():g})"
-    return f"the human scores are all equal ({human.pop():g})" if len(human) == 1 else "undefined"
+        return f"the predicted scores are all equal ({predicted.pop():g}): constant scores"
+    return f"the human scores are all equal ({human.pop():g}): constant scores" if len(human) == 1 else "undefined"
+
+
+NO_LABELS = "no labels: no results row has a criterion and a human score (join labels with --labels FILE)"
+
+
+def add_reasons(result: dict[str, Any], rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Put a `reason` beside each figure that is null (a criterion's correlations, the verdicts' accuracy or
+    kappa, the whole result when there is nothing to compare); defined figures get none."""
+    scored = _by_criterion(rows)
+    for name, c in result["criteria"].items():
+        if c["pearson"] is None:
+            c["reason"] = undefined_because(scored[name], result["level"])
+    if v := result.get("verdicts"):
+        if v["accuracy"] is None:
+            v["reason"] = f"too few items: every one of the {v['unscored']} verdicts is unscored"
+        elif v["kappa"] is None:
+            v["reason"] = "constant verdicts: kappa is undefined when both sides give one and the same verdict"
+    if not result["criteria"] and "verdicts" not in result:
+        result["reason"] = NO_LABELS
+    return result
 
 
 def format_table(result: dict[str, Any], rows: Sequence[dict[str, Any]] = ()) -> str:
-    """A fixed-width text report of a `meta_evaluate` result; with the `rows` it was computed from, each n/a
-    says why."""
-    scored = _by_criterion(rows)
-    reasons = {name: undefined_because(scored[name], result["level"]) for name in scored}
+    """A fixed-width text report of a `meta_evaluate` result; each n/a says why (the vote's, from the `rows`
+    it was computed from)."""
     lines = [f"Meta-evaluation, {result['level']} level (95% bootstrap intervals)"]
     criteria = result["criteria"]
     if criteria:
@@ -233,16 +260,18 @@ def format_table(result: dict[str, Any], rows: Sequence[dict[str, Any]] = ()) ->
             groups = "-" if c["groups_used"] is None else f"{c['groups_used']}/{c['groups_used'] + c['groups_skipped']}"
             cells = "".join(f"{_cell(c[m], c['ci'][m]):<24}" for m in METHODS)
             lines.append(f"{name:<{name_width}} {c['n']:>5} {c['unscored']:>8} {groups:>9}  {cells}".rstrip())
-            if c["pearson"] is None and name in reasons:
-                lines.append(f"  {name}: n/a because {reasons[name]}")
-    else:
-        lines.append("no rows with a criterion and a human score: n/a without human labels")
+            if c.get("reason"):
+                lines.append(f"  {name}: n/a because {c['reason']}")
+    elif not result.get("verdicts"):
+        lines.append(f"n/a without human labels: {result.get('reason') or NO_LABELS}")
     if v := result.get("verdicts"):
         system = {True: "agrees", False: "differs", None: "n/a"}[v["system_agreement"]]
         lines.append(
             f"verdicts: n={v['n']} unscored={v['unscored']} accuracy={_num(v['accuracy'], 0)} "
             f"kappa={_num(v['kappa'], 0)} system-level preference {system}"
         )
+        if v.get("reason"):
+            lines.append(f"  verdicts: n/a because {v['reason']}")
     if p := result.get("position"):
         lines.append(f"swap: n={p['n']} unscored={p['unscored']} consistent={_num(p['consistent'], 0)}")
     if vote := result.get("vote"):
