@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, cast
 
 from debate_tui.meta import stats
+from debate_tui.meta.costs import format_protocols, protocols_block
 from debate_tui.meta.jury import format_jury, jury_block
 from debate_tui.meta.stats import METHODS, VERDICTS
 from debate_tui.meta.vote import format_vote, vote_block
@@ -59,13 +60,16 @@ def validate_row(row: Any) -> None:
 
 
 def meta_evaluate(
-    rows: Sequence[dict[str, Any]], level: str = "summary", *, bootstrap: int = 1000, seed: int = 0
+    rows: Sequence[dict[str, Any]], level: str = "summary", *, bootstrap: int = 1000, seed: int = 0,
+    by_protocol: bool = True,
 ) -> dict[str, Any]:
     """Correlations per criterion, verdict agreement, swap consistency and error location.
 
     Blocks other than "level" and "criteria" appear only when rows carry
     their fields. `bootstrap` is the number of resamples for the 95%
-    intervals (0 for none); `seed` makes them reproducible.
+    intervals (0 for none); `seed` makes them reproducible. `by_protocol` adds
+    "protocols" (cost per item, agreement per dollar; see costs) when rows name
+    their protocol.
     """
     if level not in LEVELS:
         raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
@@ -95,7 +99,11 @@ def meta_evaluate(
         result["vote"] = voted
     if (jury := jury_block(rows)) is not None:
         result["jury"] = jury
-    return add_reasons(result, rows)
+    result = add_reasons(result, rows)
+    if by_protocol and (runs := protocols_block(
+        rows, lambda run: meta_evaluate(run, level, bootstrap=0, by_protocol=False))) is not None:
+        result["protocols"] = runs
+    return result
 
 
 def _by_criterion(rows: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -280,6 +288,8 @@ def format_table(result: dict[str, Any], rows: Sequence[dict[str, Any]] = ()) ->
         lines += format_vote(vote, why=why)
     if jury := result.get("jury"):
         lines += format_jury(jury)
+    if runs := result.get("protocols"):
+        lines += format_protocols(runs)
     if e := result.get("errors"):
         lines.append(
             f"error location: n={e['n']} precision={_num(e['precision'], 0)} recall={_num(e['recall'], 0)} "
