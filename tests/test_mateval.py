@@ -17,7 +17,7 @@ from debate_tui.llm import demo
 from debate_tui.llm.router import ModelRouter
 from debate_tui.meta.datasets import DataRoot, data_dir
 from debate_tui.parsing import parse_error_report
-from debate_tui.protocols import mateval
+from debate_tui.protocols import mateval, mateval_prompts
 from debate_tui.protocols.common import ModelChoice
 from tests.conftest import STORY
 
@@ -241,7 +241,7 @@ def test_only_error_types_can_be_judged():
 def test_the_demo_plays_mateval_s_summarizer_only_for_mateval_s_summary_request():
     """The demo reads its part from the messages, as a model would: another summary request is judged plainly."""
     brief = f"[Text to evaluate]\n{STORY}\n[End of text]"
-    mateval_request = [{"role": "system", "content": mateval.SUMMARIZER_SYSTEM},
+    mateval_request = [{"role": "system", "content": mateval_prompts.ENGLISH.summarizer_system},
                        {"role": "user", "content": f"{brief}\n\nWrite the final evaluation report."}]
     condenser_request = [{"role": "user", "content": f"{brief}\n\nSummarize the older rounds of this debate."}]
     assert demo.Reading.of(mateval_request).role == "mateval/summarizer"

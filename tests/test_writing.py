@@ -11,6 +11,7 @@ from debate_tui.cli import main
 from debate_tui.parsing import locate
 from debate_tui.report.errors_text import line_col
 from debate_tui.writing import prompt_language, sentence_number, sentences, size
+from tests.conftest import STORY
 from tests.test_mateval import make_session, run, script
 
 REPEATED = "在饭桌上，主管仔细观察这些人的一些细节和习惯。"
@@ -82,9 +83,37 @@ async def test_a_chinese_story_on_the_fake_server_scores_the_located_repeat(llm_
                         (("LINC", "Logical Inconsistency"), ("DCONT", "Discontinuity"),
                          ("ILC", "Inappropriate Lexical Choice"), ("FER", "Factual Error")))
               + "Scores: REP -1, LINC 0, DCONT 0, ILC 0, FER 0. Total: -1")
-    script(llm_server, report)
+    llm_server.add_rule(report, match="你是总结者")
+    script(llm_server, "unused: the summarizer's prompt is Chinese")
     session = await run(make_session(llm_server, text=CHINESE))
+    assert session.options["prompt_language"] == "zh", "auto: a Chinese text is discussed in Chinese"
     assert session.outcome.scores["REP"] == -1 and session.outcome.scores["total"] == -1
     [error] = [e for e in session.outcome.errors if e.type == "REP"]
     second = CHINESE.index(REPEATED, CHINESE.index(REPEATED) + 1)
     assert error.start == second and CHINESE[error.start:error.end].startswith(REPEATED.rstrip("。"))
+
+
+@pytest.mark.parametrize(("text", "language", "chinese"), [
+    (CHINESE, "auto", True), (CHINESE, "zh", True), (CHINESE, "en", False), (STORY, "auto", False), (STORY, "zh", True),
+])
+async def test_mateval_speaks_the_texts_language_unless_told_otherwise(llm_server, text, language, chinese):
+    script(llm_server)
+    llm_server.add_rule("I see no error of this type.", match="你是")
+    session = await run(make_session(llm_server, text=text, strategy="SR", evaluators=2, rounds=1,
+                                     prompt_language=language))
+    assert session.options["prompt_language"] == ("zh" if chinese else "en")
+    prompts = ["\n".join(m["content"] for m in r.messages) for r in llm_server.requests]
+    summary = prompts[-1]
+    if chinese:
+        assert "你是总结者" in summary and "问：上述故事中是否包含'重复问题'？" in summary and "单项问题得分" in summary
+        assert "第1轮（共1轮）" in prompts[0] and "反思你自己的陈述" in prompts[2], "statements, then reflection"
+        assert not any("Round 1 of 1" in p for p in prompts)
+    else:
+        assert "Q: Does the text contain Repetition (REP) errors?" in summary and "你是" not in "".join(prompts)
+    assert "[Text to evaluate]" in prompts[0], "the text between the same markers in both languages"
+
+
+def test_the_prompt_language_is_an_option_of_run(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    assert "--prompt-language {auto,en,zh}" in " ".join(capsys.readouterr().out.split())

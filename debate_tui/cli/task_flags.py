@@ -35,7 +35,7 @@ OPTION_FLAGS: dict[str, OptionFlag] = {
     "strategy": OptionFlag("strategy"), "agents": OptionFlag("agents"), "turns": OptionFlag("turns"),
     "swap": OptionFlag("swap", True), "samples": OptionFlag("samples"), "logprobs": OptionFlag("logprobs", True),
     "evaluators": OptionFlag("evaluators"), "no_feedback": OptionFlag("feedback", False),
-    "count_unlocated": OptionFlag("count_unlocated", True),
+    "count_unlocated": OptionFlag("count_unlocated", True), "prompt_language": OptionFlag("prompt_language"),
     "on_no_consensus": OptionFlag("on_no_consensus"), "criteria_variant": OptionFlag("criteria_variant"),
     "jury": OptionFlag("jury"), "jury_aggregate": OptionFlag("jury_aggregate"),
 }
@@ -111,6 +111,7 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
     how.add_argument("--evaluators", type=int, metavar="N", help=SPEC_HELP)
     how.add_argument("--no-feedback", action="store_true", help=SPEC_HELP)
     how.add_argument("--count-unlocated", action="store_true", help=SPEC_HELP)
+    how.add_argument("--prompt-language", choices=("auto", "en", "zh"), help=SPEC_HELP)
     how.add_argument("--on-no-consensus", choices=("human", "majority", "tie", "undecided"), help=SPEC_HELP)
     how.add_argument("--criteria-variant", choices=VARIANTS, help=SPEC_HELP)
     how.add_argument("--jury", metavar="MODEL,MODEL[,...]", help=SPEC_HELP)

@@ -88,6 +88,9 @@ ROLE_CLUES: tuple[tuple[str, str, str], ...] = (
     ("user", "Criticise the score if it is not justified", "critic"),
     ("user", "Summarize this turn for the referees", "chateval/summarizer"),
     ("user", "Now it's your time to talk", "referee"),
+    ("system", "你是评估小组的反馈者", "feedback"),  # MATEval's Chinese prompts
+    ("system", "你是总结者", "mateval/summarizer"),
+    ("system", "共同讨论文本质量的评估者", "evaluator"),
 )
 """(message role, words of the protocol's prompt, the part the demo plays); anything else it judges plainly."""
 

@@ -16,9 +16,9 @@ from debate_tui.domain import ERROR_TYPES
 from debate_tui.llm.base import ChatRequest
 from debate_tui.llm.demo import TextFacts, register_behaviour
 
-_ROUND = re.compile(r"Round \d+ of \d+\. ")
-_ASKED = re.compile(r"^- ([A-Z]+): ", re.M)
-_ONLY = re.compile(r"Answer only the questions about these types: ([A-Z, ]+)\.")
+_ROUND = re.compile(r"Round \d+ of \d+\. |第\d+轮（共\d+轮）。")
+_ASKED = re.compile(r"^- ([A-Z]+)(?:: |（)", re.M)
+_ONLY = re.compile(r"(?:Answer only the questions about these types: |只回答以下类型的问题：)([A-Z, ]+)[.。]")
 
 
 def _types(request: ChatRequest) -> list[str]:
@@ -31,7 +31,8 @@ def _types(request: ChatRequest) -> list[str]:
 
 
 def _reflecting(request: ChatRequest) -> bool:
-    return bool(request.messages) and "Reflect on your statement" in request.messages[-1]["content"]
+    last = request.messages[-1]["content"] if request.messages else ""
+    return "Reflect on your statement" in last or "反思你自己的陈述" in last
 
 
 def _findings(types: list[str], facts: TextFacts) -> list[str]:

@@ -74,35 +74,16 @@ from debate_tui.domain import AgentSpec, Criterion, ErrorSpan, Outcome, Persona,
 from debate_tui.engine.runner import Context
 from debate_tui.inputs import InputError
 from debate_tui.protocols.common import ModelChoice, counted
+from debate_tui.protocols.mateval_prompts import WORDINGS, Wording
 from debate_tui.protocols.pairs import mean
 from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
 from debate_tui.protocols.vote import vote_from
+from debate_tui.writing import prompt_language
 
 Strategy = Literal["SA", "O_b_O", "SR", "CoT", "SR+CoT"]
 DECOMPOSED: frozenset[str] = frozenset({"CoT", "SR+CoT"})
 """Strategies with one sub-question per round; the others discuss the whole question each round."""
 REFLECTING: frozenset[str] = frozenset({"SR", "SR+CoT"})
-
-EVALUATOR_SYSTEM = (
-    "You are {name}, one of {count} evaluators who discuss the quality of a text together. "
-    "You look for errors of given types. Whenever you claim an error, quote the erroneous sentence "
-    "exactly as it appears in the text, and say why it is an error."
-)
-FEEDBACK_SYSTEM = (
-    "You are the Feedback agent of a panel of evaluators. You do not evaluate the text yourself: "
-    "you judge how well the evaluators discussed it, so that the next round is more efficient "
-    "and the panel reaches a consensus."
-)
-SUMMARIZER_SYSTEM = (
-    "You are the Summarizer. After the evaluators' discussion, you compile its findings into the "
-    "final evaluation report. Report the errors the discussion established; quote sentences exactly."
-)
-SCORING_RULE = (
-    "Scoring: each error type starts at 0 and every error deducts one point; a sentence counts once "
-    "per type, however often it was mentioned. After the answers, give the score of each type and "
-    "the total, e.g. 'Scores: REP -1, LINC 0, DCONT 0, ILC 0, FER 0. Total: -1'."
-)
-
 
 class Options(ProtocolOptions):
     strategy: Strategy = "SR+CoT"
@@ -113,6 +94,8 @@ class Options(ProtocolOptions):
     """The feedback agent closing each round; off is the paper's MATEval-FB ablation."""
     rounds: int | None = Field(None, ge=1, le=20)
     """Rounds on the whole question (O_b_O, SR); default: one per error type asked."""
+    prompt_language: Literal["auto", "en", "zh"] = "auto"
+    """The prompts' language: auto (Chinese for a Chinese text, as the paper ran LOT), en, zh."""
     count_unlocated: bool = False
     """Deduct a point for an error whose quote is not found in the text too (the paper's rule). Off by
     default: a quote that is not in the text is no evidence (a copied example, a paraphrase)."""
@@ -173,11 +156,13 @@ class Question:
     def types(self) -> list[str]:
         return [error_type(c) for c in self.criteria]
 
-    def text(self) -> str:
-        lines = [f"- {error_type(c)}: {c.description}" for c in self.criteria]
-        ask = "Does the text contain errors of this type?" if len(lines) == 1 else \
-            "Which errors of these types does the text contain?"
-        return "\n".join([ask, *lines])
+    def text(self, words: Wording) -> str:
+        lines = []
+        for criterion in self.criteria:
+            code = error_type(criterion)
+            described = words.descriptions[code] if words.descriptions else criterion.description
+            lines.append(words.type_line.format(code=code, name=words.type_names[code], description=described))
+        return "\n".join([words.ask_one if len(lines) == 1 else words.ask_many, *lines])
 
 
 def plan(criteria: list[Criterion], options: Options) -> list[Question]:
@@ -191,9 +176,10 @@ def plan(criteria: list[Criterion], options: Options) -> list[Question]:
 class Discussion:
     """The history H and the prompts built from it: what every agent is shown, round by round."""
 
-    def __init__(self, ctx: Context, options: Options, rounds: int):
+    def __init__(self, ctx: Context, options: Options, rounds: int, words: Wording):
         self.ctx = ctx
         self.options = options
+        self.words = words
         self.rounds = rounds
         self.brief = task_block(ctx.task)
         self.evaluators = [a.name for a in ctx.agents("evaluator")]
@@ -205,7 +191,7 @@ class Discussion:
     def _system(self, name: str) -> str:
         spec = self.ctx.session.agent(name)
         persona = f"\n\n{spec.persona.role_prompt}" if spec.persona else ""
-        return EVALUATOR_SYSTEM.format(name=name, count=len(self.evaluators)) + persona
+        return self.words.evaluator_system.format(name=name, count=len(self.evaluators)) + persona
 
     def _statement_prompt(
         self, name: str, number: int, question: Question, said: dict[str, Turn]
@@ -215,28 +201,27 @@ class Discussion:
 
         The last feedback closes the history, under its own heading, and is not repeated there.
         """
-        parts = [self.brief]
+        words, parts = self.words, [self.brief]
         earlier = self.history[:-1] if self.feedback else self.history
         if earlier:
-            parts.append("The discussion so far:\n" + "\n\n".join(earlier))
+            parts.append(f"{words.discussion_so_far}\n" + "\n\n".join(earlier))
         if self.feedback:
-            parts.append(f"Feedback on the previous round, for every evaluator:\n{self.feedback}")
-        parts.append(f"Round {number} of {self.rounds}. {question.text()}")
+            parts.append(f"{words.feedback_heading}\n{self.feedback}")
+        parts.append(self._round(number, question))
         if said:
-            parts.append("Statements already made in this round:\n" + _quoted(said))
-        parts.append("State your view on this round's question only: say whether such errors occur, "
-                     "quote each erroneous sentence exactly, and explain why it is an error.")
+            parts.append(f"{words.statements_so_far}\n" + _quoted(said))
+        parts.append(words.state_view)
         return [{"role": "system", "content": self._system(name)}, {"role": "user", "content": "\n\n".join(parts)}]
 
     def _reflection_prompt(
         self, name: str, statement: list[dict[str, str]], said: dict[str, Turn]
     ) -> list[dict[str, str]]:
         others = {other: turn for other, turn in said.items() if other != name}
-        return [*statement, {"role": "assistant", "content": said[name].content}, {"role": "user", "content": (
-            f"The other evaluators said:\n{_quoted(others)}\n\nReflect on your statement in the light of "
-            "theirs: keep what you can defend, correct what they showed to be wrong, add what you missed. "
-            "Then give your final statement on this round's question, quoting erroneous sentences exactly."
-        )}]
+        return [*statement, {"role": "assistant", "content": said[name].content},
+                {"role": "user", "content": self.words.reflect.format(others=_quoted(others))}]
+
+    def _round(self, number: int, question: Question) -> str:
+        return self.words.round.format(number=number, rounds=self.rounds, question=question.text(self.words))
 
     async def round(self, number: int, question: Question) -> None:
         """One round: statements one by one, then (SR) a self-reflection each, then the feedback."""
@@ -253,29 +238,28 @@ class Discussion:
             for name in self.evaluators:
                 final[name] = await self.ctx.turn(name, self._reflection_prompt(name, prompts[name], said),
                                                   round=number, criterion=question.criterion)
-        self.history += [f"[Round {number}, {name}]: {turn.content}" for name, turn in final.items()]
+        self.history += [self.words.history_entry.format(number=number, name=name, content=turn.content)
+                         for name, turn in final.items()]
         if self.options.feedback:
             feedback = await self.ctx.turn("Feedback", self._feedback_prompt(number, question, final),
                                            round=number, criterion=question.criterion)
             self.feedback = feedback.content
-            self.history.append(f"[Round {number}, Feedback]: {feedback.content}")
+            self.history.append(self.words.history_entry.format(number=number, name="Feedback",
+                                                                content=feedback.content))
         self.ctx.round_completed(number, question.criterion)
 
     def _feedback_prompt(self, number: int, question: Question, final: dict[str, Turn]) -> list[dict[str, str]]:
-        return [{"role": "system", "content": FEEDBACK_SYSTEM}, {"role": "user", "content": (
-            f"{self.brief}\n\nRound {number} of {self.rounds}. {question.text()}\n\n"
-            f"The evaluators' statements in this round:\n{_quoted(final)}\n\n"
-            "Judge this round: point out repetition, disagreements between the evaluators, errors they may "
-            "have overlooked, and claims not backed by an exact quote. Say briefly how the next round "
-            "should proceed to be efficient and reach a consensus."
+        return [{"role": "system", "content": self.words.feedback_system}, {"role": "user", "content": (
+            f"{self.brief}\n\n{self._round(number, question)}\n\n"
+            + self.words.feedback_request.format(statements=_quoted(final))
         )}]
 
     def summary_prompt(self, types: list[str]) -> list[dict[str, str]]:
-        asked = "" if set(types) == set(parsing.ERROR_TYPES) else \
-            f"\nAnswer only the questions about these types: {', '.join(types)}."
-        return [{"role": "system", "content": SUMMARIZER_SYSTEM}, {"role": "user", "content": (
-            f"{self.brief}\n\nThe evaluators' discussion:\n" + "\n\n".join(self.history) +
-            f"\n\nWrite the final evaluation report.{asked}\n\n{parsing.ERROR_REPORT_FORMAT}\n\n{SCORING_RULE}"
+        words = self.words
+        asked = "" if set(types) == set(parsing.ERROR_TYPES) else words.only_types.format(types=", ".join(types))
+        return [{"role": "system", "content": words.summarizer_system}, {"role": "user", "content": (
+            f"{self.brief}\n\n{words.discussion_heading}\n" + "\n\n".join(self.history) +
+            f"\n\n{words.write_report}{asked}\n\n{words.report_format}\n\n{words.scoring_rule}"
         )}]
 
 
@@ -350,10 +334,9 @@ async def summarize(ctx: Context, discussion: Discussion, types: list[str], roun
     if answered:
         return report, answered
     ctx.notice("Summarizer: the report answers none of the questions; asking once more with the format")
-    again = [*prompt, {"role": "assistant", "content": report.content}, {"role": "user", "content": (
-        f"Your report does not follow the required form. Write it again, exactly in this form:\n\n"
-        f"{parsing.ERROR_REPORT_FORMAT}"
-    )}]
+    words = discussion.words
+    again = [*prompt, {"role": "assistant", "content": report.content},
+             {"role": "user", "content": words.rewrite.format(form=words.report_format)}]
     report = await ctx.turn("Summarizer", again, round=round)
     answered = _readable(report.content, ctx.task.text, types)
     report.unscored = not answered
@@ -384,7 +367,9 @@ async def run(ctx: Context) -> Outcome:
     SPEC.check_task(ctx.task, ctx.criteria, options)
     types = [error_type(c) for c in ctx.criteria]
     questions = plan(ctx.criteria, options)
-    discussion = Discussion(ctx, options, len(questions))
+    language = prompt_language(ctx.task.text) if options.prompt_language == "auto" else options.prompt_language
+    ctx.session.options["prompt_language"] = language  # what auto chose, for the record and for a resume
+    discussion = Discussion(ctx, options, len(questions), WORDINGS[language])
     ctx.plan(len(questions) + 1)  # the summarizer's round comes last
     for number, question in enumerate(questions, start=1):
         await discussion.round(number, question)
