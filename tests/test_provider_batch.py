@@ -265,3 +265,12 @@ def test_chateval_simultaneous_talk_puts_each_rounds_parallel_calls_in_one_job(c
     assert all(len(spec["custom_ids"]) % 3 == 0 and len(spec["custom_ids"]) > 3 for spec in jobs)
     assert sorted(r["predicted"] for r in read_rows(out)) == sorted(r["predicted"]
                                                                     for r in read_rows(tmp_path / "live.jsonl"))
+
+
+def test_an_unreadable_jobs_file_is_named_before_any_call(capsys, llm_server, tmp_path):
+    items = write_items(tmp_path / "in.jsonl", 1)
+    out = tmp_path / "out.jsonl"
+    jobs_path(out).write_text("{not json")
+    code, _, err = run_batch(capsys, str(items), "--out", str(out), *single_args(llm_server), *FAST)
+    assert code == 2 and "out.jsonl.jobs.json: unreadable" in err
+    assert llm_server.requests == []

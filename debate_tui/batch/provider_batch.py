@@ -37,7 +37,7 @@ from typing import Any
 
 from debate_tui.batch.items import Item
 from debate_tui.batch.progress import Progress
-from debate_tui.batch.results import ResultsFile
+from debate_tui.batch.results import ResultsError, ResultsFile
 from debate_tui.batch.runner import BatchRun, BatchSettings
 from debate_tui.domain import Criterion, Session, Usage
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMError
@@ -141,7 +141,11 @@ class JobsFile:
 
     def __init__(self, path: Path):
         self.path = path
-        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        try:
+            data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise ResultsError(f"{path}: unreadable provider batch jobs file ({exc}); "
+                               "move it away to send every request again") from None
         self.jobs: dict[str, dict[str, Any]] = data.get("jobs", {})
         self.uploads: dict[str, dict[str, Any]] = data.get("uploads", {})
         self.failed: dict[str, str] = data.get("failed", {})
