@@ -47,7 +47,7 @@ def ensure_venv() -> None:
         print("creating .venv ...", file=sys.stderr)
         venv.create(VENV, with_pip=True)
     print(f"installing debate-tui and its dependencies (pinned by {LOCK.name}) into .venv ...", file=sys.stderr)
-    subprocess.run([*PIP, "install", "-q", "-c", str(LOCK), "-e", f"{ROOT}[test,lint]"], check=True)
+    subprocess.run([*PIP, "install", "-q", "-c", str(LOCK), "-e", f"{ROOT}[test,lint,plot]"], check=True)
     STAMP.write_text(_fingerprint())
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from debate_tui.cli.dataset import FILE_FLAGS, add_column_flags, columns_of
 from debate_tui.meta.evaluate import format_table, meta_evaluate, validate_row
 from debate_tui.meta.labels import LabelsError, join, load_labels
+from debate_tui.meta.plots import PlotError, plot_data, write_plot
 
 EXIT_BAD_INPUT = 2
 
@@ -32,6 +33,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--labels", metavar="FILE",
         help="human labels in a separate .csv, .tsv or .jsonl file, joined with the results by id: "
              "`dataset` output as it is, or any file with the column flags below (--id names the id column)",
+    )
+    parser.add_argument(
+        "--plot", metavar="FILE.svg|png",
+        help="also draw judge against human (or the verdicts' confusion matrix), calibration and cost against "
+             "agreement into this file (needs matplotlib: pip install 'debate-tui[plot]')",
     )
     add_column_flags(parser)
     parser.set_defaults(handler=handle)
@@ -86,7 +92,9 @@ def handle(args: argparse.Namespace) -> int:
         elif given := [f"--{f.replace('_', '-')}" for f in FILE_FLAGS if getattr(args, f) is not None]:
             raise ValueError(f"{', '.join(given)} name columns of a --labels file; give --labels FILE")
         result = meta_evaluate(rows, args.level, bootstrap=args.bootstrap, seed=args.seed)
-    except (BadInput, LabelsError, ValueError) as exc:
+        if args.plot is not None:
+            write_plot(Path(args.plot), plot_data(rows, result))
+    except (BadInput, LabelsError, PlotError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     print(json.dumps(result) if args.json else format_table(result, rows))
