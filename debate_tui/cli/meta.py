@@ -39,6 +39,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="also draw judge against human (or the verdicts' confusion matrix), calibration and cost against "
              "agreement into this file (needs matplotlib: pip install 'debate-tui[plot]')",
     )
+    parser.add_argument("--tui", action="store_true",
+                        help="open the meta screen: the table, judge against human, calibration and cost against "
+                             "agreement, drawn in the terminal (keys 1-4 switch, q quits)")
     add_column_flags(parser)
     parser.set_defaults(handler=handle)
 
@@ -97,5 +100,11 @@ def handle(args: argparse.Namespace) -> int:
     except (BadInput, LabelsError, PlotError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if args.tui:
+        from debate_tui.ui.meta_view import MetaApp
+
+        MetaApp(f"meta: {args.results} ({args.level} level)", format_table(result, rows),
+                plot_data(rows, result)).run()
+        return 0
     print(json.dumps(result) if args.json else format_table(result, rows))
     return 0
