@@ -78,7 +78,7 @@ def test_dataset_from_the_installed_wheel(installed: Path) -> None:
     assert done.returncode == 0, done.stderr
     lines = [json.loads(x) for x in done.stdout.splitlines()]
     criteria = {"coherence", "consistency", "fluency", "relevance"}
-    assert len(lines) == 5 and all(set(x["human"]) == criteria for x in lines)
+    assert len(lines) == 12 and all(set(x["human"]) == criteria for x in lines)  # --limit: one whole article
 
 
 def test_sessions_lists_the_installed_examples(installed: Path, tmp_path: Path) -> None:
