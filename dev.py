@@ -122,8 +122,8 @@ def test_local_model(rest: list[str]) -> int:
 
 def main(argv: list[str]) -> int:
     command, rest = (argv[0], argv[1:]) if argv else ("app", [])
-    if command not in ("app", "test", "lint", "bench", "lock", "test-local-model"):
-        sys.exit(f"unknown command {command!r}: use app, test, lint, bench, lock or test-local-model")
+    if command not in ("app", "test", "lint", "bench", "lock", "test-local-model", "test-ray"):
+        sys.exit(f"unknown command {command!r}: use app, test, lint, bench, lock, test-local-model or test-ray")
     if command == "lock":  # pins .venv as it is: installing from the old lock first would undo an upgrade
         return lock()
     ensure_venv()
@@ -135,6 +135,11 @@ def main(argv: list[str]) -> int:
         return lint()
     if command == "test-local-model":
         return test_local_model(rest)
+    if command == "test-ray":  # the suite starts (and stops) its own local Ray head; Ray itself is an extra
+        if subprocess.call([str(BIN / "python"), "-c", "import ray"], stderr=subprocess.DEVNULL) != 0:
+            sys.exit("test-ray needs Ray in .venv: .venv/bin/pip install -e '.[ray]'")
+        return subprocess.call([str(BIN / "python"), "-m", "pytest", "tests/ray_cluster", "-p", "no:cacheprovider",
+                                *rest], cwd=ROOT, env={**os.environ, "DEBATE_TUI_RAY_TESTS": "1"})
     return subprocess.call([str(BIN / "python"), "-m", "benchmarks", *rest], cwd=ROOT)
 
 

@@ -118,7 +118,7 @@ class BatchRun:
 
     async def run(self) -> Tally:
         with self.results.locked("a batch"):
-            work = self._plan()
+            work = self.plan()
             self.tally.total = len(work)
             self._started = self.progress.started = time.monotonic()
             ticker = asyncio.ensure_future(self._tick())
@@ -131,7 +131,7 @@ class BatchRun:
                 self.progress.close()
         return self.tally
 
-    def _plan(self) -> list[tuple[Item, list[Criterion]]]:
+    def plan(self) -> list[tuple[Item, list[Criterion]]]:
         """What is left to do; superseded, unfinished and cut-off lines are dropped from the file first."""
         self._fresh = not self.results.exists()
         read = self.results.read()

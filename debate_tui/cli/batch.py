@@ -72,6 +72,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                      help="response cache (default: cache_dir in config.toml, else the user cache dir)")
     run.add_argument("--router", metavar="FILE",
                      help="litellm Router config (model_list + router_settings; YAML, JSON or TOML)")
+    run.add_argument("--ray", metavar="auto|ADDRESS",
+                     help="run the shards as Ray tasks on an existing cluster (auto: the one this machine "
+                          "belongs to; needs pip install 'debate-tui[ray]')")
+    run.add_argument("--ray-tasks", type=int, metavar="N",
+                     help="with --ray: shards (one Ray task each; default: the cluster's CPUs)")
     run.add_argument("--sessions-dir", metavar="DIR",
                      help="sessions directory (default: user data dir, or DEBATE_TUI_SESSIONS_DIR)")
     run.add_argument("--progress-interval", type=float, default=10.0, metavar="S",
@@ -112,10 +117,25 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise BadInput("--limit must be 0 or more")
     if args.router and args.api_base:
         raise BadInput("--router and --api-base exclude each other: the router's deployments say where to call")
+    _check_ray(args)
     if args.provider_batch and args.router:
         raise BadInput("--provider-batch and --router exclude each other: a batch job goes to one endpoint")
     if args.poll_interval <= 0 or args.job_max_requests < 1:
         raise BadInput("--poll-interval must be above 0 and --job-max-requests at least 1")
+
+
+def _check_ray(args: argparse.Namespace) -> None:
+    import importlib.util
+
+    if args.ray_tasks is not None and (not args.ray or args.ray_tasks < 1):
+        raise BadInput("--ray-tasks needs --ray and a number of 1 or more")
+    if not args.ray:
+        return
+    if importlib.util.find_spec("ray") is None:
+        raise BadInput("--ray needs Ray, which is not installed: pip install 'debate-tui[ray]'")
+    if args.max_cost is not None or args.max_tokens is not None or args.provider_batch:
+        raise BadInput("--ray runs calls in several processes: --max-cost, --max-tokens and --provider-batch "
+                       "cannot be held across them")
 
 
 def concurrency(config: Config) -> int:
@@ -179,9 +199,21 @@ def _check_tasks(template: Session, items: list[Item]) -> None:
             raise BadInput(f"line {item.line} (id {item.id!r}): {exc}") from None
 
 
-def _shard(args: argparse.Namespace, items: list[Item]) -> list[Item]:
+def _read_items(args: argparse.Namespace) -> list[Item]:
+    from debate_tui.batch.items import read_items
+    from debate_tui.inputs import InputError
+
+    try:
+        return read_items(args.input)
+    except InputError as exc:
+        raise BadInput(str(exc)) from None
+
+
+def _select(args: argparse.Namespace, items: list[Item]) -> list[Item]:
+    """--limit, then --shard: the shards of a limited batch partition the same K items."""
     from debate_tui.batch.shards import Shard, ShardError
 
+    items = items if args.limit is None else items[:args.limit]
     if not args.shard:
         return items
     try:
@@ -220,9 +252,11 @@ def _warm_up(template: Session) -> None:
         load_litellm()
 
 
-def prepare(args: argparse.Namespace) -> BatchRun:
-    """Everything a batch needs, or BadInput; nothing is called or written yet."""
-    from debate_tui.batch.items import read_items
+def prepare(args: argparse.Namespace, items: list[Item] | None = None, out: Path | None = None) -> BatchRun:
+    """Everything a batch needs, or BadInput; nothing is called or written yet.
+
+    A Ray task hands its own items and results file (the input is the driver's, not on its machine).
+    """
     from debate_tui.batch.results import ResultsFile
     from debate_tui.batch.runner import BatchRun, BatchSettings
     from debate_tui.config import effective_config
@@ -236,13 +270,9 @@ def prepare(args: argparse.Namespace) -> BatchRun:
         config = effective_config(args)
     except InputError as exc:  # ConfigError: names the flag, variable or file line at fault
         raise BadInput(str(exc)) from None
-    try:
-        items = read_items(args.input)
-    except InputError as exc:
-        raise BadInput(str(exc)) from None
-    template = build_template(args, items[0].task, config)
-    items = items if args.limit is None else items[:args.limit]
-    items = _shard(args, items)
+    whole = _read_items(args) if items is None else items
+    template = build_template(args, whole[0].task, config)
+    items = _select(args, whole) if items is None else items
     _check_tasks(template, items)
     limits = config.limits
     settings = BatchSettings(
@@ -252,10 +282,10 @@ def prepare(args: argparse.Namespace) -> BatchRun:
     )
     cache = None if args.no_cache else ResponseCache(config.cache_dir)
     _warm_up(template)
+    results, store = ResultsFile(out or Path(args.out).expanduser()), config.session_store(sessions_dir(args))
     if args.provider_batch:
-        return _provider_batch(args, items, template, ResultsFile(Path(args.out).expanduser()),
-                               config.session_store(sessions_dir(args)), cache, settings)
-    return BatchRun(items, template, ResultsFile(Path(args.out).expanduser()), config.session_store(sessions_dir(args)),
+        return _provider_batch(args, items, template, results, store, cache, settings)
+    return BatchRun(items, template, results, store,
                     _model_client(args, config.limits.timeout), cache=cache, settings=settings)
 
 
@@ -290,12 +320,27 @@ def run_until_done(batch: BatchRun) -> None:
                     loop.remove_signal_handler(sig)
 
 
+def _run_on_ray(batch: BatchRun, args: argparse.Namespace) -> None:
+    """Each Ray task rebuilds its batch from the same flags with `prepare`, over its own items."""
+    import functools
+
+    from debate_tui.batch.ray_backend import RayBatch, RayUnavailable
+
+    try:
+        RayBatch(batch, functools.partial(prepare, args), address=args.ray, tasks=args.ray_tasks).run()
+    except RayUnavailable as exc:
+        raise BadInput(str(exc)) from None
+
+
 def handle(args: argparse.Namespace) -> int:
     from debate_tui.batch.results import ResultsError
 
     try:
         batch = prepare(args)
-        run_until_done(batch)
+        if args.ray:
+            _run_on_ray(batch, args)
+        else:
+            run_until_done(batch)
     except (BadInput, ResultsError) as exc:
         print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
