@@ -120,6 +120,9 @@ ERROR_TYPES: dict[str, str] = {
     "FER": "Factual Error",
 }
 """MATEval's error types: abbreviation -> name (the paper's Table 1)."""
+CHINESE_ERROR_TYPES: dict[str, str] = {"REP": "重复问题", "LINC": "逻辑问题", "DCONT": "连贯性问题", "ILC": "用词不当",
+                                       "FER": "事实性错误"}
+"""MATEval's Chinese names of the error types, as its LOT reports write them."""
 
 
 class ErrorSpan(BaseModel):

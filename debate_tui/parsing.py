@@ -18,7 +18,7 @@ from itertools import accumulate
 
 from debate_tui.domain import ERROR_TYPES, ErrorSpan, Verdict
 from debate_tui.llm.base import TokenLogprobs
-from debate_tui.writing import is_cjk_char
+from debate_tui.writing import is_cjk_char, sentences
 
 _N = r"-?\d+(?:\.\d+)?"
 _NUMBER_WORDS = {w: float(i) for i, w in enumerate(
@@ -646,6 +646,13 @@ _TYPE_CLUES: tuple[dict[str, re.Pattern[str]], ...] = (
         "ILC": re.compile(r"word\s+choice|wording", re.I),
         "FER": re.compile(r"common\s+sense", re.I),
     },
+    {  # MATEval's Chinese names (重复问题, 逻辑问题, 连贯性问题, 用词不当, 事实性错误) and their short forms
+        "REP": re.compile(r"重复"),
+        "LINC": re.compile(r"逻辑|矛盾"),
+        "DCONT": re.compile(r"连贯|衔接"),
+        "ILC": re.compile(r"用词|措辞"),
+        "FER": re.compile(r"事实|常识"),
+    },
 )
 
 
@@ -681,18 +688,25 @@ ERROR_REPORT_FORMAT = "\n".join(
 )
 
 _FIELD = re.compile(
-    r"^\s*(?:[-*•>]+\s*|\d+[.)]\s+)?(error\s+location|location|quote|error\s+type|type|reason|explanation"
-    r"|description|deduction|q\d*|question|a\d*|answer|story|text|total\s+score|score)\s*[:：]\s*(.*)$",
+    r"^\s*(?:[-*•>]+\s*|\d+[.)、]\s*)?(error\s+location|location|quote|error\s+type|type|reason|explanation"
+    r"|description|deduction|q\d*|question|a\d*|answer|story|text|total\s+score|score"
+    r"|问题?|答案?|回答|单项问题得分|单项得分|最终得分|总分|计算过程"
+    r"|原句|原文|错误位置|位置|问题解释|解释问题|解释|原因|理由)\s*[:：]\s*(.*)$",
     re.I,
 )
+_YES = re.compile(r"(?:yes|是|存在|有)(?!\w)|是的|存在|有", re.I)
+_NO = re.compile(r"(?:no|否|不|没有|无)", re.I)
+_QUOTED = re.compile(r"[“\"「『‘]([^“”\"「」『』‘’]{2,}?)[”\"」』’]")
+"""A passage in quotes, in any of the forms Chinese and English reports use."""
 _ALTERNATIVES = re.compile(r"\s*(?<!\w)/\s*|\s*/(?!\w)\s*")
 _ENUMERATED_QUOTES = re.compile(r"(?:^|(?<=[.!?\"”']))\s*\(?\d{1,2}[.)]\s*")
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s+(?=\S)")
 _NOTHING = re.compile(r"^(?:none|n/?a|no|nil|null|-+|not applicable|<[^<>]*>)\.?$", re.I)
 """A location that names no sentence, a copied placeholder ("<a sentence ...>") included."""
 _KEYS = {"error location": "location", "location": "location", "quote": "location", "error type": "type",
          "type": "type", "reason": "explanation", "explanation": "explanation", "description": "explanation",
-         "deduction": "deduction"}
+         "deduction": "deduction", "原句": "location", "原文": "location", "错误位置": "location", "位置": "location",
+         "问题解释": "explanation", "解释问题": "explanation", "解释": "explanation", "原因": "explanation",
+         "理由": "explanation"}
 
 
 def _split_quotes(location: str) -> list[str]:
@@ -709,12 +723,12 @@ def _split_quotes(location: str) -> list[str]:
 def _resolve(quote: str, text: str) -> list[tuple[str, tuple[int, int] | None]]:
     """The quote's span; failing that, one span per sentence when each is found in order ("A. A." repeated)."""
     where = locate(quote, text)
-    sentences = _SENTENCE_BREAK.split(quote.strip())
-    if where or len(sentences) < 2:
+    parts = sentences(quote)
+    if where or len(parts) < 2:
         return [(quote, where)]
     found: list[tuple[str, tuple[int, int] | None]] = []
     start = 0
-    for sentence in sentences:
+    for sentence in parts:
         where = locate(sentence, text, start)
         if where is None:
             return [(quote, None)]
@@ -744,6 +758,29 @@ def _spans(draft: dict[str, str], default_type: str | None, unplaced: bool, text
     ]
 
 
+def answer_says(value: str) -> bool | None:
+    """A report's answer to a yes/no question: True for yes (Yes, 是, 存在), False for no (No, 否, 不存在,
+    没有), None when it says neither."""
+    value = value.strip().lstrip("*").strip()
+    if _NO.match(value):
+        return False
+    return True if _YES.match(value) else None
+
+
+def _prose_errors(line: str, kind: str | None, text: str) -> list[ErrorSpan]:
+    """Errors stated in prose under a yes, as MATEval's Chinese reports write them: a line's first quoted
+    passage is the error's location and the rest of the line its reason (later quotes there are words of
+    that passage or the fix); a line without quotes names the sentences of it that are in the text."""
+    first = _QUOTED.search(line)
+    if first:
+        quotes, explanation = [first.group(1)], line[first.end():].lstrip(" ，,。.：:").strip()
+    else:
+        quotes, explanation = [s for s in sentences(line) if locate(s, text)], ""
+    return [ErrorSpan(type=kind or "unknown", quote=part, start=where[0] if where else None,
+                      end=where[1] if where else None, explanation=explanation)
+            for quote in quotes for part, where in _resolve(quote, text)]
+
+
 def parse_error_report(report_text: str, text: str) -> list[ErrorSpan]:
     """Errors listed in a MATEval-style report, each quote resolved to offsets in `text` when possible.
 
@@ -754,7 +791,7 @@ def parse_error_report(report_text: str, text: str) -> list[ErrorSpan]:
     errors: list[ErrorSpan] = []
     draft: dict[str, str] = {}
     question_type: str | None = None
-    answered_yes, found_for_question, field = False, 0, ""
+    answered_yes, found_for_question, field, chinese, question_start = False, 0, "", False, 0
 
     def flush() -> None:
         nonlocal draft, found_for_question
@@ -774,13 +811,26 @@ def parse_error_report(report_text: str, text: str) -> list[ErrorSpan]:
         if m is None:
             if field == "explanation" and line.strip():
                 draft["explanation"] += " " + line.strip()
+            elif chinese and answered_yes and line.strip():  # 答：是, then each error in a sentence of prose
+                found = _prose_errors(line, question_type, text)
+                errors.extend(found)
+                found_for_question += len(found)
             continue
         label, value = re.sub(r"\s+", " ", m.group(1).lower()), m.group(2).strip()
-        if label == "question" or re.fullmatch(r"q\d*", label):
+        if label in ("question", "问", "问题") or re.fullmatch(r"q\d*", label):
             close_question()
             question_type, answered_yes, found_for_question = normalize_error_type(value), False, 0
-        elif label == "answer" or re.fullmatch(r"a\d*", label):
-            answered_yes = value.lower().startswith("yes")
+            chinese, question_start = label.startswith("问"), len(errors)
+        elif label.startswith("单项") and re.match(r"[-—]?\s*0(?:\.0+)?(?!\d)", value):
+            flush()  # 单项问题得分：0 — the question's own score says it found nothing ("答：是。…所以，这并不构成…")
+            del errors[question_start:]
+            answered_yes, found_for_question = False, 0
+        elif label in ("answer", "答", "答案", "回答") or re.fullmatch(r"a\d*", label):
+            answered_yes = answer_says(value) is True
+            if chinese and answered_yes and (rest := re.sub(r"^\s*(?:是的?|存在|有)[，,。.：:]?", "", value)):
+                found = _prose_errors(rest, question_type, text)  # "答：是，“...”重复了两次。"
+                errors.extend(found)
+                found_for_question += len(found)
         field = _KEYS.get(label, "")
         if field and field in draft:
             flush()

@@ -73,7 +73,8 @@ def test_a_chinese_story_on_the_demo_model_gets_its_repeat_located_and_a_report_
     report = (tmp_path / "sessions" / f"{summary['session']}.md").read_text(encoding="utf-8")
     assert f"- **Text:** {size(CHINESE)[0]} characters" in report
     assert f'| 1 | REP | 2:{len(REPEATED) + 1} | "{REPEATED}" |' in report, "the second occurrence, exactly"
-    assert f'line 2, column {len(REPEATED) + 1}, sentence 4: "{REPEATED}" The sentence' in report
+    assert f'line 2, column {len(REPEATED) + 1}, sentence 4: "{REPEATED}" 这句话重复了前文' in report
+    assert "问：上述故事中是否包含'重复问题'？" in report, "the Chinese summarizer's report, in the transcript"
 
 
 async def test_a_chinese_story_on_the_fake_server_scores_the_located_repeat(llm_server):

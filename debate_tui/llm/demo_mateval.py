@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from debate_tui.domain import ERROR_TYPES
+from debate_tui.domain import CHINESE_ERROR_TYPES, ERROR_TYPES
 from debate_tui.llm.base import ChatRequest
 from debate_tui.llm.demo import TextFacts, register_behaviour
 
@@ -62,8 +62,25 @@ def feedback(request: ChatRequest, facts: TextFacts) -> str:
             "next round, state only what is new, and keep quoting sentences exactly.")
 
 
+def chinese_summarizer(asked: set[str], facts: TextFacts) -> str:
+    """The report in MATEval's released Chinese form, asked for by the Chinese prompts."""
+    lines, lost = ["最终评估报告："], []  # a line of its own before the questions, where the demo's label goes
+    for kind, name in CHINESE_ERROR_TYPES.items():
+        if kind not in asked:
+            continue
+        found = facts.repeated if kind == "REP" else ()
+        lines += [f"问：上述故事中是否包含'{name}'？", "答：是" if found else "答：否"]
+        lines += [f"“{sentence}”这句话重复了前文，没有增加新的内容。" for sentence in found]
+        lines += [f"单项问题得分：{-len(found)}", ""]
+        lost += [f" - {name}{len(found)}"] if found else []
+    total = -len(facts.repeated) if "REP" in asked else 0
+    return "\n".join([*lines, f"最终得分：{total} 分", f"计算过程：基础分0{''.join(lost)} = {total}分"])
+
+
 def summarizer(request: ChatRequest, facts: TextFacts) -> str:
     asked = set(_types(request))
+    if any("问：上述故事中是否包含" in m["content"] for m in request.messages):
+        return chinese_summarizer(asked, facts)
     lines = ["Final evaluation report."]
     scores = []
     for kind, name in ERROR_TYPES.items():

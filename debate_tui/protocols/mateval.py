@@ -267,7 +267,8 @@ def _quoted(said: dict[str, Turn]) -> str:
     return "\n\n".join(f"[{name}]: {turn.content}" for name, turn in said.items())
 
 
-_QA_LINE = re.compile(r"^[\s>*#-]*(q\d*|question|a\d*|answer)\s*[:：]\s*(.*)$", re.I)
+_QA_LINE = re.compile(r"^[\s>*#-]*(?:\d+[.)、]\s*)?(q\d*|question|a\d*|answer|问题?|答案?|回答)\s*[:：]\s*(.*)$",
+                      re.I)
 
 
 def answered_types(report: str) -> set[str]:
@@ -278,9 +279,9 @@ def answered_types(report: str) -> set[str]:
         m = _QA_LINE.match(line)
         if m is None:
             continue
-        if m.group(1)[0].lower() == "q":
+        if m.group(1)[0].lower() in "q问":
             asked = parsing.normalize_error_type(m.group(2))
-        elif asked and re.match(r"(yes|no)\b", m.group(2), re.I):
+        elif asked and parsing.answer_says(m.group(2)) is not None:
             answered.add(asked)
     return answered
 

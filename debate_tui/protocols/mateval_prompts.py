@@ -15,14 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from debate_tui.domain import ERROR_TYPES
+from debate_tui.domain import CHINESE_ERROR_TYPES, ERROR_TYPES
 from debate_tui.parsing import ERROR_REPORT_FORMAT
 
 Language = Literal["en", "zh"]
 
-CHINESE_TYPES: dict[str, str] = {"REP": "重复问题", "LINC": "逻辑问题", "DCONT": "连贯性问题", "ILC": "用词不当",
-                                 "FER": "事实性错误"}
-"""MATEval's Chinese names of the error types, as its LOT reports write them."""
 CHINESE_DESCRIPTIONS: dict[str, str] = {
     "REP": "故事中出现重复的句子、情节或信息。",
     "LINC": "故事内容前后矛盾，或情节之间存在不合常理的逻辑冲突。",
@@ -68,7 +65,7 @@ class Wording:
 
 
 def _chinese_report_format() -> str:
-    questions = "\n".join(f"问：上述故事中是否包含'{name}'？" for name in CHINESE_TYPES.values())
+    questions = "\n".join(f"问：上述故事中是否包含'{name}'？" for name in CHINESE_ERROR_TYPES.values())
     return "\n".join([
         "请按以下顺序逐一回答每种错误类型的问题，格式必须完全如下：",
         "",
@@ -137,7 +134,7 @@ ENGLISH = Wording(
 )
 
 CHINESE = Wording(
-    type_names=CHINESE_TYPES,
+    type_names=CHINESE_ERROR_TYPES,
     descriptions=CHINESE_DESCRIPTIONS,
     evaluator_system=(
         "你是{name}，是{count}位共同讨论文本质量的评估者之一。你负责查找指定类型的错误。每当你指出一处错误，"

@@ -46,7 +46,7 @@ def paragraph(number: int, error: ErrorSpan, text: str, count_unlocated: bool = 
     head += f': "{error.quote}"' if error.quote else ""
     head += "" if error.quote.rstrip().endswith((".", "!", "?", "。", "！", "？")) else "."
     explanation = error.explanation.strip().rstrip(".")
-    why = f" {explanation}." if explanation else ""
+    why = f" {explanation}{'' if explanation.endswith(('。', '！', '？')) else '.'}" if explanation else ""
     cost = _points(error.deduction) if error.located or count_unlocated else "none (not located)"
     return f"{head}{why} Deduction: {cost}."
 
