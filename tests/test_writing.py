@@ -77,21 +77,20 @@ def test_a_chinese_story_on_the_demo_model_gets_its_repeat_located_and_a_report_
     assert "问：上述故事中是否包含'重复问题'？" in report, "the Chinese summarizer's report, in the transcript"
 
 
-async def test_a_chinese_story_on_the_fake_server_scores_the_located_repeat(llm_server):
-    report = ("Q: Does the text contain Repetition (REP) errors?\nA: Yes\n"
-              f"Location: “{REPEATED.rstrip('。')}”\nExplanation: 重复了两次。\nDeduction: -1\n"
-              + "".join(f"Q: Does the text contain {name} ({kind}) errors?\nA: No\n" for kind, name in
-                        (("LINC", "Logical Inconsistency"), ("DCONT", "Discontinuity"),
-                         ("ILC", "Inappropriate Lexical Choice"), ("FER", "Factual Error")))
-              + "Scores: REP -1, LINC 0, DCONT 0, ILC 0, FER 0. Total: -1")
+async def test_a_chinese_story_on_the_fake_server_scores_the_located_repeat_from_a_chinese_report(llm_server):
+    report = (f"问：上述故事中是否包含'重复问题'？\n答：是\n“{REPEATED}”这句话重复了两次。\n单项问题得分：-1\n\n"
+              + "".join(f"问：上述故事中是否包含'{name}'？\n答：否\n单项问题得分：0\n\n"
+                        for name in ("逻辑问题", "连贯性问题", "用词不当", "事实性错误"))
+              + "最终得分：-1 分\n计算过程：基础分0 - 重复问题1 = -1分")
     llm_server.add_rule(report, match="你是总结者")
     script(llm_server, "unused: the summarizer's prompt is Chinese")
     session = await run(make_session(llm_server, text=CHINESE))
     assert session.options["prompt_language"] == "zh", "auto: a Chinese text is discussed in Chinese"
-    assert session.outcome.scores["REP"] == -1 and session.outcome.scores["total"] == -1
+    assert session.outcome.scores == {"REP": -1, "LINC": 0, "DCONT": 0, "ILC": 0, "FER": 0, "total": -1}
     [error] = [e for e in session.outcome.errors if e.type == "REP"]
     second = CHINESE.index(REPEATED, CHINESE.index(REPEATED) + 1)
-    assert error.start == second and CHINESE[error.start:error.end].startswith(REPEATED.rstrip("。"))
+    assert (error.start, error.end) == (second, second + len(REPEATED)), "the repeat, not the first occurrence"
+    assert error.explanation == "这句话重复了两次。"
 
 
 @pytest.mark.parametrize(("text", "language", "chinese"), [
