@@ -49,10 +49,23 @@ def test_cjk_texts_are_sized_in_characters_and_the_others_in_words():
     ("明日は雨でしょう", JAPANESE, "明日は雨でしょう"),
     ("هل رأيت القطة", ARABIC, "هل رأيت القطة"),
     ("\"האם ראית את החתול?\"", HEBREW, "האם ראית את החתול?"),
+    ("هل رأيت القطة?", ARABIC, "هل رأيت القطة؟"),  # a Latin question mark for the Arabic one
+    ("ذهب الولد إلى المدرسة, هل رأيت القطة", ARABIC, "ذهب الولد إلى المدرسة. هل رأيت القطة"),
+    ("今日は晴れです.「明日は雨でしょう!」", JAPANESE, "今日は晴れです。「明日は雨でしょう！"),  # across sentences
+    ("留下了那些知道兼顾别人的人", CHINESE, "留下了那些知道兼顾别人的人"),
 ])
 def test_quotes_are_located_across_full_and_half_width_forms_and_inside_unspaced_text(quote, text, expected):
     span = locate(quote, text)
     assert span is not None and text[span[0]:span[1]] == expected
+
+
+@pytest.mark.parametrize(("quote", "text"), [
+    ("לד הלך לבית", HEBREW),  # "לד" would cut the word "הילד"
+    ("لد إلى المدرسة", ARABIC),  # "لد" would cut the word "الولد"
+    ("Dieser Satz steht nicht im Text", CHINESE),
+])
+def test_a_quote_that_would_cut_a_word_of_a_spaced_script_is_not_located(quote, text):
+    assert locate(quote, text) is None
 
 
 def test_positions_count_characters_by_line_in_logical_order():
@@ -91,6 +104,36 @@ async def test_a_chinese_story_on_the_fake_server_scores_the_located_repeat_from
     second = CHINESE.index(REPEATED, CHINESE.index(REPEATED) + 1)
     assert (error.start, error.end) == (second, second + len(REPEATED)), "the repeat, not the first occurrence"
     assert error.explanation == "这句话重复了两次。"
+
+
+def _report_zh(repeated: str) -> str:
+    """A summarizer's report in MATEval's released Chinese form (LOT, strategy SA, report 0)."""
+    others = "".join(f"问：上述故事中是否包含'{name}'？\n答：否\n单项问题得分：0\n\n"
+                     for name in ("逻辑问题", "连贯性问题", "用词不当", "事实性错误"))
+    return (f"问：上述故事中是否包含'重复问题'？\n答：是\n\"{repeated}\"这句话重复了两次。\n单项问题得分：-1\n\n"
+            f"{others}最终得分：-1 分\n计算过程：基础分0 - 重复问题1 = -1分")
+
+
+def test_a_chinese_story_run_on_the_fake_server_by_the_cli_gets_a_report_in_characters(llm_server, tmp_path,
+                                                                                      capsys):
+    llm_server.add_rule(_report_zh(REPEATED.replace("，", ",")), match="你是总结者")  # a half-width comma
+    llm_server.add_rule("反馈：评估者们意见一致。", match="反馈者")
+    llm_server.add_rule(f"重复问题：是。“{REPEATED}”出现了两次。", match="重复问题")
+    llm_server.add_rule("没有发现这类错误。")
+    story, report = tmp_path / "story.txt", tmp_path / "report.md"
+    story.write_text(CHINESE, encoding="utf-8")
+    assert main(["run", "--protocol", "mateval", "--text", str(story), "--model", "openai/fake-zh",
+                 "--api-base", llm_server.base_url, "--report", str(report),
+                 "--sessions-dir", str(tmp_path / "sessions")]) == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["scores"] == {"REP": -1, "LINC": 0, "DCONT": 0, "ILC": 0, "FER": 0, "total": -1}
+    assert all("你是" in r.messages[0]["content"] for r in llm_server.requests), "Chinese prompts for every agent"
+    markdown = report.read_text(encoding="utf-8")
+    column = len(REPEATED) + 1  # the second occurrence, on line 2, counted in characters
+    assert f"- **Text:** {size(CHINESE)[0]} characters" in markdown
+    assert f'| 1 | REP | 2:{column} | "{REPEATED.replace("，", ",")}" |' in markdown
+    assert f"Repetition (REP), line 2, column {column}, sentence 4:" in markdown
+    assert "In all, 1 error cost 1 point: Repetition (REP) -1." in markdown
 
 
 @pytest.mark.parametrize(("text", "language", "chinese"), [

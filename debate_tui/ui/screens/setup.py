@@ -43,6 +43,7 @@ from debate_tui.ui.literal import literal, one_line
 from debate_tui.ui.opening import INPUT_LABELS, TopOfForm
 from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.widgets.footer import AppFooter
+from debate_tui.writing import size
 
 if TYPE_CHECKING:
     from debate_tui.config import Config
@@ -504,7 +505,8 @@ class SetupScreen(BaseScreen[None]):
         self.query_one("#text-path", Input).remove_class("-invalid")
         self.query_one("#text-text", TextArea).text = text
         self.complain("; ".join(warnings))
-        self.notify(f"Loaded {len(text.split())} words from {path}", markup=False)
+        amount, unit = size(text)  # characters for a Chinese or Japanese text, whose words are not spaced
+        self.notify(f"Loaded {amount} {unit}{'' if amount == 1 else 's'} from {path}", markup=False)
 
     @on(Button.Pressed, "#load-criteria")
     def load_criteria_pressed(self) -> None:
