@@ -151,6 +151,24 @@ class ModelSettings(Section):
         return self.model_dump(include={"api_base", "api_key_env"}, exclude_none=True)
 
 
+class Deployment(Section):
+    """One `[[deployments."<group>"]]` entry: a server, key or region serving the model group <group>.
+
+    A batch (and a run) asking for model <group> goes through litellm's Router over all of them:
+    the load is spread, each one's rpm/tpm is kept, and one that fails is cooled down for a while."""
+
+    model: ModelName
+    """The litellm model string of this deployment, e.g. openai/llama3.1 or azure/gpt-4o-mini."""
+    api_base: Annotated[str, AfterValidator(_url)] | None = None
+    """Where it is served; unset: the provider's own."""
+    api_key_env: Annotated[str, AfterValidator(_env_name)] | None = None
+    """NAME of the environment variable holding its key (never the key); unset: litellm's usual one."""
+    rpm: Annotated[int, Field(gt=0)] | None = None
+    """Requests per minute it takes; the Router sends no more."""
+    tpm: Annotated[int, Field(gt=0)] | None = None
+    """Tokens per minute it takes; the Router sends no more."""
+
+
 class RoleModels(Section):
     """The `[roles]` table: a model per agent role, instead of default_model for that role."""
 
@@ -228,6 +246,8 @@ class Config(Section):
     """A model per agent role."""
     models: dict[ModelName, ModelSettings] = Field(default_factory=dict)
     """Per model string: its api_base and the environment variable holding its key."""
+    deployments: dict[ModelName, list[Deployment]] = Field(default_factory=dict)
+    """Model groups served by several deployments (replicas, keys, regions), each with its rate limits."""
     protocol: ProtocolName = "debate"
     """The evaluation protocol used when none is given."""
     protocols: dict[ProtocolName, dict[str, Any]] = Field(default_factory=dict)

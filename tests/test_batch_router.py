@@ -30,9 +30,9 @@ def test_the_router_spreads_a_batch_over_its_deployments(capsys, llm_server, tmp
             agreeing_debate(server)
         items, out = write_items(tmp_path / "in.jsonl", 20), tmp_path / "out.jsonl"
         router = router_yaml(tmp_path, llm_server, second)
-        code, summary, _ = run_batch(capsys, str(items), "--out", str(out), "--router", router,
+        code, summary, err = run_batch(capsys, str(items), "--out", str(out), "--router", router,
                                      "--model", "judge", "--protocol", "debate", "--criteria", "coherence")
-        assert code == 0 and summary["done"] == 20 and summary["calls"] == 40
+        assert code == 0 and summary["done"] == 20 and summary["calls"] == 40, err
         assert llm_server.calls + second.calls == 40 and llm_server.calls > 0 and second.calls > 0
         assert all(r.model == "fake-model" and r.has_auth for r in llm_server.requests + second.requests)
         assert all(r["predicted"] == 4 for r in read_rows(out))
@@ -95,3 +95,54 @@ def test_router_flags_are_checked_before_any_call(capsys, llm_server, tmp_path):
                              "--api-base", llm_server.base_url)
     assert code == 2 and "exclude each other" in err
     assert llm_server.calls == 0
+
+
+def deployments_toml(isolated_dirs, *entries: str) -> None:
+    config = isolated_dirs / "config"
+    config.mkdir(exist_ok=True)
+    (config / "config.toml").write_text("".join(f"[[deployments.judge]]\n{entry}\n" for entry in entries))
+
+
+def deployment(server: FakeLLMServer, **limits: int) -> str:
+    extra = "".join(f"{key} = {value}\n" for key, value in limits.items())
+    return f'model = "openai/fake-model"\napi_base = "{server.base_url}"\napi_key_env = "OPENAI_API_KEY"\n{extra}'
+
+
+def test_config_deployments_spread_the_load_over_three_servers(capsys, llm_server, tmp_path, isolated_dirs):
+    with FakeLLMServer() as second, FakeLLMServer() as third:
+        servers = (llm_server, second, third)
+        for server in servers:
+            server.add_rule("Reasoning.\nScore: 4")
+        deployments_toml(isolated_dirs, *(deployment(s) for s in servers))
+        items = write_items(tmp_path / "in.jsonl", 30)
+        code, summary, err = run_batch(capsys, str(items), "--out", str(tmp_path / "o.jsonl"), "--model", "judge",
+                                       "--protocol", "single", "--criteria", "coherence", "--concurrency", "6")
+        assert code == 0, err
+        assert summary["done"] == 30 and sum(s.calls for s in servers) == 30
+        assert all(s.calls >= 3 for s in servers)  # shuffled over all three, not stuck on one
+        assert all(r.has_auth and r.model == "fake-model" for s in servers for r in s.requests)
+
+
+def test_config_deployments_keep_each_rpm(capsys, llm_server, tmp_path, isolated_dirs):
+    with FakeLLMServer() as roomy:
+        for server in (llm_server, roomy):
+            server.add_rule("Reasoning.\nScore: 4")
+        deployments_toml(isolated_dirs, deployment(llm_server, rpm=3), deployment(roomy, rpm=1000))
+        items = write_items(tmp_path / "in.jsonl", 20)
+        code, summary, err = run_batch(capsys, str(items), "--out", str(tmp_path / "o.jsonl"), "--model", "judge",
+                                       "--protocol", "single", "--criteria", "coherence", "--concurrency", "4")
+        assert code == 0, err
+        assert summary["done"] == 20 and llm_server.calls <= 3 and roomy.calls >= 17  # within the same minute
+
+
+def test_a_failing_config_deployment_is_cooled_down(capsys, llm_server, tmp_path, isolated_dirs):
+    with FakeLLMServer() as healthy:
+        llm_server.add_rule(fault=500)
+        healthy.add_rule("Reasoning.\nScore: 4")
+        deployments_toml(isolated_dirs, deployment(llm_server), deployment(healthy))
+        items = write_items(tmp_path / "in.jsonl", 20)
+        code, summary, err = run_batch(capsys, str(items), "--out", str(tmp_path / "o.jsonl"), "--model", "judge",
+                                       "--protocol", "single", "--criteria", "coherence", "--concurrency", "2")
+        assert code == 0, err
+        assert summary["done"] == 20 and healthy.calls == 20
+        assert llm_server.calls <= 4  # tried, failed, then left alone while the other takes the rest

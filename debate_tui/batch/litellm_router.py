@@ -26,6 +26,8 @@ from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClien
 from debate_tui.llm.litellm_client import classify, finish_reason, load_litellm
 
 ROUTER_SECTIONS = ("model_list", "router_settings")
+COOLDOWN_S = 30.0
+"""How long a deployment of config.toml's [deployments] rests after failing."""
 PER_DEPLOYMENT = frozenset({"api_base", "api_key_env"})
 """Request parameters a deployment sets for itself; a request must not override them."""
 
@@ -67,12 +69,16 @@ class RouterClient:
 
     @classmethod
     def from_file(cls, path: Path, fallback: LLMClient) -> RouterClient:
-        kwargs = load_config(path)
+        return cls.from_settings(load_config(path), fallback, origin=str(path))
+
+    @classmethod
+    def from_settings(cls, kwargs: dict[str, Any], fallback: LLMClient, *, origin: str) -> RouterClient:
         try:
             router = load_litellm().Router(**kwargs)
         except Exception as exc:
-            raise RouterConfigError(f"{path}: litellm refused the configuration ({exc})") from None
+            raise RouterConfigError(f"{origin}: litellm refused the configuration ({exc})") from None
         return cls(router, fallback)
+
 
     async def complete(self, request: ChatRequest, on_delta: DeltaCallback | None = None) -> Completion:
         if request.model not in self.names:
@@ -96,3 +102,25 @@ def _usage(response: Any) -> Usage:
     return Usage(calls=1, prompt_tokens=getattr(raw, "prompt_tokens", 0) or 0,
                  completion_tokens=getattr(raw, "completion_tokens", 0) or 0,
                  cost_usd=float(hidden.get("response_cost") or 0.0))
+
+
+def deployment_settings(groups: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """Router arguments for config.toml's `[[deployments.<group>]]` (model, api_base, api_key_env, rpm, tpm).
+
+    With any rpm/tpm the Router routes by usage (a deployment at its limit gets nothing until the minute
+    turns; all at their limits is a 429, which meets the batch's shared pause); otherwise it shuffles.
+    A deployment that fails twice in a minute is left alone for COOLDOWN_S.
+    """
+    model_list = []
+    for group, deployments in groups.items():
+        for entry in deployments:
+            params: dict[str, Any] = {"model": entry["model"]}
+            if entry.get("api_base"):
+                params["api_base"] = entry["api_base"]
+            if entry.get("api_key_env"):
+                params["api_key"] = f"os.environ/{entry['api_key_env']}"
+            params |= {k: entry[k] for k in ("rpm", "tpm") if entry.get(k)}
+            model_list.append({"model_name": group, "litellm_params": params})
+    limited = any("rpm" in d["litellm_params"] or "tpm" in d["litellm_params"] for d in model_list)
+    return {"model_list": model_list, "routing_strategy": "usage-based-routing-v2" if limited else "simple-shuffle",
+            "allowed_fails": 1, "cooldown_time": COOLDOWN_S, "num_retries": 2}

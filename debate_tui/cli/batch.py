@@ -222,21 +222,26 @@ def _select(args: argparse.Namespace, items: list[Item]) -> list[Item]:
         raise BadInput(str(exc)) from None
 
 
-def _model_client(args: argparse.Namespace, timeout_s: float) -> LLMClient:
+def _model_client(args: argparse.Namespace, config: Config) -> LLMClient:
+    """--router FILE, else config.toml's [deployments] when it has any, else the ordinary client."""
     from debate_tui.llm.router import ModelRouter
 
-    base = ModelRouter(timeout_s=timeout_s)
-    if not args.router:
+    base = ModelRouter(timeout_s=config.limits.timeout)
+    if not args.router and not config.deployments:
         return base
-    from debate_tui.batch.litellm_router import RouterClient, RouterConfigError
+    from debate_tui.batch.litellm_router import RouterClient, RouterConfigError, deployment_settings
     from debate_tui.llm.guard import GuardedClient
 
     try:
-        client = RouterClient.from_file(Path(args.router).expanduser(), fallback=base)
+        if args.router:
+            client = RouterClient.from_file(Path(args.router).expanduser(), fallback=base)
+        else:
+            groups = {name: [d.model_dump() for d in group] for name, group in config.deployments.items()}
+            client = RouterClient.from_settings(deployment_settings(groups), base, origin="config.toml [deployments]")
     except RouterConfigError as exc:
         raise BadInput(str(exc)) from None
     model = args.model
-    if model and model not in client.names:
+    if args.router and model and model not in client.names:
         known = ", ".join(sorted(client.names))
         raise BadInput(f"--model {model!r} is not a model_name of the router; it has: {known}")
     return GuardedClient(client)
@@ -286,7 +291,7 @@ def prepare(args: argparse.Namespace, items: list[Item] | None = None, out: Path
     if args.provider_batch:
         return _provider_batch(args, items, template, results, store, cache, settings)
     return BatchRun(items, template, results, store,
-                    _model_client(args, config.limits.timeout), cache=cache, settings=settings)
+                    _model_client(args, config), cache=cache, settings=settings)
 
 
 def _provider_batch(args: argparse.Namespace, items: list[Item], template: Session, results: ResultsFile,

@@ -79,6 +79,22 @@ STARTER = """\
 # temperature = 0.0
 # context_window = 8192
 
+[deployments]
+# Several deployments of one model group (replicas, keys, regions), used through
+# litellm's Router with their rate limits: `--model judge` spreads the calls,
+# keeps each one's requests/tokens per minute, and cools a failing one down.
+#
+# [[deployments.judge]]
+# model = "openai/llama3.1"
+# api_base = "http://10.0.0.1:8000/v1"
+# api_key_env = "LOCAL_LLM_KEY"
+# rpm = 600
+# tpm = 200000
+# [[deployments.judge]]
+# model = "openai/llama3.1"
+# api_base = "http://10.0.0.2:8000/v1"
+# rpm = 600
+
 [protocols]
 # Default options per protocol; command-line flags override them.
 #
