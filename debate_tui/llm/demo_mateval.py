@@ -35,10 +35,21 @@ def _reflecting(request: ChatRequest) -> bool:
     return "Reflect on your statement" in last or "反思你自己的陈述" in last
 
 
-def _findings(types: list[str], facts: TextFacts) -> list[str]:
+def _chinese(request: ChatRequest) -> bool:
+    """Whether MATEval's Chinese prompts ask (its system prompts open with "你是..."): then the demo answers
+    in Chinese, as a model does."""
+    return any(m["role"] == "system" and m["content"].startswith("你是") for m in request.messages)
+
+
+def _findings(types: list[str], facts: TextFacts, chinese: bool = False) -> list[str]:
     lines = []
     for kind in types:
-        if kind == "REP" and facts.repeated:
+        if chinese:
+            name = f"{CHINESE_ERROR_TYPES.get(kind, kind)}（{kind}）"
+            found = facts.repeated if kind == "REP" else ()
+            lines += [f"{name}：是。“{sentence}”重复了前文已经说过的内容。" for sentence in found]
+            lines += [] if found else [f"{name}：没有发现这类错误。"]
+        elif kind == "REP" and facts.repeated:
             lines += [f'{ERROR_TYPES[kind]} ({kind}): yes. "{sentence}" says again what the text already said.'
                       for sentence in facts.repeated]
         else:
@@ -46,14 +57,27 @@ def _findings(types: list[str], facts: TextFacts) -> list[str]:
     return lines
 
 
+_OPENINGS = {
+    (False, False): "My view on this round's question:",
+    (False, True): "Having read the other evaluators, I keep my view; we agree.",
+    (True, False): "我对本轮问题的看法：",
+    (True, True): "看过其他评估者的陈述后，我坚持我的看法；我们意见一致。",
+}
+"""An evaluator's first line: (Chinese prompts, reflecting) -> its words."""
+
+
 def evaluator(request: ChatRequest, facts: TextFacts) -> str:
-    opening = ("Having read the other evaluators, I keep my view; we agree." if _reflecting(request)
-               else "My view on this round's question:")
-    return "\n".join([opening, *_findings(_types(request), facts)])
+    chinese = _chinese(request)
+    opening = _OPENINGS[chinese, _reflecting(request)]
+    return "\n".join([opening, *_findings(_types(request), facts, chinese)])
 
 
 def feedback(request: ChatRequest, facts: TextFacts) -> str:
     types = _types(request)
+    if _chinese(request):
+        agreed = (f"评估者们一致认为“{facts.repeated[0]}”是重复" if "REP" in types and facts.repeated else
+                  f"评估者们一致认为没有{'、'.join(CHINESE_ERROR_TYPES.get(t, t) for t in types)}")
+        return f"反馈：{agreed}，没有需要解决的分歧。发言有些重复：下一轮只说新的内容，并继续原样引用句子。"
     if "REP" in types and facts.repeated:
         agreed = f'the evaluators agree that "{facts.repeated[0]}" is a repetition'
     else:
