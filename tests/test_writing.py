@@ -90,10 +90,11 @@ def test_a_chinese_story_on_the_demo_model_gets_its_repeat_located_and_a_report_
     assert "问：上述故事中是否包含'重复问题'？" in report, "the Chinese summarizer's report, in the transcript"
     session = json.loads((tmp_path / "sessions" / f"{summary['session']}.json").read_text(encoding="utf-8"))
     said = {(t["agent"], t["content"].split("\n")[-1]) for t in session["turns"] if t["round"] == 1}
+    # Chinese answers to the Chinese prompts
     assert said == {("Evaluator 1", f"重复问题（REP）：是。“{REPEATED}”重复了前文已经说过的内容。"),
                     ("Evaluator 2", f"重复问题（REP）：是。“{REPEATED}”重复了前文已经说过的内容。"),
                     ("Feedback", f"(demo) 反馈：评估者们一致认为“{REPEATED}”是重复，没有需要解决的分歧。"
-                                 "发言有些重复：下一轮只说新的内容，并继续原样引用句子。")}, "Chinese answers to Chinese prompts"
+                                 "发言有些重复：下一轮只说新的内容，并继续原样引用句子。")}
 
 
 async def test_a_chinese_story_on_the_fake_server_scores_the_located_repeat_from_a_chinese_report(llm_server):
