@@ -691,7 +691,7 @@ _FIELD = re.compile(
     r"^\s*(?:[-*•>]+\s*|\d+[.)、]\s*)?(error\s+location|location|quote|error\s+type|type|reason|explanation"
     r"|description|deduction|q\d*|question|a\d*|answer|story|text|total\s+score|score"
     r"|问题?|答案?|回答|单项问题得分|单项得分|最终得分|总分|计算过程"
-    r"|原句|原文|错误位置|位置|问题解释|解释问题|解释|原因|理由)\s*[:：]\s*(.*)$",
+    r"|(?:原句|原文|错误位置|位置)\d*|问题解释|解释问题|解释|原因|理由)\s*[:：]\s*(.*)$",
     re.I,
 )
 _YES = re.compile(r"(?:yes|是|存在|有)(?!\w)|是的|存在|有", re.I)
@@ -781,6 +781,23 @@ def _prose_errors(line: str, kind: str | None, text: str) -> list[ErrorSpan]:
             for quote in quotes for part, where in _resolve(quote, text)]
 
 
+_ASKS = re.compile(r"是否|吗|[？?]\s*$")
+_JOINED = re.compile(r"[”\"」』]\s*(?:[和与及、，,；;]|以及)\s*[“\"「『]")
+"""Quotes joined on one location line: “A”和“B”, “A”，“B”，“C”."""
+
+
+def _split_joined(errors: list[ErrorSpan], first: int, points: int, text: str) -> None:
+    """A location line quoting several passages is one error per passage when the question's own score
+    (单项问题得分：-N) counts them so; otherwise one problem that quotes two places ("“A”和“B”矛盾")."""
+    for i in range(len(errors) - 1, first - 1, -1):
+        parts = [p for p in _JOINED.split(errors[i].quote) if p.strip()]
+        if len(parts) > 1 and len(errors) - first - 1 + len(parts) == points:
+            e = errors[i]
+            errors[i:i + 1] = [ErrorSpan(type=e.type, quote=q, start=w[0] if w else None, end=w[1] if w else None,
+                                         explanation=e.explanation, deduction=e.deduction)
+                               for part in parts for q, w in _resolve(part, text)]
+
+
 def parse_error_report(report_text: str, text: str) -> list[ErrorSpan]:
     """Errors listed in a MATEval-style report, each quote resolved to offsets in `text` when possible.
 
@@ -817,6 +834,9 @@ def parse_error_report(report_text: str, text: str) -> list[ErrorSpan]:
                 found_for_question += len(found)
             continue
         label, value = re.sub(r"\s+", " ", m.group(1).lower()), m.group(2).strip()
+        label = re.sub(r"(?<=[原位])(句|文|置)\d+$", r"\1", label)  # 原句1：, 原句2：: one location each
+        if label == "问题" and not _ASKS.search(value):
+            label = "解释"  # "问题：<what is wrong>" under a location explains it; only "问题：…是否…？" asks
         if label in ("question", "问", "问题") or re.fullmatch(r"q\d*", label):
             close_question()
             question_type, answered_yes, found_for_question = normalize_error_type(value), False, 0
@@ -825,6 +845,9 @@ def parse_error_report(report_text: str, text: str) -> list[ErrorSpan]:
             flush()  # 单项问题得分：0 — the question's own score says it found nothing ("答：是。…所以，这并不构成…")
             del errors[question_start:]
             answered_yes, found_for_question = False, 0
+        elif label.startswith("单项") and (points := re.match(r"[-—]?\s*(\d+)", value)):
+            flush()
+            _split_joined(errors, question_start, int(points.group(1)), text)
         elif label in ("answer", "答", "答案", "回答") or re.fullmatch(r"a\d*", label):
             answered_yes = answer_says(value) is True
             if chinese and answered_yes and (rest := re.sub(r"^\s*(?:是的?|存在|有)[，,。.：:]?", "", value)):

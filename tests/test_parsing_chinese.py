@@ -38,7 +38,7 @@ def test_the_released_chinese_reports_are_read_as_they_score_themselves():
             total[kind] += 1
             agree[kind] += found[kind] == points
     assert sum(total.values()) == 1430
-    assert sum(agree.values()) / sum(total.values()) >= 0.94  # 94.5% when measured; 46.9% before
+    assert sum(agree.values()) / sum(total.values()) >= 0.955  # 95.9% measured (94.5% before 原句1; 46.9% before)
     assert all(agree[kind] / total[kind] >= 0.89 for kind in NAMES), {k: agree[k] / total[k] for k in NAMES}
 
 
@@ -85,3 +85,54 @@ def test_a_sample_read_by_hand_agrees_with_the_reader():
         found = Counter(e.type for e in parse_error_report(row["report"], row["story"]))
         agreed += sum(found[kind] == n for kind, n in counts.items())
     assert agreed >= 47, f"{agreed} of 50"  # 47 when measured: three lines state two or three errors each
+
+
+def test_a_larger_sample_read_by_hand_agrees_with_the_reader():
+    """25 more reports, 5 per strategy (seed 2026), labelled per type with the deduction a careful reader
+    makes and the quoted location (tests/fixtures/lot_hand_labels_zhparse.README.md)."""
+    with lzma.open(RELEASED, "rt", encoding="utf-8") as lines:
+        reports = {f"{row['strategy']}/{row['id']}": row for row in map(json.loads, lines)}
+    fixture = RELEASED.parent / "lot_hand_labels_zhparse.jsonl"
+    labelled = [json.loads(line) for line in fixture.read_text(encoding="utf-8").splitlines()]
+    assert len(labelled) == 25 and Counter(item["strategy"] for item in labelled) == dict.fromkeys(
+        ("SA", "O_b_O", "SR", "CoT", "SR+CoT"), 5)
+    agreed = located = quoted = 0
+    for item in labelled:
+        row = reports[f"{item['strategy']}/{item['id']}"]
+        errors = parse_error_report(row["report"], row["story"])
+        for kind, label in item["types"].items():
+            agreed += sum(e.type == kind for e in errors) == label["deduction"]
+            if label["location"]:
+                quoted += 1
+                located += any(label["location"].strip("。") in e.quote or (e.quote and e.quote in label["location"])
+                               for e in errors if e.type == kind)
+    assert agreed >= 123, f"{agreed} of 125"  # 123 measured (117 on main before; 61 before Chinese was read)
+    assert located >= 49, f"{located} of {quoted}"  # 49 of 50 measured
+
+
+def test_several_quotes_on_one_line_are_several_errors_only_when_the_score_counts_them():
+    story = "小猫在河边钓鱼。它钓到了一只老虎。老虎说谢谢。小猫回家了。"
+    template = """问：上述故事中是否包含'事实性错误'？
+答：是
+原句：“它钓到了一只老虎。”和“老虎说谢谢。”
+问题：老虎不会被钓到，也不会说话。
+单项问题得分：-{n}"""
+    two = parse_error_report(template.format(n=2), story)
+    reason = "老虎不会被钓到，也不会说话。"
+    assert [(e.quote, e.located, e.explanation) for e in two] == [
+        ("它钓到了一只老虎。", True, reason), ("老虎说谢谢。", True, reason)]
+    one = parse_error_report(template.format(n=1), story)
+    assert len(one) == 1 and one[0].type == "FER", "one problem quoting two places: one deduction"
+
+
+def test_numbered_locations_each_start_an_error():
+    story = "将军走了下来。将军气得将一等兵全部枪毙了。"
+    report = """问：上述故事中是否包含'逻辑问题'？
+答：是
+原句1：“将军走了下来。”
+问题：没有说明原因。
+原句2：“将军气得将一等兵全部枪毙了。”
+问题：这个行为不合逻辑。
+单项问题得分：-2"""
+    assert [(e.type, e.quote, e.explanation) for e in parse_error_report(report, story)] == [
+        ("LINC", "将军走了下来。", "没有说明原因。"), ("LINC", "将军气得将一等兵全部枪毙了。", "这个行为不合逻辑。")]
