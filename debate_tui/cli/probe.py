@@ -1,0 +1,199 @@
+"""`debate-tui probe INPUT.jsonl --out DIR`: measure a judge's biases on a data set.
+
+Runs the protocol and model (the same flags as `batch`) over the batch input
+through the batch engine (its cache and concurrency), then reports each probe
+with a 95% bootstrap interval over items and n:
+
+  position      pairwise items only: the input is judged again with text and
+                text_b swapped (DIR/swapped.jsonl); flip rate and the share of
+                decided verdicts won by the text shown first
+  length        partial correlation of the judge's score with the text's length
+                (characters) given the human score: length-following beyond the humans'
+  self          mean signed error (judge - human) by producing system, taken from
+                the item id after its last "/" (SummEval, Topical-Chat ids), flagged
+                "own" where the system's name holds the judge's model family
+  retest        the items judged again with the response cache bypassed
+                (DIR/retest.jsonl), at the configured temperature; quadratic-weighted
+                kappa and exact agreement between the two runs (a pair's verdict
+                counts as first better 1 > tie 0 > second better -1)
+
+The first run (DIR/original.jsonl) uses the cache like `batch`. Probes that do
+not apply (no pairs, no human scores) are reported as skipped with the reason.
+Exit codes: 0 done, 2 bad input, 3 some items failed.
+See docs/PROBES.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from debate_tui.cli.batch import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInput, add_judging_arguments
+from debate_tui.cli.task_flags import RawSpecHelpFormatter
+from debate_tui.textsafe import inert
+
+PROBES = ("position", "length", "self", "retest")
+BATCH_DEFAULTS = {"shard": None, "max_cost": None, "max_tokens": None, "option": [], "retries": None,
+                  "no_cache": False, "router": None, "ray": None, "ray_tasks": None, "provider_batch": False,
+                  "poll_interval": 30.0, "job_max_requests": 50_000, "progress_interval": 10.0}
+"""The `batch` settings a probe does not expose, at batch's own defaults."""
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("probe", help="measure a judge's position, length, self-preference and "
+                                   "test-retest biases", description=__doc__, formatter_class=RawSpecHelpFormatter)
+    parser.add_argument("input", metavar="INPUT.jsonl", help="batch input, e.g. from `debate-tui dataset NAME`")
+    parser.add_argument("--out", required=True, metavar="DIR", help="directory for the runs' result files")
+    add_judging_arguments(parser)
+    group = parser.add_argument_group("probe")
+    group.add_argument("--probes", default=",".join(PROBES), metavar="LIST",
+                       help=f"comma-separated, of {', '.join(PROBES)} (default: all)")
+    group.add_argument("--limit", type=int, metavar="K", help="only the first K items of the input")
+    group.add_argument("--concurrency", type=int, metavar="N", help="items in flight at once (as in batch)")
+    group.add_argument("--cache-dir", metavar="DIR", help="response cache (as in batch)")
+    group.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (as in batch)")
+    group.add_argument("--json", action="store_true", help="one JSON object on stdout instead of the table")
+    parser.set_defaults(handler=handle, **BATCH_DEFAULTS)
+
+
+def _probes(text: str) -> list[str]:
+    chosen = [p.strip() for p in text.split(",") if p.strip()]
+    unknown = [p for p in chosen if p not in PROBES]
+    if unknown or not chosen:
+        raise BadInput(f"--probes: unknown {', '.join(unknown) or '(none given)'}; choose from {', '.join(PROBES)}")
+    return chosen
+
+
+def _read_lines(path: Path, limit: int | None) -> list[dict[str, Any]]:
+    try:
+        text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+        lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+    except (OSError, ValueError) as exc:
+        raise BadInput(f"{path}: {exc}") from None
+    if not lines or not all(isinstance(line, dict) for line in lines):
+        raise BadInput(f"{path}: expected one JSON object a line")
+    return lines if limit is None else lines[:limit]
+
+
+def _swapped(line: dict[str, Any]) -> dict[str, Any]:
+    from debate_tui.meta.probes import swap_verdict
+
+    out = dict(line, text=line["text_b"], text_b=line["text"])
+    if "human_verdict" in line:
+        out["human_verdict"] = swap_verdict(line["human_verdict"])
+    return out
+
+
+def _run(args: argparse.Namespace, lines: list[dict[str, Any]], out: Path, name: str,
+         no_cache: bool = False) -> list[dict[str, Any]]:
+    """One batch over `lines` into DIR/NAME.jsonl; its result rows (resumes like `batch`)."""
+    from debate_tui.cli.batch import prepare, run_until_done
+
+    source = out / f"{name}-input.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    ns = copy.copy(args)
+    ns.input, ns.out, ns.limit, ns.no_cache = str(source), str(out / f"{name}.jsonl"), None, no_cache
+    batch = prepare(ns)
+    print(f"debate-tui: probe: {name} run ({len(lines)} items)", file=sys.stderr, flush=True)
+    run_until_done(batch)
+    if batch.summary()["failed"]:
+        args.failed = True
+    with open(ns.out, encoding="utf-8") as handle:
+        return [json.loads(row) for row in handle if row.strip()]
+
+
+def _first(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The first criterion's row of each item (pairwise verdicts and scores are per criterion; one is enough)."""
+    criterion = rows[0]["criterion"] if rows else None
+    return {row["id"]: row for row in rows if row["criterion"] == criterion}
+
+
+def compute(args: argparse.Namespace, lines: list[dict[str, Any]], out: Path, chosen: list[str]) -> dict[str, Any]:
+    from debate_tui.meta import probes
+
+    original = _first(_run(args, lines, out, "original"))
+    models = sorted({m for row in original.values() for m in str(row.get("model") or "").split(",") if m})
+    report: dict[str, Any] = {"items": len(lines), "models": models, "probes": {}, "skipped": {}}
+    pairs = [line for line in lines if line.get("text_b") is not None]
+    singles = [line for line in lines if line.get("text_b") is None]
+    if "position" in chosen:
+        if pairs:
+            swapped = _first(_run(args, [_swapped(line) for line in pairs], out, "swapped"))
+            report["probes"]["position"] = probes.position(
+                [(original[i].get("predicted_verdict"), probes.swap_verdict(swapped[i].get("predicted_verdict")))
+                 for i in (line["id"] for line in pairs) if i in original and i in swapped])
+        else:
+            report["skipped"]["position"] = "no pairwise items (text_b) in the input"
+    scored = [(line, original.get(line["id"])) for line in singles]
+    scored_rows = [(line, row) for line, row in scored
+                   if row and row.get("predicted") is not None and row.get("human") is not None]
+    if "length" in chosen:
+        if scored_rows:
+            report["probes"]["length"] = probes.length(
+                [(row["predicted"], len(line["text"]), row["human"]) for line, row in scored_rows])
+        else:
+            report["skipped"]["length"] = "no single-text items with both a judge and a human score"
+    if "self" in chosen:
+        with_system = [(line["id"].rsplit("/", 1)[1], row["predicted"], row["human"])
+                       for line, row in scored_rows if "/" in line["id"]]
+        if with_system:
+            report["probes"]["self"] = probes.self_preference(with_system, models)
+        else:
+            report["skipped"]["self"] = "no item ids of the form GROUP/SYSTEM with human scores"
+    if "retest" in chosen:
+        again = _first(_run(args, lines, out, "retest", no_cache=True))
+        both = [(_rating(original[i]), _rating(again[i])) for i in original if i in again]
+        report["probes"]["retest"] = probes.retest([(a, b) for a, b in both if a is not None and b is not None])
+    return report
+
+
+def _rating(row: dict[str, Any]) -> float | None:
+    """A score, or a pair's verdict on the ordinal scale first better (1) > tie (0) > second better (-1)."""
+    if "predicted_verdict" in row:
+        return {"1": 1.0, "0": 0.0, "2": -1.0}.get(row["predicted_verdict"] or "")
+    return row.get("predicted")
+
+
+def _cell(figure: dict[str, Any]) -> str:
+    value, (low, high), n = figure["value"], figure["ci"], figure["n"]
+    shown = "n/a" if value is None else f"{value:.3f}"
+    interval = "" if low is None else f" [{low:.3f}, {high:.3f}]"
+    return f"{shown}{interval} n={n}"
+
+
+def table(report: dict[str, Any]) -> str:
+    """The report for people: one line per figure, literal text only."""
+    lines = [f"items {report['items']}, judge {', '.join(report['models']) or '?'}"]
+    for name, figures in report["probes"].items():
+        if name == "self":
+            for entry in figures:
+                own = "  (own family)" if entry["own_family"] else ""
+                lines.append(f"self      error {entry['system']:<24} {_cell(entry['mean_error'])}{own}")
+            continue
+        for key, figure in figures.items():
+            lines.append(f"{name:<9} {key:<36} {_cell(figure)}")
+    lines += [f"{name:<9} skipped: {why}" for name, why in report["skipped"].items()]
+    return "\n".join(inert(line) for line in lines)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from debate_tui.batch.results import ResultsError
+
+    args.failed = False
+    try:
+        chosen = _probes(args.probes)
+        if args.limit is not None and args.limit < 1:
+            raise BadInput("--limit must be 1 or more")
+        lines = _read_lines(Path(args.input), args.limit)
+        out = Path(args.out).expanduser()
+        out.mkdir(parents=True, exist_ok=True)
+        report = compute(args, lines, out, chosen)
+    except (BadInput, ResultsError, OSError) as exc:
+        print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(json.dumps(report) if args.json else table(report), flush=True)
+    return EXIT_FAILED if args.failed else EXIT_OK
