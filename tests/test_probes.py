@@ -14,7 +14,7 @@ def test_bootstrap_of_a_mean_gives_the_value_n_and_a_percentile_interval():
     # resampled means of [0, 1] are 0, 0.5 or 1 with chances 1/4, 1/2, 1/4: the 2.5/97.5 percentiles are 0 and 1
     assert probes.bootstrap([0.0, 1.0], lambda v: sum(v) / len(v)) == {"value": 0.5, "ci": [0.0, 1.0], "n": 2}
     assert probes.bootstrap([2.0, 2.0, 2.0], lambda v: sum(v) / len(v))["ci"] == [2.0, 2.0]
-    assert probes.bootstrap([], lambda v: 1.0) == {"value": None, "ci": [None, None], "n": 0}
+    assert probes.bootstrap([], lambda v: 1.0) == {"value": None, "ci": [None, None], "n": 0, "why": "no items"}
 
 
 def test_partial_correlation_matches_the_hand_computed_value():
@@ -77,6 +77,8 @@ def test_probe_on_the_demo_model_reports_every_probe_with_intervals(tmp_path, ca
     assert report["skipped"] == {"position": "no pairwise items (text_b) in the input"}
     assert [s["system"] for s in report["probes"]["self"]] == ["M0", "M1"]
     assert report["probes"]["retest"]["exact_agreement"]["n"] == 6
+    # the demo model scores every text alike: kappa is undefined, and says why
+    assert report["probes"]["retest"]["weighted_kappa"]["why"] == "both runs gave one and the same value throughout"
     assert {p.name for p in (tmp_path / "out").glob("*.jsonl")} >= {"original.jsonl", "retest.jsonl"}
 
 
@@ -97,3 +99,17 @@ def test_an_unknown_probe_is_bad_input(tmp_path, capsys):
     _items(items, pairwise=False)
     assert main(["probe", str(items), "--out", str(tmp_path / "o"), "--demo", "--probes", "position,bogus"]) == 2
     assert "unknown bogus" in capsys.readouterr().err
+
+
+def test_recorded_gpt35_outputs_give_the_probes_without_calls(capsys):
+    assert main(["probe", "--recorded", "topical-chat", "--probes", "retest,position", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    retest = report["probes"]["retest naturalness"]["weighted_kappa"]
+    # 360 responses, 2 with no released answers; two samples of 20 both parsed for 358
+    assert retest["n"] == 358 and retest["ci"][0] < retest["value"] < retest["ci"][1]
+    assert report["skipped"]["position"].startswith("no recorded pairwise judge outputs")
+
+
+def test_recorded_takes_no_input_file(tmp_path, capsys):
+    assert main(["probe", str(tmp_path / "x.jsonl"), "--recorded", "topical-chat"]) == 2
+    assert "--recorded makes no calls" in capsys.readouterr().err

@@ -19,6 +19,8 @@ with a 95% bootstrap interval over items and n:
 
 The first run (DIR/original.jsonl) uses the cache like `batch`. Probes that do
 not apply (no pairs, no human scores) are reported as skipped with the reason.
+`--recorded topical-chat` computes length, self and retest from GPT-3.5's
+released G-Eval outputs instead, with no calls (retest: sample 1 vs 2 of 20).
 Exit codes: 0 done, 2 bad input, 3 some items failed.
 See docs/PROBES.md.
 """
@@ -34,10 +36,11 @@ from typing import Any
 
 from debate_tui.cli.batch import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInput, add_judging_arguments
 from debate_tui.cli.task_flags import RawSpecHelpFormatter
+from debate_tui.meta.recorded_probes import RECORDED
 from debate_tui.textsafe import inert
 
 PROBES = ("position", "length", "self", "retest")
-BATCH_DEFAULTS = {"shard": None, "max_cost": None, "max_tokens": None, "option": [], "retries": None,
+BATCH_DEFAULTS: dict[str, Any] = {"shard": None, "max_cost": None, "max_tokens": None, "option": [], "retries": None,
                   "no_cache": False, "router": None, "ray": None, "ray_tasks": None, "provider_batch": False,
                   "poll_interval": 30.0, "job_max_requests": 50_000, "progress_interval": 10.0}
 """The `batch` settings a probe does not expose, at batch's own defaults."""
@@ -46,8 +49,13 @@ BATCH_DEFAULTS = {"shard": None, "max_cost": None, "max_tokens": None, "option":
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("probe", help="measure a judge's position, length, self-preference and "
                                    "test-retest biases", description=__doc__, formatter_class=RawSpecHelpFormatter)
-    parser.add_argument("input", metavar="INPUT.jsonl", help="batch input, e.g. from `debate-tui dataset NAME`")
-    parser.add_argument("--out", required=True, metavar="DIR", help="directory for the runs' result files")
+    parser.add_argument("input", metavar="INPUT.jsonl", nargs="?",
+                        help="batch input, e.g. from `debate-tui dataset NAME` (not with --recorded)")
+    parser.add_argument("--out", metavar="DIR", help="directory for the runs' result files (needed with INPUT)")
+    parser.add_argument("--recorded", choices=RECORDED, metavar="NAME",
+                        help="no calls: the probes from the real judge outputs shipped with data set NAME "
+                             f"({', '.join(RECORDED)}: GPT-3.5's 20 G-Eval samples per response)")
+    parser.add_argument("--data-dir", metavar="DIR", help="with --recorded: another copy of the data")
     add_judging_arguments(parser)
     group = parser.add_argument_group("probe")
     group.add_argument("--probes", default=",".join(PROBES), metavar="LIST",
@@ -160,7 +168,7 @@ def _rating(row: dict[str, Any]) -> float | None:
 
 def _cell(figure: dict[str, Any]) -> str:
     value, (low, high), n = figure["value"], figure["ci"], figure["n"]
-    shown = "n/a" if value is None else f"{value:.3f}"
+    shown = f"n/a ({figure['why']})" if value is None else f"{value:.3f}"
     interval = "" if low is None else f" [{low:.3f}, {high:.3f}]"
     return f"{shown}{interval} n={n}"
 
@@ -169,15 +177,32 @@ def table(report: dict[str, Any]) -> str:
     """The report for people: one line per figure, literal text only."""
     lines = [f"items {report['items']}, judge {', '.join(report['models']) or '?'}"]
     for name, figures in report["probes"].items():
-        if name == "self":
+        if name.startswith("self"):
             for entry in figures:
                 own = "  (own family)" if entry["own_family"] else ""
-                lines.append(f"self      error {entry['system']:<24} {_cell(entry['mean_error'])}{own}")
+                lines.append(f"{name:<20} error {entry['system']:<30} {_cell(entry['mean_error'])}{own}")
             continue
         for key, figure in figures.items():
-            lines.append(f"{name:<9} {key:<36} {_cell(figure)}")
-    lines += [f"{name:<9} skipped: {why}" for name, why in report["skipped"].items()]
+            lines.append(f"{name:<20} {key:<36} {_cell(figure)}")
+    lines += [f"{name:<20} skipped: {why}" for name, why in report["skipped"].items()]
     return "\n".join(inert(line) for line in lines)
+
+
+def _recorded(args: argparse.Namespace, chosen: list[str]) -> dict[str, Any]:
+    from debate_tui.meta.recorded_probes import topical_chat_probes
+
+    if args.input or args.out:
+        raise BadInput("--recorded makes no calls: give neither INPUT nor --out")
+    return topical_chat_probes(args.data_dir, tuple(chosen))
+
+
+def _probe(args: argparse.Namespace, chosen: list[str]) -> dict[str, Any]:
+    if not args.input or not args.out:
+        raise BadInput("give INPUT.jsonl and --out DIR (or --recorded NAME)")
+    lines = _read_lines(Path(args.input), args.limit)
+    out = Path(args.out).expanduser()
+    out.mkdir(parents=True, exist_ok=True)
+    return compute(args, lines, out, chosen)
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -188,11 +213,8 @@ def handle(args: argparse.Namespace) -> int:
         chosen = _probes(args.probes)
         if args.limit is not None and args.limit < 1:
             raise BadInput("--limit must be 1 or more")
-        lines = _read_lines(Path(args.input), args.limit)
-        out = Path(args.out).expanduser()
-        out.mkdir(parents=True, exist_ok=True)
-        report = compute(args, lines, out, chosen)
-    except (BadInput, ResultsError, OSError) as exc:
+        report = _recorded(args, chosen) if args.recorded else _probe(args, chosen)
+    except (BadInput, ResultsError, OSError, ValueError) as exc:
         print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     print(json.dumps(report) if args.json else table(report), flush=True)

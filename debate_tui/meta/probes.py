@@ -27,13 +27,18 @@ Figure = dict[str, Any]
 
 
 def bootstrap(values: Sequence[Any], statistic: Callable[[Sequence[Any]], float | None],
-              b: int = B, seed: int = SEED) -> Figure:
-    """The statistic over `values` with a 95% percentile interval from `b` resamples of the items."""
+              b: int = B, seed: int = SEED, undefined: str = "") -> Figure:
+    """The statistic over `values` with a 95% percentile interval from `b` resamples of the items.
+
+    Where the statistic is undefined, `why` says so (`undefined`, else "no items").
+    """
     import numpy as np
 
     n = len(values)
     value = statistic(values) if n else None
-    if n < 2 or value is None:
+    if value is None:
+        return {"value": None, "ci": [None, None], "n": n, "why": undefined if n else "no items"}
+    if n < 2:
         return {"value": value, "ci": [None, None], "n": n}
     rng = np.random.default_rng(seed)
     samples = []
@@ -92,7 +97,8 @@ def length(triples: Sequence[tuple[float, float, float]]) -> dict[str, Figure]:
     def statistic(rows: Sequence[tuple[float, float, float]]) -> float | None:
         return partial_correlation([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
 
-    return {"partial_r_score_length_given_human": bootstrap(triples, statistic)}
+    why = "too few items, or constant judge scores, lengths or human scores"
+    return {"partial_r_score_length_given_human": bootstrap(triples, statistic, undefined=why)}
 
 
 def weighted_kappa(a: Sequence[float], b: Sequence[float]) -> float | None:
@@ -123,7 +129,8 @@ def retest(pairs: Sequence[tuple[float, float]]) -> dict[str, Figure]:
     def same(rows: Sequence[tuple[float, float]]) -> float:
         return sum(x == y for x, y in rows) / len(rows)
 
-    return {"weighted_kappa": bootstrap(pairs, kappa), "exact_agreement": bootstrap(pairs, same)}
+    why = "both runs gave one and the same value throughout"
+    return {"weighted_kappa": bootstrap(pairs, kappa, undefined=why), "exact_agreement": bootstrap(pairs, same)}
 
 
 def self_preference(rows: Sequence[tuple[str, float, float]], judge_models: Sequence[str]) -> list[dict[str, Any]]:
