@@ -41,6 +41,8 @@ def test_quadratic_weighted_kappa_matches_the_hand_computed_value():
     assert probes.weighted_kappa([1, 2, 3], [1, 2, 2]) == pytest.approx(2 / 3)
     assert probes.weighted_kappa([1, 2, 3], [1, 2, 3]) == pytest.approx(1.0)
     assert probes.weighted_kappa([4, 4], [4, 4]) is None
+    assert probes.retest([(4.0, 4.0), (4.0, 4.0)])["weighted_kappa"]["why"] == (
+        "both runs gave one and the same value throughout")
 
 
 def test_position_flip_rate_and_first_position_share_by_hand():
@@ -77,8 +79,10 @@ def test_probe_on_the_demo_model_reports_every_probe_with_intervals(tmp_path, ca
     assert report["skipped"] == {"position": "no pairwise items (text_b) in the input"}
     assert [s["system"] for s in report["probes"]["self"]] == ["M0", "M1"]
     assert report["probes"]["retest"]["exact_agreement"]["n"] == 6
-    # the demo model scores every text alike: kappa is undefined, and says why
-    assert report["probes"]["retest"]["weighted_kappa"]["why"] == "both runs gave one and the same value throughout"
+    # the demo model is deterministic: the second run, made afresh (calls, no cache hits), agrees fully
+    assert report["probes"]["retest"]["weighted_kappa"]["value"] == pytest.approx(1.0)
+    retest = [json.loads(line) for line in (tmp_path / "out" / "retest.jsonl").read_text().splitlines()]
+    assert sum(r["calls"] for r in retest) > 0 and sum(r["cache_hits"] for r in retest) == 0
     assert {p.name for p in (tmp_path / "out").glob("*.jsonl")} >= {"original.jsonl", "retest.jsonl"}
 
 
