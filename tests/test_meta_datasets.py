@@ -70,7 +70,23 @@ def test_mateval_roc() -> None:
     }
 
 
-@pytest.mark.parametrize("label", ['"Factual Errors"', "Repetition.", " “Discontinuity”", "Logical Inconsistency"])
+def test_mateval_lot() -> None:
+    """LOT, MATEval's Chinese set: the same fields as ROC, Chinese type names folded into the 5 types."""
+    lines = datasets.load("mateval-lot", root=ROOT)
+    assert len(lines) == 60
+    first = lines[0]
+    assert set(first) == {"id", "text", "source", "human", "errors"} and first["id"] == "lot-000"
+    assert first["human"] == {"REP": -1, "LINC": -1, "DCONT": 0, "ILC": -1, "FER": 0, "total": -3}
+    assert first["errors"][0] == {"type": "REP", "quote": "在饭桌上，主管仔细观察这些人的一些细节和习惯。"}
+    assert all(x["human"]["total"] == sum(v for k, v in x["human"].items() if k != "total") for x in lines)
+    # "逻辑问题/事实性错误" on one sentence is an error of each type
+    assert Counter(e["type"] for x in lines for e in x["errors"]) == {
+        "LINC": 46, "REP": 34, "ILC": 32, "FER": 32, "DCONT": 24,
+    }
+
+
+@pytest.mark.parametrize("label", ['"Factual Errors"', "“用词不当”", "Repetition.", " “Discontinuity”",
+                                   "Logical Inconsistency"])
 def test_mateval_labels_normalise(label: str) -> None:
     assert datasets.mateval_type(label) in datasets.MATEVAL_TYPES.values()
 
@@ -108,7 +124,8 @@ def test_the_package_ships_every_set_as_a_resource() -> None:
     """Without --data-dir or the variable, each set loads from the package (importlib.resources)."""
     assert ROOT.joinpath("PROVENANCE.md").is_file() and ROOT.joinpath("README.md").is_file()
     sizes = {name: len(datasets.load(name)) for name in datasets.LOADERS}
-    assert sizes == {"summeval": 1200, "topical-chat": 360, "faireval": 80, "mateval-roc": 200, "scaleeval": 320}
+    assert sizes == {"summeval": 1200, "topical-chat": 360, "faireval": 80, "mateval-roc": 200, "mateval-lot": 60,
+                     "scaleeval": 320}
 
 
 def test_a_plain_copy_reads_the_same_as_the_archives(tmp_path: Path) -> None:

@@ -20,7 +20,8 @@ SHIPPED = {
     "summeval": ["summeval/M*_outputs_annotations.jsonl"],
     "topical_chat": ["topical_chat/topical_chat.json", "topical_chat/gpt35_geval/gpt3.5_*_geval.json"],
     "faireval": ["faireval/vicuna80_pairs.json"],
-    "mateval": ["mateval/ROC/ROC_test_change_final.json", "mateval/ROC/ROC_test_change_new.csv"],
+    "mateval": ["mateval/ROC/ROC_test_change_final.json", "mateval/ROC/ROC_test_change_new.csv",
+                "mateval/LOT/LOT_test_change_final.json", "mateval/LOT/LOT_test_output_new.csv"],
     "scaleeval": ["scaleeval/responses/*/*.jsonl"],
 }
 """Archive name -> glob patterns relative to the data folder."""

@@ -23,6 +23,8 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from debate_tui.domain import CHINESE_ERROR_TYPES, ERROR_TYPES
+
 Line = dict[str, Any]
 
 DEFAULT_SCALEEVAL_MODELS = ("gpt3.5", "claude-instant")
@@ -197,6 +199,7 @@ def mateval_type(label: str) -> str:
     """The abbreviation of a MATEval error-type label, whatever its quoting or plural."""
     name = label.strip().strip('"“”').strip().rstrip(".").strip()
     name = {"Factual Errors": "Factual Error"}.get(name, name)
+    name = {zh: ERROR_TYPES[abbr] for abbr, zh in CHINESE_ERROR_TYPES.items()}.get(name, name)  # LOT's labels
     if name not in MATEVAL_TYPES:
         raise ValueError(f"unknown MATEval error type {label!r}")
     return MATEVAL_TYPES[name]
@@ -236,6 +239,34 @@ def mateval_roc(root: DataRoot) -> list[Line]:
     return lines
 
 
+def mateval_lot(root: DataRoot) -> list[Line]:
+    """MATEval's first 60 LOT stories (Chinese) with injected errors; fields as `mateval_roc`.
+
+    Per-type scores come from the CSV's `新得分` ("重复问题:-1" per line), `total` is their sum;
+    `errors` lists the annotated 错误定位/错误类型 pairs.
+    """
+    stories = _read_json(root, "mateval/LOT/LOT_test_change_final.json")
+    table = list(csv.DictReader(io.StringIO(root.read_text("mateval/LOT/LOT_test_output_new.csv"), newline="")))
+    lines = []
+    for i, (story, row) in enumerate(zip(stories, table, strict=True)):
+        if story["story"] != row["故事"]:
+            raise ValueError(f"MATEval LOT: story {i} differs between the JSON and the CSV")
+        human = {}
+        for item in row["新得分"].splitlines():
+            label, _, value = item.rpartition(":")
+            human[mateval_type(label)] = float(value)
+        human["total"] = sum(human.values())
+        errors = [  # "逻辑问题/事实性错误": one sentence, two types
+            {"type": mateval_type(label), "quote": row[f"错误定位{k}"].strip().strip("“”")}
+            for k in range(1, 7)
+            for label in re.split(r"[/／、]", row.get(f"错误类型{k}", "").strip().strip("“”"))
+            if label.strip()
+        ]
+        lines.append({"id": f"lot-{i:03d}", "text": story["story"], "source": story["prompt"], "human": human,
+                      "errors": errors})
+    return lines
+
+
 def scaleeval(root: DataRoot, models: tuple[str, str] = DEFAULT_SCALEEVAL_MODELS) -> list[Line]:
     """Two models' answers to the same ScaleEval prompts (8 scenarios x 40), no human verdict.
 
@@ -269,6 +300,7 @@ LOADERS: dict[str, Callable[[DataRoot], list[Line]]] = {
     "topical-chat": topical_chat,
     "faireval": faireval,
     "mateval-roc": mateval_roc,
+    "mateval-lot": mateval_lot,
     "scaleeval": scaleeval,
 }
 
