@@ -205,6 +205,16 @@ def mateval_type(label: str) -> str:
     return MATEVAL_TYPES[name]
 
 
+def _type_scores(cell: str) -> dict[str, float]:
+    """A CSV cell of "<type>:<score>" lines as {abbreviation: score}, plus their sum as "total"."""
+    human = {}
+    for item in cell.splitlines():
+        label, _, value = item.rpartition(":")
+        human[mateval_type(label)] = float(value)
+    human["total"] = sum(human.values())
+    return human
+
+
 def mateval_roc(root: DataRoot) -> list[Line]:
     """200 ROC stories with injected errors; human = per-type deductions and their total.
 
@@ -219,11 +229,7 @@ def mateval_roc(root: DataRoot) -> list[Line]:
     for i, (story, row) in enumerate(zip(stories, table, strict=True)):
         if story["story"] != row["Story"]:
             raise ValueError(f"MATEval ROC: story {i} differs between the JSON and the CSV")
-        human = {}
-        for item in row["Score_new"].splitlines():
-            label, _, value = item.rpartition(":")
-            human[mateval_type(label)] = float(value)
-        human["total"] = sum(human.values())
+        human = _type_scores(row["Score_new"])
         errors = [
             {"type": mateval_type(row[f"Error Type{k}"]), "quote": row[f"Error Location{k}"].strip()}
             for k in range(1, 10)
@@ -251,11 +257,7 @@ def mateval_lot(root: DataRoot) -> list[Line]:
     for i, (story, row) in enumerate(zip(stories, table, strict=True)):
         if story["story"] != row["故事"]:
             raise ValueError(f"MATEval LOT: story {i} differs between the JSON and the CSV")
-        human = {}
-        for item in row["新得分"].splitlines():
-            label, _, value = item.rpartition(":")
-            human[mateval_type(label)] = float(value)
-        human["total"] = sum(human.values())
+        human = _type_scores(row["新得分"])
         errors = [  # "逻辑问题/事实性错误": one sentence, two types
             {"type": mateval_type(label), "quote": row[f"错误定位{k}"].strip().strip("“”")}
             for k in range(1, 7)
