@@ -691,12 +691,12 @@ _FIELD = re.compile(
     r"^\s*(?:[-*•>]+\s*|\d+[.)、]\s*)?(error\s+location|location|quote|error\s+type|type|reason|explanation"
     r"|description|deduction|q\d*|question|a\d*|answer|story|text|total\s+score|score"
     r"|问题?|答案?|回答|单项问题得分|单项得分|最终得分|总分|计算过程"
-    r"|(?:原句|原文|错误位置|位置)\d*|问题解释|解释问题|解释|原因|理由)\s*[:：]\s*(.*)$",
+    r"|具体原句|(?:原句|原文|错误位置|位置)\d*|问题解释|解释问题|解释|原因|理由)\s*[:：]\s*(.*)$",
     re.I,
 )
 _YES = re.compile(r"(?:yes|是|存在|有)(?!\w)|是的|存在|有", re.I)
 _NO = re.compile(r"(?:no|否|不|没有|无)", re.I)
-_QUOTED = re.compile(r"[“\"「『‘]([^“”\"「」『』‘’]{2,}?)[”\"」』’]")
+_PASSAGE = re.compile(r"[“\"「『‘]([^“”\"「」『』‘’]{2,}?)[”\"」』’]")
 """A passage in quotes, in any of the forms Chinese and English reports use."""
 _ALTERNATIVES = re.compile(r"\s*(?<!\w)/\s*|\s*/(?!\w)\s*")
 _ENUMERATED_QUOTES = re.compile(r"(?:^|(?<=[.!?\"”']))\s*\(?\d{1,2}[.)]\s*")
@@ -704,7 +704,8 @@ _NOTHING = re.compile(r"^(?:none|n/?a|no|nil|null|-+|not applicable|<[^<>]*>)\.?
 """A location that names no sentence, a copied placeholder ("<a sentence ...>") included."""
 _KEYS = {"error location": "location", "location": "location", "quote": "location", "error type": "type",
          "type": "type", "reason": "explanation", "explanation": "explanation", "description": "explanation",
-         "deduction": "deduction", "原句": "location", "原文": "location", "错误位置": "location", "位置": "location",
+         "deduction": "deduction", "具体原句": "location", "原句": "location", "原文": "location",
+         "错误位置": "location", "位置": "location",
          "问题解释": "explanation", "解释问题": "explanation", "解释": "explanation", "原因": "explanation",
          "理由": "explanation"}
 
@@ -713,7 +714,9 @@ def _split_quotes(location: str) -> list[str]:
     """One location may hold several sentences: "A./ B." or "1. A.2. B." (MATEval's annotators did both)."""
     pieces = []
     for part in _ALTERNATIVES.split(location):
-        if re.match(r"\s*[\"“']?\(?1[.)]\s", part):  # also a quoted list: "1. A. 2. B."
+        if len(passages := _PASSAGE.findall(part)) > 1:  # 原句：“A”，“B” (or “A”和“B”: 单项问题得分 says how many)
+            pieces += passages
+        elif re.match(r"\s*[\"“']?\(?1[.)]\s", part):  # also a quoted list: "1. A. 2. B."
             pieces += _ENUMERATED_QUOTES.split(part)
         else:
             pieces.append(part)
@@ -758,6 +761,21 @@ def _spans(draft: dict[str, str], default_type: str | None, unplaced: bool, text
     ]
 
 
+_ASKED_AS_ANSWER = re.compile(r"^(\s*(?:\d+[.)、]\s*)?)[问答](\s*[:：]\s*(?:上述故事中)?(?:是否包含)?\s*"
+                              r"['‘\"“][^'’\"”\n]{2,8}['’\"”]\s*[？?])\s*(?:答\s*[:：]\s*)?", re.M)
+
+_UNLABELLED_ANSWER = re.compile(r"^(\s*问[^\n]*[？?])[ \t]*\n(?=[ \t]*(?:是|否|不存在|没有)[，,。.！!\s])", re.M)
+
+
+def normalize_qa(report: str) -> str:
+    """The report with one question or answer per line and its slips put right, as a reader takes them:
+    "问：…？答：是" on one line, a question written "答：'重复问题'？", an answer without its "答：", bold markers."""
+    report = report.replace("**", "").replace("__", "")
+    report = _ASKED_AS_ANSWER.sub(lambda m: f"{m.group(1)}问{m.group(2)}\n" + ("答：" if m.group(0).rstrip().endswith(
+        ("：", ":")) else ""), report)
+    return _UNLABELLED_ANSWER.sub(r"\1\n答：", report)
+
+
 def answer_says(value: str) -> bool | None:
     """A report's answer to a yes/no question: True for yes (Yes, 是, 存在), False for no (No, 否, 不存在,
     没有), None when it says neither."""
@@ -771,7 +789,7 @@ def _prose_errors(line: str, kind: str | None, text: str) -> list[ErrorSpan]:
     """Errors stated in prose under a yes, as MATEval's Chinese reports write them: a line's first quoted
     passage is the error's location and the rest of the line its reason (later quotes there are words of
     that passage or the fix); a line without quotes names the sentences of it that are in the text."""
-    first = _QUOTED.search(line)
+    first = _PASSAGE.search(line)
     if first:
         quotes, explanation = [first.group(1)], line[first.end():].lstrip(" ，,。.：:").strip()
     else:
@@ -782,20 +800,20 @@ def _prose_errors(line: str, kind: str | None, text: str) -> list[ErrorSpan]:
 
 
 _ASKS = re.compile(r"是否|吗|[？?]\s*$")
-_JOINED = re.compile(r"[”\"」』]\s*(?:[和与及、，,；;]|以及)\s*[“\"「『]")
-"""Quotes joined on one location line: “A”和“B”, “A”，“B”，“C”."""
 
 
-def _split_joined(errors: list[ErrorSpan], first: int, points: int, text: str) -> None:
-    """A location line quoting several passages is one error per passage when the question's own score
-    (单项问题得分：-N) counts them so; otherwise one problem that quotes two places ("“A”和“B”矛盾")."""
-    for i in range(len(errors) - 1, first - 1, -1):
-        parts = [p for p in _JOINED.split(errors[i].quote) if p.strip()]
-        if len(parts) > 1 and len(errors) - first - 1 + len(parts) == points:
-            e = errors[i]
-            errors[i:i + 1] = [ErrorSpan(type=e.type, quote=q, start=w[0] if w else None, end=w[1] if w else None,
-                                         explanation=e.explanation, deduction=e.deduction)
-                               for part in parts for q, w in _resolve(part, text)]
+def _score_as_stated(errors: list[ErrorSpan], start: int, points: float, kind: str | None) -> None:
+    """A question's own score line (单项问题得分：-N) says what the errors read since `start` cost: 0 takes
+    back a yes ("答：是。…所以，这并不构成…"); N is shared among them (two sentences quoted for one error
+    share its point, a line that costs 3 costs 3); a yes with no quote read costs N all the same."""
+    found = errors[start:]
+    if not points:
+        del errors[start:]
+    elif found:
+        for error in found:
+            error.deduction = points / len(found)
+    elif kind:
+        errors.append(ErrorSpan(type=kind, quote="", deduction=points))
 
 
 def parse_error_report(report_text: str, text: str) -> list[ErrorSpan]:
@@ -808,7 +826,7 @@ def parse_error_report(report_text: str, text: str) -> list[ErrorSpan]:
     errors: list[ErrorSpan] = []
     draft: dict[str, str] = {}
     question_type: str | None = None
-    answered_yes, found_for_question, field, chinese, question_start = False, 0, "", False, 0
+    answered_yes, found_for_question, field, chinese, question_start, scored_from = False, 0, "", False, 0, 0
 
     def flush() -> None:
         nonlocal draft, found_for_question
@@ -823,7 +841,7 @@ def parse_error_report(report_text: str, text: str) -> list[ErrorSpan]:
         if answered_yes and not found_for_question and question_type:
             errors.append(ErrorSpan(type=question_type, quote=""))
 
-    for line in report_text.replace("**", "").replace("__", "").splitlines():
+    for line in normalize_qa(report_text).splitlines():
         m = _FIELD.match(line)
         if m is None:
             if field == "explanation" and line.strip():
@@ -841,13 +859,13 @@ def parse_error_report(report_text: str, text: str) -> list[ErrorSpan]:
             close_question()
             question_type, answered_yes, found_for_question = normalize_error_type(value), False, 0
             chinese, question_start = label.startswith("问"), len(errors)
-        elif label.startswith("单项") and re.match(r"[-—]?\s*0(?:\.0+)?(?!\d)", value):
-            flush()  # 单项问题得分：0 — the question's own score says it found nothing ("答：是。…所以，这并不构成…")
-            del errors[question_start:]
-            answered_yes, found_for_question = False, 0
-        elif label.startswith("单项") and (points := re.match(r"[-—]?\s*(\d+)", value)):
+            scored_from = question_start
+        elif label.startswith("单项") and (stated := re.match(r"[-—]?\s*(\d+(?:\.\d+)?)", value)):
             flush()
-            _split_joined(errors, question_start, int(points.group(1)), text)
+            points = float(stated.group(1))
+            _score_as_stated(errors, scored_from, points, question_type if answered_yes else None)
+            scored_from, found_for_question = len(errors), len(errors) - question_start
+            answered_yes = answered_yes and points > 0
         elif label in ("answer", "答", "答案", "回答") or re.fullmatch(r"a\d*", label):
             answered_yes = answer_says(value) is True
             if chinese and answered_yes and (rest := re.sub(r"^\s*(?:是的?|存在|有)[，,。.：:]?", "", value)):

@@ -275,7 +275,7 @@ def answered_types(report: str) -> set[str]:
     """The error types whose question the report answers with a yes or a no."""
     answered: set[str] = set()
     asked: str | None = None
-    for line in report.replace("**", "").splitlines():
+    for line in parsing.normalize_qa(report).splitlines():
         m = _QA_LINE.match(line)
         if m is None:
             continue
