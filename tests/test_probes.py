@@ -76,7 +76,8 @@ def test_probe_on_the_demo_model_reports_every_probe_with_intervals(tmp_path, ca
                  "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["items"] == 6 and set(report["probes"]) == {"length", "self", "retest"}
-    assert report["skipped"] == {"position": "no pairwise items (text_b) in the input"}
+    assert report["skipped"]["position"] == "no pairwise items (text_b) in the input"
+    assert set(report["skipped"]) == {"position", "rubric"}  # debate has no --criteria-variant
     assert [s["system"] for s in report["probes"]["self"]] == ["M0", "M1"]
     assert report["probes"]["retest"]["exact_agreement"]["n"] == 6
     # the demo model is deterministic: the second run, made afresh (calls, no cache hits), agrees fully
@@ -117,3 +118,22 @@ def test_recorded_gpt35_outputs_give_the_probes_without_calls(capsys):
 def test_recorded_takes_no_input_file(tmp_path, capsys):
     assert main(["probe", str(tmp_path / "x.jsonl"), "--recorded", "topical-chat"]) == 2
     assert "--recorded makes no calls" in capsys.readouterr().err
+
+
+def test_rubric_shift_is_the_change_in_agreement_by_hand():
+    # verdicts as 1 / -1: the original rubric matches the humans on 1 of 3 items, the perturbed one on 2 of 3
+    rows = [(1.0, 1.0, 1.0), (1.0, -1.0, -1.0), (-1.0, -1.0, 1.0)]
+    assert probes.rubric_shift(rows, verdicts=True)["value"] == pytest.approx(1 / 3)
+
+
+def test_rubric_probe_runs_every_variant_or_says_why_not(tmp_path, capsys):
+    items = tmp_path / "pairs.jsonl"
+    _items(items, pairwise=True, n=3)
+    assert main(["probe", str(items), "--out", str(tmp_path / "a"), "--demo", "--protocol", "scaleeval",
+                 "--probes", "rubric", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)["probes"]["rubric"]
+    assert set(figures) == {f"{v} - original" for v in ("shortened", "gibberish", "shuffled", "flipped", "masked")}
+    assert all(f["n"] == 3 for f in figures.values())
+    _items(items, pairwise=False, n=3)
+    assert main(["probe", str(items), "--out", str(tmp_path / "b"), "--demo", "--probes", "rubric", "--json"]) == 0
+    assert "has no such option" in json.loads(capsys.readouterr().out)["skipped"]["rubric"]

@@ -16,6 +16,10 @@ with a 95% bootstrap interval over items and n:
                 (DIR/retest.jsonl), at the configured temperature; quadratic-weighted
                 kappa and exact agreement between the two runs (a pair's verdict
                 counts as first better 1 > tie 0 > second better -1)
+  rubric        the items judged again under each perturbed rubric of
+                --criteria-variant (DIR/rubric-VARIANT.jsonl; protocols with that
+                option); per variant, its agreement with the humans (Pearson, or
+                exact match of verdicts) minus the original rubric's, paired by item
 
 The first run (DIR/original.jsonl) uses the cache like `batch`. Probes that do
 not apply (no pairs, no human scores) are reported as skipped with the reason.
@@ -39,7 +43,7 @@ from debate_tui.cli.task_flags import RawSpecHelpFormatter
 from debate_tui.meta.recorded_probes import RECORDED
 from debate_tui.textsafe import inert
 
-PROBES = ("position", "length", "self", "retest")
+PROBES = ("position", "length", "self", "retest", "rubric")
 BATCH_DEFAULTS: dict[str, Any] = {"shard": None, "max_cost": None, "max_tokens": None, "option": [], "retries": None,
                   "no_cache": False, "router": None, "ray": None, "ray_tasks": None, "provider_batch": False,
                   "poll_interval": 30.0, "job_max_requests": 50_000, "progress_interval": 10.0}
@@ -156,7 +160,38 @@ def compute(args: argparse.Namespace, lines: list[dict[str, Any]], out: Path, ch
         again = _first(_run(args, lines, out, "retest", no_cache=True))
         both = [(_rating(original[i]), _rating(again[i])) for i in original if i in again]
         report["probes"]["retest"] = probes.retest([(a, b) for a, b in both if a is not None and b is not None])
+    if "rubric" in chosen:
+        _rubric(args, lines, out, original, report)
     return report
+
+
+def _rubric(args: argparse.Namespace, lines: list[dict[str, Any]], out: Path,
+            original: dict[str, dict[str, Any]], report: dict[str, Any]) -> None:
+    from debate_tui.meta import probes
+    from debate_tui.protocols.criteria_variants import VARIANTS
+
+    verdicts = any("predicted_verdict" in row for row in original.values())
+    human = {line["id"]: _human(line, original.get(line["id"])) for line in lines}
+    figures = {}
+    for variant in (v for v in VARIANTS if v != (args.criteria_variant or "general")):
+        ns = copy.copy(args)
+        ns.criteria_variant = variant
+        try:
+            perturbed = _first(_run(ns, lines, out, f"rubric-{variant}"))
+        except BadInput as exc:
+            report["skipped"]["rubric"] = str(exc)
+            return
+        rows = [(_rating(original[i]), _rating(perturbed[i]), human[i]) for i in original if i in perturbed]
+        figures[f"{variant} - original"] = probes.rubric_shift(
+            [(a, b, h) for a, b, h in rows if a is not None and b is not None and h is not None], verdicts)
+    report["probes"]["rubric"] = figures
+
+
+def _human(line: dict[str, Any], row: dict[str, Any] | None) -> float | None:
+    """The human verdict on the ordinal scale of `_rating`, else the first criterion's human score."""
+    if "human_verdict" in line:
+        return {"1": 1.0, "0": 0.0, "2": -1.0}.get(line["human_verdict"])
+    return row.get("human") if row else None
 
 
 def _rating(row: dict[str, Any]) -> float | None:

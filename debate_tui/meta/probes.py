@@ -13,6 +13,8 @@ the batches (original, swapped, retest) and hands their rows here.
 - self-preference: the judge's signed error (predicted - human) by producing
   system, flagged where the system's name contains the judge's model family.
 - test-retest: quadratic-weighted Cohen's kappa between two runs' scores.
+- rubric: agreement with the humans under a perturbed rubric minus under the
+  original one, on the same items (Pearson for scores, exact match for verdicts).
 """
 
 from __future__ import annotations
@@ -149,3 +151,18 @@ def family(model: str) -> str:
     name = model.rsplit("/", 1)[-1].lower()
     head = name.split("-", 1)[0].split(":", 1)[0]
     return head.rstrip("0123456789.")
+
+
+def rubric_shift(rows: Sequence[tuple[float, float, float]], verdicts: bool) -> Figure:
+    """(original rubric's rating, perturbed rubric's rating, human) per item -> change in agreement with humans."""
+    def agreement(pred: list[float], human: list[float]) -> float | None:
+        if verdicts:
+            return sum(p == h for p, h in zip(pred, human, strict=True)) / len(pred)
+        return _pearson(pred, human)
+
+    def statistic(items: Sequence[tuple[float, float, float]]) -> float | None:
+        human = [r[2] for r in items]
+        before, after = agreement([r[0] for r in items], human), agreement([r[1] for r in items], human)
+        return None if before is None or after is None else after - before
+
+    return bootstrap(rows, statistic, undefined="too few items, or constant scores")
