@@ -12,6 +12,8 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+from textual.app import App
+
 from debate_tui.locations import config_path
 
 
@@ -30,3 +32,11 @@ def load_keymap(path: Path | None = None) -> tuple[dict[str, str], str | None]:
     keymap = {str(k): v for k, v in table.items() if isinstance(v, str) and v.strip()}
     bad = sorted(set(table) - set(keymap))
     return keymap, (f"{path}: keymap entries ignored (not key strings): {', '.join(bad)}" if bad else None)
+
+
+def apply_keymap(app: App) -> None:
+    """Give a small app (review, meta) the user's keymap; a file that cannot be used is a warning toast."""
+    keymap, problem = load_keymap()
+    app.set_keymap(keymap)
+    if problem:
+        app.notify(problem, severity="warning")

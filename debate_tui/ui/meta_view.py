@@ -19,7 +19,7 @@ from textual_plotext import PlotextPlot
 from debate_tui.meta.plots import VERDICT_NAMES, PlotData
 from debate_tui.meta.stats import VERDICTS
 from debate_tui.textsafe import inert
-from debate_tui.ui.keymap import load_keymap
+from debate_tui.ui.keymap import apply_keymap
 from debate_tui.ui.literal import literal
 
 TABS = ("table", "scatter", "calibration", "cost")
@@ -80,10 +80,7 @@ class MetaApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        keymap, problem = load_keymap()
-        self.set_keymap(keymap)
-        if problem:
-            self.notify(problem, severity="warning")
+        apply_keymap(self)
         if self.data.scatter:
             plt = self.query_one("#scatter-plot", PlotextPlot).plt
             for name, points in self.data.scatter.items():

@@ -17,7 +17,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Static
 
 from debate_tui.batch.review import ReviewItem, ReviewQueue
-from debate_tui.ui.keymap import load_keymap
+from debate_tui.ui.keymap import apply_keymap
 from debate_tui.ui.literal import literal
 from debate_tui.ui.review import view
 
@@ -73,10 +73,7 @@ class ReviewApp(App[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        keymap, problem = load_keymap()
-        self.set_keymap(keymap)
-        if problem:
-            self.notify(problem, severity="warning")
+        apply_keymap(self)
         self.show_current()
 
     # ----- showing --------------------------------------------------------------------
