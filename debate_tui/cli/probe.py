@@ -51,8 +51,8 @@ BATCH_DEFAULTS: dict[str, Any] = {"shard": None, "max_cost": None, "max_tokens":
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
-    parser = subparsers.add_parser("probe", help="measure a judge's position, length, self-preference and "
-                                   "test-retest biases", description=__doc__, formatter_class=RawSpecHelpFormatter)
+    parser = subparsers.add_parser("probe", help="measure a judge's position, length, self-preference, test-retest and "
+                                   "rubric biases", description=__doc__, formatter_class=RawSpecHelpFormatter)
     parser.add_argument("input", metavar="INPUT.jsonl", nargs="?",
                         help="batch input, e.g. from `debate-tui dataset NAME` (not with --recorded)")
     parser.add_argument("--out", metavar="DIR", help="directory for the runs' result files (needed with INPUT)")
