@@ -694,7 +694,7 @@ _FIELD = re.compile(
     r"|具体原句|(?:原句|原文|错误位置|位置)\d*|问题解释|解释问题|解释|原因|理由)\s*[:：]\s*(.*)$",
     re.I,
 )
-_YES = re.compile(r"(?:yes|是|存在|有)(?!\w)|是的|存在|有", re.I)
+_YES = re.compile(r"(?:yes|是)(?!\w)|是的|存在|有", re.I)
 _NO = re.compile(r"(?:no|否|不|没有|无)", re.I)
 _PASSAGE = re.compile(r"[“\"「『‘]([^“”\"「」『』‘’]{2,}?)[”\"」』’]")
 """A passage in quotes, in any of the forms Chinese and English reports use."""
