@@ -44,18 +44,25 @@ def check_target(path: Path, *, force: bool, flag: str) -> Path:
 def write_atomic(path: Path, text: str) -> None:
     """Temporary file beside `path`, fsync, rename over it, fsync the directory; the temporary file is
     removed whatever fails."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    _sync_directory(path.parent)
+    write_all_atomic([(path, text)])
+
+
+def write_all_atomic(files: list[tuple[Path, str]]) -> None:
+    """`write_atomic` for many files, each directory synced once for all its renames (a batch's sessions)."""
+    for path, text in files:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    for directory in dict.fromkeys(path.parent for path, _ in files):
+        _sync_directory(directory)
 
 
 def _sync_directory(directory: Path) -> None:

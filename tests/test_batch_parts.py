@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 
@@ -173,21 +174,75 @@ def test_the_lock_is_exclusive_and_names_its_holder(tmp_path):
         pass
 
 
-async def test_an_items_session_is_written_once_it_holds_a_turn_or_ends(tmp_path) -> None:
-    from debate_tui.batch.runner import _save
+def _item_session(status: str = "running", turns: int = 0):
     from debate_tui.domain import Turn
-    from debate_tui.store import read_session
     from tests.test_ui_flows import make_session
 
-    path, session = tmp_path / "item.json", make_session()
-    session.status = "running"
-    await _save(path, session)
-    assert not path.exists(), "a batch starts an item again rather than keep a session with nothing in it"
-    session.turns.append(Turn(slot=0, agent="Scorer", role="scorer", round=1, content="Score: 4", score=4))
-    await _save(path, session)
-    assert read_session(path).turns[0].content == "Score: 4"
-    path.unlink()
-    session.turns.clear()
-    session.status = "failed"
-    await _save(path, session)
-    assert read_session(path).status == "failed", "a first call that failed leaves its session"
+    session = make_session()
+    session.status = status
+    session.turns = [Turn(slot=i, agent="Scorer", role="scorer", round=1, content=f"Score: {i + 1}", score=i + 1)
+                     for i in range(turns)]
+    return session
+
+
+async def test_an_items_session_is_written_once_it_holds_a_turn_or_ends(tmp_path) -> None:
+    from debate_tui.batch.session_writer import SessionWriter
+    from debate_tui.store import read_session
+
+    writer = SessionWriter()
+    empty, turned, failed = tmp_path / "empty.json", tmp_path / "turned.json", tmp_path / "failed.json"
+    async with writer.running():
+        writer.save(empty, _item_session())
+        writer.save(turned, _item_session(turns=1))
+        writer.save(failed, _item_session("failed"))
+    assert not empty.exists(), "a batch starts an item again rather than keep a session with nothing in it"
+    assert read_session(turned).turns[0].content == "Score: 1"
+    assert read_session(failed).status == "failed", "a first call that failed leaves its session"
+
+
+async def test_saves_that_arrive_together_are_one_write_of_the_latest_state(tmp_path) -> None:
+    from debate_tui.batch.session_writer import SessionWriter
+    from debate_tui.store import read_session
+
+    writer, path, session = SessionWriter(), tmp_path / "item.json", _item_session(turns=1)
+    async with writer.running():
+        writer.save(path, session)  # the turn's save and the end's save, with no await between them
+        session.status = "completed"
+        writer.save(path, session)
+    assert writer.files_written == 1 and read_session(path).status == "completed"
+    assert not list(tmp_path.glob(".*.tmp")), "no temporary file is left behind"
+
+
+async def test_a_results_line_waits_for_its_session_on_disk(tmp_path) -> None:
+    """`then` runs after the latest state is written, also when a newer state arrives during the write."""
+    from debate_tui.batch.session_writer import SessionWriter
+    from debate_tui.store import read_session
+
+    writer, path, seen = SessionWriter(), tmp_path / "item.json", []
+    session = _item_session(turns=1)
+    async with writer.running():
+        writer.save(path, session)
+        await asyncio.sleep(0)  # the writer takes the first state
+        session.status = "completed"
+        writer.save(path, session)
+        writer.then(path, lambda: seen.append(read_session(path).status))
+        writer.then(tmp_path / "never-saved.json", lambda: seen.append("at once"))
+        assert seen == ["at once"]
+    assert seen == ["at once", "completed"]
+
+
+async def test_a_failed_write_stops_the_batch_and_every_later_save(tmp_path) -> None:
+    from debate_tui.batch.session_writer import SessionWriter
+
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    writer, seen = SessionWriter(), []
+    with pytest.raises(OSError):
+        async with writer.running():
+            writer.save(blocker / "item.json", _item_session(turns=1))
+            writer.then(blocker / "item.json", lambda: seen.append("line"))
+            for _ in range(3):
+                await asyncio.sleep(0.05)
+    assert seen == [], "no results line for a session that was not written"
+    with pytest.raises(OSError):
+        writer.save(tmp_path / "other.json", _item_session(turns=1))

@@ -1,4 +1,5 @@
-"""Runs a batch: every item as a normal session, N at a time, each finished item written at once.
+"""Runs a batch: every item as a normal session, N at a time, each finished item's line written as soon as
+its session is on disk (`SessionWriter`).
 
 Resuming. A rerun of the same command keeps every line already settled in the
 results file (completed or needs_human) and runs the rest. Each item's session
@@ -26,7 +27,6 @@ import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TextIO
 
 from debate_tui.batch.items import Item
@@ -34,6 +34,7 @@ from debate_tui.batch.network import GlobalBackoff, Meter
 from debate_tui.batch.progress import Progress, Tally
 from debate_tui.batch.results import FINAL, ResultsFile, settled
 from debate_tui.batch.rows import item_rows
+from debate_tui.batch.session_writer import SessionWriter
 from debate_tui.domain import Criterion, Session
 from debate_tui.engine.budget import Budget
 from debate_tui.engine.control import RunControl
@@ -41,7 +42,7 @@ from debate_tui.engine.runner import RetryPolicy
 from debate_tui.factory import runner_for
 from debate_tui.llm.base import LLMClient
 from debate_tui.llm.cache import CachingClient, ResponseCache
-from debate_tui.store import SessionFileError, SessionStore, read_session, write_atomic
+from debate_tui.store import SessionFileError, SessionStore, read_session
 
 PROGRESS_TICK_S = 1.0
 
@@ -100,7 +101,10 @@ class BatchRun:
         self.progress = Progress(self.tally, stream=progress, tty=tty, interval_s=self.settings.progress_interval_s)
         self.stop_reason: str | None = None
         self._controls: set[RunControl] = set()
+        self.writer = SessionWriter()
         self._fresh = True
+        self._out_key = str(results.path.resolve())
+        """Part of every item's session id: one batch's items never share sessions with another's."""
         self._started = time.monotonic()
 
     # ----- control ------------------------------------------------------------------
@@ -123,7 +127,8 @@ class BatchRun:
             self._started = self.progress.started = time.monotonic()
             ticker = asyncio.ensure_future(self._tick())
             try:
-                await self._run_items(work)
+                async with self.writer.running():
+                    await self._run_items(work)
             finally:
                 ticker.cancel()
                 self.results.close()
@@ -164,11 +169,11 @@ class BatchRun:
 
     async def _one(self, item: Item, criteria: list[Criterion]) -> None:
         session = self._session_for(item, criteria)
+        path = self.store.path_for(session.id)
         if session.status not in FINAL:
             control = RunControl()
             self._controls.add(control)
-            path = self.store.path_for(session.id)
-            runner = runner_for(session, self.client, save=lambda s: _save(path, s), control=control,
+            runner = runner_for(session, self.client, save=lambda s: self.writer.save(path, s), control=control,
                                 retry=self.settings.retry, stream=False)
             try:
                 await runner.run()
@@ -177,10 +182,11 @@ class BatchRun:
             self.tally.count_turns(session)
         self.tally.count(session.status)
         if session.status in FINAL or session.status == "failed":
-            self.results.append(item_rows(item, session))
+            rows = item_rows(item, session)
+            self.writer.then(path, lambda: self.results.append(rows))
 
     def _session_for(self, item: Item, criteria: list[Criterion]) -> Session:
-        fresh = item_session(self.template, item, criteria, self.settings.seed, str(self.results.path.resolve()))
+        fresh = item_session(self.template, item, criteria, self.settings.seed, self._out_key)
         path = self.store.path_for(fresh.id)
         if self._fresh or not path.exists():
             return fresh
@@ -211,15 +217,3 @@ class BatchRun:
             "out": str(self.results.path), "stopped": self.stop_reason,
         }
 
-
-async def _save(path: Path, session: Session) -> None:
-    """Serialise on the loop (a consistent snapshot), write and fsync in a thread (off the loop).
-
-    Not before an item's first turn: the runner saves a session as it starts, so that a first call that
-    hangs leaves something to see and resume; a batch shows its progress itself and starts such an
-    item again, and that write was a tenth of a single-judge item's cost (a serialisation and two fsyncs).
-    """
-    if session.status == "running" and not session.turns:
-        return
-    text = session.model_dump_json(indent=1)
-    await asyncio.to_thread(write_atomic, path, text)

@@ -1,0 +1,95 @@
+"""A batch's item sessions, written in the background: the latest state of each, many files per thread hop.
+
+Why. The engine saves a session after every turn and when it ends. Awaited one by
+one, through a thread, with two fsyncs each, those saves held every worker back:
+a single-judge batch against a fast server ran at about 60% of plain litellm.
+Here a save only says "this is the item's state now" and returns. One task
+writes whatever is pending, each file once however many saves it got since the
+last write, then takes what arrived meanwhile; so the writes group themselves
+by how fast the disk is, and an item whose turn and end come together (the
+single judge) is written once.
+
+What a kill can lose. Only the states not yet written: their turns are asked
+again on resume. An item's results line is appended after its final session is
+on disk (`then`), so a line never points at a session that is missing or older.
+
+Not before an item's first turn: the runner saves a session as it starts, so
+that a first call that hangs leaves something to see and resume; a batch shows
+its progress itself and starts such an item again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from debate_tui.domain import Session
+from debate_tui.safefile import write_all_atomic
+
+
+class SessionWriter:
+    def __init__(self) -> None:
+        self._pending: dict[Path, Session] = {}
+        self._writing: set[Path] = set()
+        self._after: dict[Path, list[Callable[[], None]]] = {}
+        self._wake = asyncio.Event()
+        self._closing = False
+        self.error: BaseException | None = None
+        """Why the last write failed; every later save raises it, so the batch stops instead of losing work."""
+        self.files_written = 0
+
+    def save(self, path: Path, session: Session) -> None:
+        """The engine's save function for one item: remember its state, write it soon."""
+        if self.error is not None:
+            raise self.error
+        if session.status == "running" and not session.turns:
+            return
+        self._pending[path] = session
+        self._wake.set()
+
+    def then(self, path: Path, action: Callable[[], None]) -> None:
+        """Run `action` once `path`'s latest state is on disk, or now if it already is."""
+        if path in self._pending or path in self._writing:
+            self._after.setdefault(path, []).append(action)
+        else:
+            action()
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Write in the background while the block runs; on leaving it, write what is left."""
+        task = asyncio.ensure_future(self._write_until_closed())
+        try:
+            yield
+        finally:
+            self._closing = True
+            self._wake.set()
+            await task
+
+    async def _write_until_closed(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            if self._pending:
+                await self._write_pending()
+            if self._closing and not self._pending:
+                return
+
+    async def _write_pending(self) -> None:
+        pending, self._pending = self._pending, {}
+        files = [(path, session.model_dump_json(indent=1)) for path, session in pending.items()]  # on the loop:
+        # a consistent snapshot, since the engine changes these sessions only there
+        self._writing = set(pending)
+        try:
+            await asyncio.to_thread(write_all_atomic, files)
+        except Exception as exc:  # a full disk, a removed directory: stop the batch, as an awaited save would
+            self.error = exc
+            raise
+        finally:
+            self._writing = set()
+        self.files_written += len(files)
+        for path in pending:
+            if path not in self._pending:  # else a newer state is still to be written: wait for it
+                for action in self._after.pop(path, []):
+                    action()
