@@ -18,6 +18,7 @@ import time
 
 import pytest
 
+from debate_tui.cli.batch import EXIT_FAILED
 from tests.test_batch_support import CRITIC, agreeing_debate, model_args, read_rows, run_batch, write_items
 
 HELD_S = 1.5
@@ -92,3 +93,30 @@ def test_the_real_command_interrupted_or_killed_resumes_without_redoing_finished
     assert sorted(r["id"] for r in rows) == sorted(f"i{i}" for i in range(120))  # each item exactly once
     assert summary["skipped"] >= len(finished) - 1  # a line cut by SIGKILL is rebuilt from its finished session
     assert summary["calls"] <= 2 * (120 - len(finished)) + 2  # finished turns were not asked again
+
+
+def _crowded_batch(capsys, llm_server, tmp_path, out: str) -> tuple[dict, int]:
+    """40 single-judge items, 16 workers, against a server that takes 3 calls at once (429 beyond)."""
+    llm_server.reset()
+    llm_server.latency, llm_server.max_in_flight, llm_server.retry_after = 0.2, 3, 0.05
+    llm_server.add_rule("Reasoning about the text.\nScore: 4")
+    items = write_items(tmp_path / "in.jsonl", 40)
+    code, summary, _ = run_batch(capsys, str(items), "--out", str(tmp_path / out), "--protocol", "single",
+                                 "--criteria", "coherence", "--model", "openai/fake-model", "--api-base",
+                                 llm_server.base_url, "--concurrency", "16", "--no-cache", "--retries", "8")
+    assert summary is not None and code == (EXIT_FAILED if summary["failed"] else 0)
+    return summary, sum(1 for r in llm_server.requests if r.fault == "429")
+
+
+def test_a_provider_that_takes_three_calls_at_once_brings_sixteen_workers_down_to_three(
+        capsys, llm_server, tmp_path, monkeypatch):
+    """Repeated 429s halve the calls in flight: every item done, a tenth of the refusals of a fixed 16."""
+    from debate_tui.batch.runner import BatchRun
+
+    summary, refused = _crowded_batch(capsys, llm_server, tmp_path, "adaptive.jsonl")
+    assert summary["done"] == 40 and summary["failed"] == 0 and summary["calls"] == 40
+    assert summary["rate_limited"] == refused
+    assert summary["concurrency"]["max"] == 16 and summary["concurrency"]["lowest"] <= 3
+    monkeypatch.setattr(BatchRun, "adaptive", False)
+    fixed, fixed_refused = _crowded_batch(capsys, llm_server, tmp_path, "fixed.jsonl")
+    assert fixed["concurrency"] is None and refused * 3 < fixed_refused, (refused, fixed_refused)

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from debate_tui.batch.network import GlobalBackoff, Meter
+from debate_tui.batch.network import AdaptiveLimit, GlobalBackoff, Meter
 from debate_tui.batch.progress import Progress, Tally
 from debate_tui.batch.results import ResultsBusy, ResultsError, ResultsFile, settled
 from debate_tui.domain import Usage
@@ -81,6 +81,76 @@ async def test_other_errors_do_not_pause():
     with pytest.raises(LLMError):
         await backoff.complete(REQUEST)
     assert backoff.resume_at == 0.0
+
+
+class Crowded:
+    """A provider that answers 429 to any call beyond `capacity` at once, like a concurrency-limited key."""
+
+    def __init__(self, capacity: int):
+        self.capacity, self.in_flight, self.peak, self.refused = capacity, 0, 0, 0
+
+    async def complete(self, request, on_delta=None):
+        if self.in_flight >= self.capacity:
+            self.refused += 1
+            raise LLMError("rate_limit", "429 too many requests at once")
+        self.in_flight += 1
+        self.peak = max(self.peak, self.in_flight)
+        try:
+            await asyncio.sleep(0.002)
+        finally:
+            self.in_flight -= 1
+        return Completion(text="ok", usage=Usage(calls=1))
+
+
+async def _sixteen_workers(client, calls_each: int = 25) -> None:
+    """16 workers that retry a call until it goes through, as the runner's retry policy does."""
+    async def worker() -> None:
+        for _ in range(calls_each):
+            while True:
+                try:
+                    await client.complete(REQUEST)
+                    break
+                except LLMError:
+                    await asyncio.sleep(0.001)
+    await asyncio.gather(*(worker() for _ in range(16)))
+
+
+async def test_repeated_429s_shrink_the_calls_in_flight_to_what_the_provider_takes():
+    unlimited, limited = Crowded(capacity=3), Crowded(capacity=3)
+    await _sixteen_workers(unlimited)
+    limit = AdaptiveLimit(limited, maximum=16)
+    await _sixteen_workers(limit)
+    assert limit.lowest <= 3
+    assert limited.refused * 5 < unlimited.refused, (limited.refused, unlimited.refused)
+    assert limit.in_flight == 0
+
+
+async def test_one_round_of_429s_cuts_once_and_successes_grow_the_limit_back():
+    """Eight calls sent together all get a 429: one cut (16 -> 8), not eight (16 -> 1)."""
+    gate = asyncio.Event()
+
+    class Burst:
+        async def complete(self, request, on_delta=None):
+            await gate.wait()
+            raise LLMError("rate_limit", "429")
+
+    limit = AdaptiveLimit(Burst(), maximum=16)
+    calls = [asyncio.ensure_future(limit.complete(REQUEST)) for _ in range(8)]
+    await asyncio.sleep(0)
+    gate.set()
+    await asyncio.gather(*calls, return_exceptions=True)
+    assert (limit.limit, limit.cuts) == (8, 1)
+    limit.inner = Scripted()
+    for _ in range(8 + 9):  # 8 successes at limit 8 raise it to 9, then 9 more to 10
+        await limit.complete(REQUEST)
+    assert limit.limit == 10 and limit.lowest == 8
+
+
+async def test_calls_beyond_the_limit_wait_for_a_slot():
+    crowded = Crowded(capacity=100)
+    limit = AdaptiveLimit(crowded, maximum=4)
+    await asyncio.gather(*(limit.complete(REQUEST) for _ in range(20)))
+    assert crowded.peak == 4 and limit.in_flight == 0
 
 
 async def test_the_meter_counts_real_usage_and_refuses_the_call_that_would_pass_the_budget():

@@ -9,6 +9,14 @@ It then re-raises the error, so the runner's own retry policy (attempts,
 recorded failed turns) applies unchanged; the retried call also passes the
 gate, so it goes out when the pause ends.
 
+Adaptive concurrency. The pause answers one 429; a provider that keeps answering
+429 is saying that fewer calls should be in flight. `AdaptiveLimit` lets at most
+`limit` calls through at once, starting at `--concurrency`: a 429 halves it (once
+per round of calls: the 429s of calls sent before the last cut do not cut again),
+and each `limit` calls that succeed in a row raise it by one, back up to
+`--concurrency` (additive increase, multiplicative decrease, as TCP does). The
+workers stay; the extra ones wait here for a slot.
+
 Meter. Counts what the batch really spent (calls that reached a model; cache
 hits never get this far) and enforces `--max-cost` / `--max-tokens` with the
 engine's `Budget`: a call whose prompt would pass a limit is not made, and
@@ -79,6 +87,63 @@ class GlobalBackoff:
         else:
             delay = min(self.base_delay_s * 2 ** (self._streak - 1), self.max_delay_s)
         self.resume_at = max(self.resume_at, self.clock() + delay)
+
+
+class AdaptiveLimit:
+    """Wraps a client: at most `limit` calls in flight, halved on a 429 and grown back one step at a time."""
+
+    def __init__(self, inner: LLMClient, maximum: int):
+        self.inner = inner
+        self.maximum = self.limit = self.lowest = max(1, maximum)
+        self.in_flight = 0
+        self.cuts = 0
+        """How often a 429 lowered the limit."""
+        self._successes = 0
+        self._waiters: list[asyncio.Future[None]] = []
+
+    async def complete(self, request: ChatRequest, on_delta: DeltaCallback | None = None) -> Completion:
+        await self._acquire()
+        sent_under = self.cuts
+        try:
+            completion = await self.inner.complete(request, on_delta)
+        except LLMError as exc:
+            if exc.kind == "rate_limit" and sent_under == self.cuts:
+                self._cut()
+            raise
+        finally:
+            self.in_flight -= 1
+            self._wake()
+        self._succeeded()
+        return completion
+
+    async def _acquire(self) -> None:
+        while self.in_flight >= self.limit:
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            finally:
+                if waiter in self._waiters:
+                    self._waiters.remove(waiter)
+        self.in_flight += 1
+
+    def _wake(self) -> None:
+        for waiter in self._waiters[: max(0, self.limit - self.in_flight)]:
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def _cut(self) -> None:
+        self.limit = max(1, self.limit // 2)
+        self.lowest = min(self.lowest, self.limit)
+        self.cuts += 1
+        self._successes = 0
+
+    def _succeeded(self) -> None:
+        self._successes += 1
+        if self._successes >= self.limit and self.limit < self.maximum:
+            self.limit += 1
+            self._successes = 0
+            self._wake()
 
 
 class Meter:

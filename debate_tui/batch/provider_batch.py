@@ -433,6 +433,9 @@ class JobProgress(Progress):
 class ProviderBatchRun(BatchRun):
     """A batch whose calls go out as provider batch jobs, round by round; see the module's docstring."""
 
+    adaptive = False
+    """Every item's call goes into its round's job at once; the provider paces a job, not us."""
+
     def __init__(self, items: list[Item], template: Session, results: ResultsFile, store: SessionStore, *,
                  options: JobOptions, cache: ResponseCache | None = None, settings: BatchSettings | None = None):
         self.rounds = JobRounds(JobsFile(jobs_path(results.path)), options)

@@ -11,7 +11,8 @@ written (a crash in between) just gets its line. When the results file does
 not exist yet the batch is new and any such session is overwritten.
 
 Client stack, outermost first: response cache (hits cost nothing and skip
-everything below) -> global 429 backoff -> meter and budget -> the model.
+everything below) -> global 429 backoff -> adaptive concurrency (halved on a 429,
+grown back on successes) -> meter and budget -> the model.
 
 Stopping. A budget stop schedules no new item and refuses new calls, so
 in-flight items end cancelled at their next call; an interrupt (`stop()`)
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from debate_tui.batch.items import Item
-from debate_tui.batch.network import GlobalBackoff, Meter
+from debate_tui.batch.network import AdaptiveLimit, GlobalBackoff, Meter
 from debate_tui.batch.progress import Progress, Tally
 from debate_tui.batch.results import FINAL, ResultsFile, settled
 from debate_tui.batch.rows import item_rows
@@ -75,6 +76,9 @@ def item_session(template: Session, item: Item, criteria: list[Criterion], seed:
 
 
 class BatchRun:
+    adaptive = True
+    """Calls in flight follow the provider's 429s (`AdaptiveLimit`), between 1 and --concurrency."""
+
     def __init__(
         self,
         items: list[Item],
@@ -95,7 +99,8 @@ class BatchRun:
         self.settings = settings or BatchSettings()
         self.tally = Tally()
         self.meter = Meter(model, self.settings.budget, on_exceeded=self._budget_reached)
-        self.backoff = GlobalBackoff(self.meter, base_delay_s=self.settings.retry.base_delay_s or 1.0)
+        self.limit = AdaptiveLimit(self.meter, self.settings.concurrency) if self.adaptive else None
+        self.backoff = GlobalBackoff(self.limit or self.meter, base_delay_s=self.settings.retry.base_delay_s or 1.0)
         self.cache = CachingClient(self.backoff, cache) if cache is not None else None
         self.client: LLMClient = self.cache or self.backoff
         self.progress = Progress(self.tally, stream=progress, tty=tty, interval_s=self.settings.progress_interval_s)
@@ -211,6 +216,8 @@ class BatchRun:
             "done": t.done, "skipped": t.skipped, "failed": t.failed, "needs_human": t.needs_human,
             "cancelled": t.cancelled, "remaining": t.total - t.finished,
             "calls": spent.calls, "cache_hits": t.cache_hits, "rate_limited": self.backoff.rate_limited,
+            "concurrency": self.limit and {"max": self.limit.maximum, "lowest": self.limit.lowest,
+                                           "final": self.limit.limit, "cuts": self.limit.cuts},
             "prompt_tokens": spent.prompt_tokens, "completion_tokens": spent.completion_tokens,
             "cost_usd": round(spent.cost_usd, 6), "elapsed_s": round(time.monotonic() - self._started, 3),
             "unscored": t.unscored, "truncated": t.truncated,

@@ -28,6 +28,9 @@ batches endpoints; each line of a job is answered by the same rules as a live
 call (recorded with path `batch:/v1/chat/completions`), a faulted one goes to
 the job's error file, and jobs can be made slow, failed or expired.
 
+A concurrency-limited key: with `max_in_flight = N` a chat request that arrives
+while N are being answered gets a 429; `peak_in_flight` is the most answered at once.
+
 Retry-After: a 429 carries `Retry-After` (whole seconds, rounded up, as HTTP
 says) and `retry-after-ms` (exact). The openai SDK reads `retry-after-ms`
 first and honours any delay in (0, 120] seconds; a delay of 0 is ignored and
@@ -195,6 +198,8 @@ class _Plan:
     fault: str | None
     latency: float
     chunk_delay: float
+    admitted: bool = False
+    """Counted in flight until answered (see `max_in_flight`)."""
 
 
 @dataclass
@@ -225,6 +230,7 @@ class FakeLLMServer:
         models: Iterable[str] = ("fake-model", "fake-debater", "fake-judge"),
         logprobs: bool = True,
         context_window: int | None = None,
+        max_in_flight: int | None = None,
     ) -> None:
         self.host = "127.0.0.1"
         self.port = port
@@ -245,6 +251,11 @@ class FakeLLMServer:
         """Answer `logprobs: true` with log-probabilities; False plays a provider that ignores it."""
         self.context_window = context_window
         """Fake tokens of prompt plus max_tokens a request may ask for; over it: the "overflow" fault."""
+        self.max_in_flight = max_in_flight
+        """A provider's concurrency limit: a chat request arriving while this many are answered gets a 429."""
+        self.peak_in_flight = 0
+        """The most chat requests answered at once (429s not counted), since the start or `reset`."""
+        self._in_flight = 0
         self.usage: dict[str, int] | None = None
         """Usage reported instead of the counted one: a provider's odd numbers (negative, huge)."""
         self._lock = threading.RLock()  # reentrant: match callables run under it and may read .requests
@@ -255,7 +266,7 @@ class FakeLLMServer:
             name: getattr(self, name)
             for name in ("default_reply", "latency", "chunk_delay", "chunk_size", "fault_rate",
                          "fault_kinds", "seed", "retry_after", "hang_seconds", "logprobs", "context_window",
-                         "usage")
+                         "usage", "max_in_flight", "peak_in_flight")
         }
         self._rules: list[Rule] = []
         self._records: list[RequestRecord] = []
@@ -442,6 +453,14 @@ class FakeLLMServer:
             plan = self._plan(request, body)
         except Exception as exc:  # a broken test callable should be visible, not a dropped connection
             return await _send_error(writer, 500, f"rule match failed: {exc!r}", request.keep_alive)
+        try:
+            return await self._answer(request, body, plan, writer)
+        finally:
+            if plan.admitted:
+                with self._lock:
+                    self._in_flight -= 1
+
+    async def _answer(self, request: _HttpRequest, body: Request, plan: _Plan, writer: asyncio.StreamWriter) -> bool:
         if plan.fault == "hang":
             await asyncio.sleep(self.hang_seconds)
             return False
@@ -488,12 +507,19 @@ class FakeLLMServer:
                 fault = self._rng.choice(self.fault_kinds)
             if fault is None and self._requested_tokens(body) > (self.context_window or math.inf):
                 fault = "overflow"
+            live = request.path != BATCH_LINE_PATH
+            if fault is None and live and self._in_flight >= (self.max_in_flight or math.inf):
+                fault = "429"
+            admitted = fault is None and live
+            if admitted:
+                self._in_flight += 1
+                self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
             self._record_locked(request, body, fault)
             self._ids += 1
             ident = f"chatcmpl-fake-{self._ids}"
         latency = rule.latency if rule is not None and rule.latency is not None else self.latency
         chunk_delay = rule.chunk_delay if rule is not None and rule.chunk_delay is not None else self.chunk_delay
-        return _Plan(ident, body, rule, fault, latency, chunk_delay)
+        return _Plan(ident, body, rule, fault, latency, chunk_delay, admitted)
 
     def _answer_line(self, body: Request) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
         """One request of a batch job, answered by the rules: (completion payload, None) or (None, error)."""
@@ -720,10 +746,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fault-rate", type=float, default=0.0,
                         help="share of requests given a random fault")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random fault stream")
+    parser.add_argument("--max-in-flight", type=int, help="answer 429 to a request beyond this many at once")
+    parser.add_argument("--retry-after", type=float, default=1.0, help="seconds a 429 asks the client to wait")
     args = parser.parse_args(argv)
 
     server = FakeLLMServer(port=args.port, default_reply=args.reply, latency=args.latency,
-                           chunk_delay=args.chunk_delay, fault_rate=args.fault_rate, seed=args.seed)
+                           chunk_delay=args.chunk_delay, fault_rate=args.fault_rate, seed=args.seed,
+                           max_in_flight=args.max_in_flight, retry_after=args.retry_after)
     if args.rules:
         try:
             with open(args.rules, encoding="utf-8") as handle:
