@@ -47,21 +47,26 @@ def write_atomic(path: Path, text: str) -> None:
     write_all_atomic([(path, text)])
 
 
-def write_all_atomic(files: list[tuple[Path, str]]) -> None:
-    """`write_atomic` for many files, each directory synced once for all its renames (a batch's sessions)."""
+def write_all_atomic(files: list[tuple[Path, str]], *, durable: bool = True) -> None:
+    """`write_atomic` for many files, each directory synced once for all its renames.
+
+    `durable=False` skips the fsyncs: still never half a file after a crash of the process, but a power
+    cut may lose the newest versions. For files that are only resume points (a batch's item sessions).
+    """
     for path, text in files:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
+                if durable:
+                    handle.flush()
+                    os.fsync(handle.fileno())
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-    for directory in dict.fromkeys(path.parent for path, _ in files):
+    for directory in dict.fromkeys(path.parent for path, _ in files) if durable else ():
         _sync_directory(directory)
 
 

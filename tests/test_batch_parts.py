@@ -316,3 +316,18 @@ async def test_a_failed_write_stops_the_batch_and_every_later_save(tmp_path) -> 
     assert seen == [], "no results line for a session that was not written"
     with pytest.raises(OSError):
         writer.save(tmp_path / "other.json", _item_session(turns=1))
+
+
+async def test_workers_wait_while_too_many_sessions_are_unwritten(tmp_path) -> None:
+    """A slow disk slows the batch down instead of piling sessions up in memory."""
+    from debate_tui.batch.session_writer import SessionWriter
+
+    writer = SessionWriter(max_pending=2)
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    async with writer.running():
+        writer.save(first, _item_session(turns=1))
+        await writer.room()  # one pending: room at once
+        assert not first.exists()
+        writer.save(second, _item_session(turns=1))
+        await writer.room()  # two pending: wait until they are written
+        assert first.exists() and second.exists()

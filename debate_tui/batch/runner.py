@@ -166,6 +166,7 @@ class BatchRun:
 
     async def _worker(self, pending: Iterator[tuple[Item, list[Criterion]]]) -> None:
         for item, criteria in pending:
+            await self.writer.room()
             if self.stop_reason is not None:
                 return
             await self._one(item, criteria)

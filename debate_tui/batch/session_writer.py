@@ -12,6 +12,13 @@ single judge) is written once.
 What a kill can lose. Only the states not yet written: their turns are asked
 again on resume. An item's results line is appended after its final session is
 on disk (`then`), so a line never points at a session that is missing or older.
+The files are replaced atomically but not fsynced: an item session is a resume
+point, not the record (the results file is), and an fsync a file capped a
+batch at the disk's rate (about 150 files/s here) while unwritten sessions
+piled up in memory. A power cut may lose the newest ones; their items run again.
+
+Memory. Workers wait (`room`) before starting an item while `max_pending`
+sessions are unwritten, so a slow disk slows the batch instead of filling memory.
 
 Not before an item's first turn: the runner saves a session as it starts, so
 that a first call that hangs leaves something to see and resume; a batch shows
@@ -30,11 +37,13 @@ from debate_tui.safefile import write_all_atomic
 
 
 class SessionWriter:
-    def __init__(self) -> None:
+    def __init__(self, max_pending: int = 256) -> None:
+        self.max_pending = max_pending
         self._pending: dict[Path, Session] = {}
         self._writing: set[Path] = set()
         self._after: dict[Path, list[Callable[[], None]]] = {}
         self._wake = asyncio.Event()
+        self._written = asyncio.Event()
         self._closing = False
         self.error: BaseException | None = None
         """Why the last write failed; every later save raises it, so the batch stops instead of losing work."""
@@ -48,6 +57,12 @@ class SessionWriter:
             return
         self._pending[path] = session
         self._wake.set()
+
+    async def room(self) -> None:
+        """Return once fewer than `max_pending` sessions wait to be written."""
+        while len(self._pending) >= self.max_pending and self.error is None:
+            self._written.clear()
+            await self._written.wait()
 
     def then(self, path: Path, action: Callable[[], None]) -> None:
         """Run `action` once `path`'s latest state is on disk, or now if it already is."""
@@ -82,12 +97,13 @@ class SessionWriter:
         # a consistent snapshot, since the engine changes these sessions only there
         self._writing = set(pending)
         try:
-            await asyncio.to_thread(write_all_atomic, files)
+            await asyncio.to_thread(write_all_atomic, files, durable=False)
         except Exception as exc:  # a full disk, a removed directory: stop the batch, as an awaited save would
             self.error = exc
             raise
         finally:
             self._writing = set()
+            self._written.set()
         self.files_written += len(files)
         for path in pending:
             if path not in self._pending:  # else a newer state is still to be written: wait for it
