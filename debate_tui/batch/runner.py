@@ -11,8 +11,8 @@ written (a crash in between) just gets its line. When the results file does
 not exist yet the batch is new and any such session is overwritten.
 
 Client stack, outermost first: response cache (hits cost nothing and skip
-everything below) -> global 429 backoff -> adaptive concurrency (halved on a 429,
-grown back on successes) -> meter and budget -> the model.
+everything below) -> adaptive concurrency (halved on a 429, grown back on
+successes) -> global 429 backoff -> meter and budget -> the model.
 
 Stopping. A budget stop schedules no new item and refuses new calls, so
 in-flight items end cancelled at their next call; an interrupt (`stop()`)
@@ -99,10 +99,12 @@ class BatchRun:
         self.settings = settings or BatchSettings()
         self.tally = Tally()
         self.meter = Meter(model, self.settings.budget, on_exceeded=self._budget_reached)
-        self.limit = AdaptiveLimit(self.meter, self.settings.concurrency) if self.adaptive else None
-        self.backoff = GlobalBackoff(self.limit or self.meter, base_delay_s=self.settings.retry.base_delay_s or 1.0)
-        self.cache = CachingClient(self.backoff, cache) if cache is not None else None
-        self.client: LLMClient = self.cache or self.backoff
+        self.backoff = GlobalBackoff(self.meter, base_delay_s=self.settings.retry.base_delay_s or 1.0)
+        self.limit = AdaptiveLimit(self.backoff, self.settings.concurrency) if self.adaptive else None
+        network: LLMClient = self.limit or self.backoff  # a slot first, then the pause: nothing that waited
+        # for a slot goes out during a pause that began meanwhile
+        self.cache = CachingClient(network, cache) if cache is not None else None
+        self.client: LLMClient = self.cache or network
         self.progress = Progress(self.tally, stream=progress, tty=tty, interval_s=self.settings.progress_interval_s)
         self.stop_reason: str | None = None
         self._controls: set[RunControl] = set()
