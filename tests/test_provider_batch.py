@@ -8,6 +8,9 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
 
 import pytest
 
@@ -22,11 +25,44 @@ from tests.test_batch_support import (
 )
 
 FAST = ("--provider-batch", "--poll-interval", "0.05")
+AZURE_KEY = "azure-test-not-a-real-key-9876543210"
 
 
-def single_args(server, *more: str) -> list[str]:
-    return ["--protocol", "single", "--criteria", "coherence", "--model", "openai/fake-model",
-            "--api-base", server.base_url, *more]
+@dataclass(frozen=True)
+class Route:
+    """A provider's way to the fake server: its litellm prefix, base URL and environment."""
+
+    provider: str
+    deployment: str
+    env: tuple[tuple[str, str], ...] = ()
+
+    def base(self, server) -> str:
+        return server.base_url if self.provider == "openai" else server.base_url.removesuffix("/v1")
+
+
+OPENAI = Route("openai", "fake-model")
+ROUTES = {
+    "openai": OPENAI,
+    # Azure's classic API: /openai/files?api-version=..., key in the api-key header.
+    "azure": Route("azure", "fake-deploy", (("AZURE_API_KEY", AZURE_KEY), ("AZURE_API_VERSION", "2024-10-21"))),
+    # Azure's v1 API: /openai/v1/files, key as a bearer token.
+    "azure-v1": Route("azure", "fake-deploy", (("AZURE_API_KEY", AZURE_KEY), ("AZURE_API_VERSION", "v1"))),
+}
+
+
+@pytest.fixture(params=list(ROUTES))
+def route(request, monkeypatch) -> Route:
+    """Each provider route in turn, its variables set for the test (and the commands it starts)."""
+    chosen = ROUTES[request.param]
+    for name, value in chosen.env:
+        monkeypatch.setenv(name, value)
+    return chosen
+
+
+def single_args(server, *more: str, route: Route = OPENAI, deployment: str | None = None) -> list[str]:
+    model = f"{route.provider}/{deployment or route.deployment}"
+    return ["--protocol", "single", "--criteria", "coherence", "--model", model,
+            "--api-base", route.base(server), *more]
 
 
 def job_lines(server) -> list:
@@ -37,7 +73,7 @@ def live_calls(server) -> list:
     return [r for r in server.requests if r.path.endswith("/chat/completions") and not r.path.startswith("batch:")]
 
 
-def test_single_judge_is_one_job_matched_by_custom_id(capsys, llm_server, tmp_path):
+def test_single_judge_is_one_job_matched_by_custom_id(capsys, llm_server, tmp_path, route):
     def by_story(request) -> str:  # item i scores 1 + i % 5
         story = int(request["messages"][-1]["content"].split("Story number ")[1][0])
         return f"Reasoning.\nScore: {1 + story % 5}"
@@ -46,8 +82,9 @@ def test_single_judge_is_one_job_matched_by_custom_id(capsys, llm_server, tmp_pa
     items = write_items(tmp_path / "in.jsonl", 6)
     out = tmp_path / "out.jsonl"
     code, summary, err = run_batch(capsys, str(items), "--out", str(out), "--no-cache",
-                                   *single_args(llm_server), *FAST)
+                                   *single_args(llm_server, route=route), *FAST)
     assert code == 0, err
+    assert {line.model for line in job_lines(llm_server)} == {route.deployment}  # Azure: the deployment's name
     assert summary["provider_batch"]["jobs"] == 1 and summary["provider_batch"]["rounds"] == 1
     assert summary["provider_batch"]["requests_sent"] == 6 == llm_server.batches.submitted
     assert live_calls(llm_server) == []  # nothing went out as a live call
@@ -73,13 +110,13 @@ def test_a_debate_runs_round_by_round_one_job_per_round(capsys, llm_server, tmp_
     assert "jobs" in err and "round 2" in err
 
 
-def test_failed_items_are_retried_in_the_next_job(capsys, llm_server, tmp_path):
+def test_failed_items_are_retried_in_the_next_job(capsys, llm_server, tmp_path, route):
     llm_server.add_rule(fault="500", match="Story number 1\\.", times=1)
     llm_server.add_rule("Reasoning.\nScore: 2")
     items = write_items(tmp_path / "in.jsonl", 3)
     out = tmp_path / "out.jsonl"
     code, summary, err = run_batch(capsys, str(items), "--out", str(out), "--no-cache",
-                                   *single_args(llm_server), *FAST)
+                                   *single_args(llm_server, route=route), *FAST)
     assert code == 0, err
     state = json.loads(jobs_path(out).read_text())
     assert len(state["jobs"]) == 2 and len(state["failed"]) == 1
@@ -88,6 +125,71 @@ def test_failed_items_are_retried_in_the_next_job(capsys, llm_server, tmp_path):
     assert summary["provider_batch"]["requests_sent"] == 4
     assert {row["id"]: row["status"] for row in read_rows(out)} == {"i0": "completed", "i1": "completed",
                                                                     "i2": "completed"}
+
+
+@pytest.mark.parametrize(("deployment", "reply_model"), [
+    ("gpt-4o-mini", None),
+    ("my-batch-deployment", "gpt-4o-mini-2024-07-18"),  # priced by the model that replied, as Azure names it
+])
+def test_cost_is_at_the_batch_price(capsys, llm_server, tmp_path, route, deployment, reply_model):
+    from debate_tui.llm.litellm_client import load_litellm
+
+    price = load_litellm().get_model_info(f"{route.provider}/{reply_model or deployment}")
+    assert price["input_cost_per_token_batches"] < price["input_cost_per_token"]  # litellm has a batch price
+    llm_server.reply_model = reply_model
+    items = write_items(tmp_path / "in.jsonl", 3)
+    code, summary, err = run_batch(capsys, str(items), "--out", str(tmp_path / "out.jsonl"), "--no-cache",
+                                   *single_args(llm_server, route=route, deployment=deployment), *FAST)
+    assert code == 0, err
+    tokens = summary["prompt_tokens"], summary["completion_tokens"]
+    assert tokens[0] > 0 and tokens[1] > 0
+    batch = tokens[0] * price["input_cost_per_token_batches"] + tokens[1] * price["output_cost_per_token_batches"]
+    live = tokens[0] * price["input_cost_per_token"] + tokens[1] * price["output_cost_per_token"]
+    assert summary["cost_usd"] == pytest.approx(batch, abs=1e-6)
+    assert summary["provider_batch"]["live_cost_usd"] == pytest.approx(live, abs=1e-6)
+
+
+@pytest.mark.parametrize("route", ["azure", "azure-v1"], indirect=True)
+def test_azure_batches_go_to_azures_paths_with_its_endpoint_and_api_version(capsys, llm_server, tmp_path, route):
+    items = write_items(tmp_path / "in.jsonl", 2)
+    code, _, err = run_batch(capsys, str(items), "--out", str(tmp_path / "out.jsonl"), "--no-cache",
+                             *single_args(llm_server, route=route), *FAST)
+    assert code == 0, err
+    version = dict(route.env)["AZURE_API_VERSION"]
+    prefix = "/openai/v1/" if version == "v1" else "/openai/"
+    calls = [r for r in llm_server.requests if not r.path.startswith("batch:")]
+    assert calls and all(r.path.startswith(prefix) and r.has_auth for r in calls)
+    assert llm_server.batches.api_versions == {version}
+    assert {job.endpoint for job in llm_server.batches.jobs.values()} == {"/chat/completions"}
+
+
+def test_the_fake_azure_refuses_a_request_without_key_or_api_version(llm_server):
+    root = llm_server.base_url.removesuffix("/v1")
+
+    def status(path: str, headers: dict[str, str]) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(urllib.request.Request(root + path, headers=headers)) as reply:
+                return reply.status, reply.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+    assert status("/openai/batches?api-version=2024-10-21", {})[0] == 401
+    assert status("/openai/batches", {"api-key": AZURE_KEY})[0] == 404
+    assert status("/openai/v1/batches", {})[0] == 401
+    assert status("/openai/batches?api-version=2024-10-21", {"api-key": AZURE_KEY})[0] == 200
+
+
+@pytest.mark.parametrize("route", ["azure"], indirect=True)
+def test_no_azure_key_reaches_results_jobs_sessions_or_cache(capsys, llm_server, tmp_path, route):
+    items = write_items(tmp_path / "in.jsonl", 2)
+    out = tmp_path / "out.jsonl"
+    code, _, err = run_batch(capsys, str(items), "--out", str(out), "--sessions-dir", str(tmp_path / "s"),
+                             *single_args(llm_server, route=route), *FAST)
+    assert code == 0, err
+    written = [path for path in tmp_path.rglob("*") if path.is_file()]
+    assert {out, jobs_path(out)} <= set(written) and any(path.is_relative_to(tmp_path / "s") for path in written)
+    assert [path for path in written if AZURE_KEY.encode() in path.read_bytes()] == []
+    assert AZURE_KEY not in err
 
 
 def test_attempts_are_bounded_by_retries(capsys, llm_server, tmp_path):
@@ -146,13 +248,13 @@ def test_provider_batch_refuses_the_demo_model_and_a_router(capsys, tmp_path):
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
-def test_a_killed_batch_resumes_by_polling_its_job_without_sending_again(llm_server, tmp_path):
+def test_a_killed_batch_resumes_by_polling_its_job_without_sending_again(llm_server, tmp_path, route):
     llm_server.batches.step_s = 1.0  # the job takes 3 s: the kill lands while it is being polled
     items = write_items(tmp_path / "in.jsonl", 20)
     out = tmp_path / "out.jsonl"
     argv = [sys.executable, "-c", "import sys; from debate_tui.cli import main; sys.exit(main())",
             "batch", str(items), "--out", str(out), "--no-cache",
-            "--sessions-dir", str(tmp_path / "s"), *single_args(llm_server), *FAST]
+            "--sessions-dir", str(tmp_path / "s"), *single_args(llm_server, route=route), *FAST]
     env = {**os.environ, "OPENAI_API_KEY": "sk-fake"}
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60

@@ -21,7 +21,15 @@ retryable error; the item's retry policy asks again, and the new attempt
 attempts per call, as for live calls; the backoff is the job round trip.
 
 Price: litellm's batch prices (`input_cost_per_token_batches`) where it has
-them, else half the live price (OpenAI's and Azure's batch discount).
+them, else half the live price (OpenAI's and Azure's batch discount), for the
+model a reply names (an Azure deployment's own model), else the requested one.
+
+Azure (`azure/<deployment>`): litellm sends the files and batches calls to
+`<api_base>/openai/files|batches?api-version=V` with the key in `api-key` (V:
+the model's `api_version` in config.toml, else AZURE_API_VERSION, else
+litellm's default; "v1", "latest" or "preview" use `/openai/v1/...` and a bearer
+key instead). Each line names the deployment as its `model` and Azure's
+endpoint `/chat/completions` (no `/v1`) as its `url`.
 """
 
 from __future__ import annotations
@@ -54,6 +62,9 @@ TRANSPORT = frozenset({
     "max_retries", "extra_headers", "headers", "metadata", "stream", "stream_options", "custom_llm_provider",
 })
 """Request parameters that say where and how to call, not what to answer: kept out of a job's lines."""
+CHAT_ENDPOINT = "/v1/chat/completions"
+ENDPOINTS = {"azure": "/chat/completions"}
+"""A provider's batch endpoint for chat completions where it is not OpenAI's `CHAT_ENDPOINT`."""
 
 current_item: contextvars.ContextVar[str] = contextvars.ContextVar("provider_batch_item")
 """The item whose session makes the call; every task an item starts inherits it."""
@@ -67,6 +78,11 @@ class Target:
     api_base: str | None = None
     api_key_env: str | None = None
     api_version: str | None = None
+
+    @property
+    def endpoint(self) -> str:
+        """The `endpoint` of its jobs and the `url` of their lines."""
+        return ENDPOINTS.get(self.provider, CHAT_ENDPOINT)
 
     def kwargs(self) -> dict[str, Any]:
         """litellm arguments of the files and batches calls; the key is read from its variable just now."""
@@ -103,7 +119,7 @@ class BatchApi:
     async def create(self, target: Target, file_id: str) -> str:
         from debate_tui.llm.litellm_client import load_litellm
 
-        job = await load_litellm().acreate_batch(completion_window="24h", endpoint="/v1/chat/completions",
+        job = await load_litellm().acreate_batch(completion_window="24h", endpoint=target.endpoint,
                                                  input_file_id=file_id, **target.kwargs())
         return str(job.id)
 
@@ -360,8 +376,10 @@ class JobRounds:
         raw = body.get("usage") or {}
         usage = Usage(calls=1, prompt_tokens=int(raw.get("prompt_tokens") or 0),
                       completion_tokens=int(raw.get("completion_tokens") or 0))
-        model = f"{ask.target.provider}/{ask.line['body']['model']}"
-        usage.cost_usd, live = prices(model, usage)
+        usage.cost_usd, live = 0.0, 0.0
+        for name in (body.get("model"), ask.line["body"]["model"]):  # the model that replied, else the deployment
+            if name and not live:
+                usage.cost_usd, live = prices(f"{ask.target.provider}/{name}", usage)
         self.counts.live_cost_usd += live
         return Completion(text=(choice.get("message") or {}).get("content") or "", usage=usage,
                           top_logprobs=token_logprobs(choice.get("logprobs")) or None,
@@ -377,7 +395,7 @@ def _line(custom_id: str, request: ChatRequest) -> tuple[Target, dict[str, Any]]
     target = Target(provider=provider, api_base=params.get("api_base") or params.get("base_url"),
                     api_key_env=params.get("api_key_env"), api_version=params.get("api_version"))
     body = {k: v for k, v in params.items() if k not in TRANSPORT} | {"model": model, "messages": request.messages}
-    return target, {"custom_id": custom_id, "method": "POST", "url": "/v1/chat/completions", "body": body}
+    return target, {"custom_id": custom_id, "method": "POST", "url": target.endpoint, "body": body}
 
 
 def _line_error(line: dict[str, Any]) -> str:

@@ -1,7 +1,16 @@
-"""OpenAI's files and batches endpoints for the fake server, so provider batches are tested offline.
+"""OpenAI's and Azure's files and batches endpoints for the fake server, so provider batches are tested offline.
 
     POST /v1/files (multipart, purpose=batch)   GET /v1/files/{id}   GET /v1/files/{id}/content
     POST /v1/batches   GET /v1/batches   GET /v1/batches/{id}   POST /v1/batches/{id}/cancel
+
+Azure serves the same under `/openai/...?api-version=V` (litellm's AzureOpenAI
+client, key in the `api-key` header) or `/openai/v1/...` (its v1 API, when the
+api version is "v1", "latest" or "preview": key as a bearer token). Both are
+routed to the same jobs by their path without the prefix; an Azure request
+without a key is refused with Azure's 401 (the key is never echoed), one
+without an api version with a 404, and an Azure job's `endpoint` must be
+`/chat/completions`, without OpenAI's `/v1`. Every job's lines must name its
+endpoint as their `url`, or the job fails validation, as on both providers.
 
 A job moves validating -> in_progress -> finalizing -> completed, one step
 every `step_s` seconds of its age, on the server's clock (`time.monotonic`).
@@ -15,7 +24,8 @@ in reverse input order, as providers do not keep the order. Scripting:
     server.batches.fail_next = 1        # the next job fails validation (status "failed", no output)
 
 `submitted` counts every request line the server accepted into a job;
-`submitted_ids` lists their custom_ids, so a test can prove none was sent twice.
+`submitted_ids` lists their custom_ids, so a test can prove none was sent twice;
+`api_versions` holds the api versions Azure requests asked for.
 """
 
 from __future__ import annotations
@@ -25,6 +35,7 @@ import json
 import re
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +48,10 @@ Line = Callable[[dict[str, Any]], tuple[dict[str, Any] | None, dict[str, Any] | 
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
 STEPS = ("validating", "in_progress", "finalizing", "completed")
 _BOUNDARY = re.compile(r'boundary="?([^";]+)"?')
+AZURE_ENDPOINTS = ("/chat/completions", "/embeddings")
+"""The `endpoint` values Azure's (non-v1) batches API takes."""
+AZURE_DENIED = ("Access denied due to invalid subscription key or wrong API endpoint. Make sure to provide a valid "
+                "key for an active subscription and use a correct regional API endpoint for your resource.")
 
 
 @dataclass
@@ -68,6 +83,7 @@ class FakeBatches:
         self.jobs: dict[str, _Job] = {}
         self.submitted = 0
         self.submitted_ids: list[str] = []
+        self.api_versions: set[str] = set()
         self._ids = itertools.count(1)
         self._lock = threading.RLock()
 
@@ -77,18 +93,29 @@ class FakeBatches:
 
     # -- routing ---------------------------------------------------------
 
-    def respond(self, method: str, path: str, headers: dict[str, str], body: bytes) -> Answer | None:
-        """The answer to a files or batches request, or None when the path is not one of theirs."""
+    def respond(self, method: str, path: str, headers: dict[str, str], body: bytes,
+                query: str = "") -> Answer | None:
+        """The answer to a files or batches request, or None when the path is not one of theirs.
+
+        OpenAI's `/v1/...` and Azure's `/openai/...` and `/openai/v1/...` are one
+        route once the prefix is gone; Azure's own rules are checked first.
+        """
         parts = path.strip("/").split("/")
-        if parts[:1] == ["v1"]:
-            parts = parts[1:]
+        azure = parts[:1] == ["openai"]
+        parts = parts[azure:]
+        azure_v1 = azure and parts[:1] == ["v1"]
+        parts = parts[1:] if parts[:1] == ["v1"] else parts
+        if parts[:1] not in (["files"], ["batches"]):
+            return None
         with self._lock:
+            if azure and (refused := self._azure_refusal(headers, query, v1=azure_v1)):
+                return refused
             if parts == ["files"] and method == "POST":
                 return self._upload(headers, body)
             if len(parts) >= 2 and parts[0] == "files" and method == "GET":
                 return self._file(parts[1], content=parts[2:] == ["content"])
             if parts == ["batches"] and method == "POST":
-                return self._create(body)
+                return self._create(body, AZURE_ENDPOINTS if azure and not azure_v1 else None)
             if parts == ["batches"] and method == "GET":
                 return _json(200, {"object": "list", "data": [self._view(j) for j in self.jobs.values()],
                                    "has_more": False})
@@ -96,6 +123,17 @@ class FakeBatches:
                 return self._retrieve(parts[1])
             if len(parts) == 3 and parts[0] == "batches" and parts[2] == "cancel" and method == "POST":
                 return self._cancel(parts[1])
+        return None
+
+    def _azure_refusal(self, headers: dict[str, str], query: str, *, v1: bool) -> Answer | None:
+        """Azure's answer to a request without a key (or, before its v1 API, without an api version)."""
+        key = headers.get("api-key") or headers.get("authorization", "").removeprefix("Bearer ").strip()
+        if not key:
+            return _error(401, AZURE_DENIED)
+        version = urllib.parse.parse_qs(query).get("api-version", [""])[0]
+        if not v1 and not version:
+            return _error(404, "Resource not found: the api-version query parameter is missing")
+        self.api_versions.add(version or "v1")
         return None
 
     # -- files -----------------------------------------------------------
@@ -132,19 +170,27 @@ class FakeBatches:
 
     # -- jobs ------------------------------------------------------------
 
-    def _create(self, body: bytes) -> Answer:
+    def _create(self, body: bytes, endpoints: tuple[str, ...] | None) -> Answer:
+        """A job from an uploaded file; `endpoints`: the only `endpoint` values taken (None: any)."""
         try:
             spec = json.loads(body)
             source = self.files[spec["input_file_id"]][1]
             lines = [json.loads(raw) for raw in source.decode().splitlines() if raw.strip()]
         except (ValueError, KeyError, TypeError) as exc:
             return _error(400, f"bad batch request: {exc!r}")
-        job = _Job(f"batch_fake_{next(self._ids)}", spec["input_file_id"], spec.get("endpoint", ""),
-                   time.monotonic(), lines)
+        endpoint = spec.get("endpoint", "")
+        if endpoints is not None and endpoint not in endpoints:
+            return _error(400, f"endpoint {endpoint!r} is not supported here; use one of {', '.join(endpoints)}")
+        job = _Job(f"batch_fake_{next(self._ids)}", spec["input_file_id"], endpoint, time.monotonic(), lines)
         if self.expire_next > 0:
             self.expire_next -= 1
             job.expires = True
-        if self.fail_next > 0:
+        stray = next((n for n, line in enumerate(lines, 1) if line.get("url") != endpoint), None)
+        if stray is not None:
+            job.status = "failed"
+            job.errors = [{"code": "invalid_url", "line": stray,
+                           "message": f"the url of this request does not match the batch's endpoint {endpoint}"}]
+        elif self.fail_next > 0:
             self.fail_next -= 1
             job.status = "failed"
             job.errors = [{"code": "invalid_request", "message": "fake validation failure", "line": 1}]

@@ -24,9 +24,10 @@ From a shell, `python -m debate_tui.testing.fake_server --latency 0.2` prints
 its base URL on the first line of stdout and serves until Ctrl+C.
 
 Provider batches: `server.batches` (fake_batches) serves OpenAI's files and
-batches endpoints; each line of a job is answered by the same rules as a live
-call (recorded with path `batch:/v1/chat/completions`), a faulted one goes to
-the job's error file, and jobs can be made slow, failed or expired.
+batches endpoints, and Azure's under `/openai`; each line of a job is answered
+by the same rules as a live call (recorded with path
+`batch:/v1/chat/completions`), a faulted one goes to the job's error file, and
+jobs can be made slow, failed or expired.
 
 A concurrency-limited key: with `max_in_flight = N` a chat request that arrives
 while N are being answered gets a 429; `peak_in_flight` is the most answered at once.
@@ -209,6 +210,7 @@ class _HttpRequest:
     headers: dict[str, str]
     body: bytes
     keep_alive: bool
+    query: str = ""
 
 
 class FakeLLMServer:
@@ -258,6 +260,8 @@ class FakeLLMServer:
         self._in_flight = 0
         self.usage: dict[str, int] | None = None
         """Usage reported instead of the counted one: a provider's odd numbers (negative, huge)."""
+        self.reply_model: str | None = None
+        """The model replies name instead of the requested one: Azure names the deployment's model."""
         self._lock = threading.RLock()  # reentrant: match callables run under it and may read .requests
         self._rng = random.Random()
         self.fault_kinds = tuple(fault_kinds)
@@ -266,7 +270,7 @@ class FakeLLMServer:
             name: getattr(self, name)
             for name in ("default_reply", "latency", "chunk_delay", "chunk_size", "fault_rate",
                          "fault_kinds", "seed", "retry_after", "hang_seconds", "logprobs", "context_window",
-                         "usage", "max_in_flight", "peak_in_flight")
+                         "usage", "max_in_flight", "peak_in_flight", "reply_model")
         }
         self._rules: list[Rule] = []
         self._records: list[RequestRecord] = []
@@ -432,7 +436,7 @@ class FakeLLMServer:
     async def _respond(self, request: _HttpRequest, writer: asyncio.StreamWriter) -> bool:
         """Answer one request; False means the connection must be closed."""
         if request.path not in CHAT_PATHS and (answer := self.batches.respond(
-                request.method, request.path, request.headers, request.body)) is not None:
+                request.method, request.path, request.headers, request.body, request.query)) is not None:
             self._record(request, {}, None)
             return await _send(writer, *answer, request.keep_alive)
         if request.method != "POST" or request.path not in CHAT_PATHS:
@@ -548,7 +552,8 @@ class FakeLLMServer:
         self._records.append(RequestRecord(
             method=request.method, path=request.path, model=body.get("model"),
             messages=list(body.get("messages") or []), stream=bool(body.get("stream")), body=body,
-            has_auth="authorization" in request.headers, fault=fault, at=time.monotonic(),
+            has_auth="authorization" in request.headers or "api-key" in request.headers, fault=fault,
+            at=time.monotonic(),
         ))
 
     def _reply_text(self, plan: _Plan) -> str:
@@ -561,7 +566,7 @@ class FakeLLMServer:
 
     def _envelope(self, plan: _Plan, kind: str) -> dict[str, Any]:
         return {"id": plan.ident, "object": kind, "created": int(time.time()),
-                "model": plan.request.get("model") or self.models[0], "system_fingerprint": None}
+                "model": self.reply_model or plan.request.get("model") or self.models[0], "system_fingerprint": None}
 
     def _token_logprobs(self, plan: _Plan, text: str) -> list[dict[str, Any]] | None:
         """OpenAI's `logprobs.content` for the reply, or None when not asked for (or switched off)."""
@@ -697,7 +702,8 @@ async def _read_request(reader: asyncio.StreamReader) -> _HttpRequest | None:
         raise ValueError("chunked request bodies are not supported")
     body = await reader.readexactly(int(headers.get("content-length", "0")))
     keep_alive = version == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
-    return _HttpRequest(method.upper(), target.split("?", 1)[0], headers, body, keep_alive)
+    path, _, query = target.partition("?")
+    return _HttpRequest(method.upper(), path, headers, body, keep_alive, query)
 
 
 def _head(status: int, headers: dict[str, str], keep_alive: bool) -> bytes:
