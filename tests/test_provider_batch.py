@@ -292,6 +292,20 @@ def test_an_upload_whose_job_id_was_lost_is_found_by_its_file(capsys, llm_server
     assert len(read_rows(out)) == 3
 
 
+def test_an_upload_whose_job_creation_failed_is_never_made_a_job_later(capsys, llm_server, tmp_path):
+    llm_server.batches.refuse_next = 3  # the create fails 3 times (the openai SDK's own tries): the round fails
+    out = tmp_path / "out.jsonl"
+    argv = ["--out", str(out), "--no-cache", "--sessions-dir", str(tmp_path / "s"), *single_args(llm_server), *FAST]
+    code, summary, err = run_batch(capsys, str(write_items(tmp_path / "in.jsonl", 3)), *argv)
+    assert code == 0, err
+    assert llm_server.batches.submitted == 3 and len(llm_server.batches.jobs) == 1  # the calls' second upload
+    # A rerun with one more item: the first upload's calls were answered under new ids, so it is no job to make.
+    code, summary, err = run_batch(capsys, str(write_items(tmp_path / "in.jsonl", 4)), *argv)
+    assert code == 0, err
+    assert llm_server.batches.submitted == 4 and len(llm_server.batches.jobs) == 2
+    assert json.loads(jobs_path(out).read_text())["uploads"] == {}
+
+
 def test_the_fake_server_speaks_the_batches_api_through_litellm(llm_server):
     import asyncio
 

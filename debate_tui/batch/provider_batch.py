@@ -12,7 +12,8 @@ atomically to `RESULTS.jsonl.jobs.json` before and after each job is created.
 A custom_id is a hash of the item id and the request itself, so a rerun of the
 same command rebuilds the same ids, finds them in that file and polls their
 jobs instead of sending them again. An upload whose job id was never written
-(a kill in between) is looked up among the provider's jobs by its file id.
+(a kill in between) is looked up among the provider's jobs by its file id; one
+whose create failed (its calls were failed and asked again) is then forgotten.
 
 Failures. A request in a job's error file (or a non-200 line, or a line that
 never came back: failed, expired or cancelled job) fails that call with a
@@ -283,8 +284,12 @@ class JobRounds:
         """Uploads whose job id a kill lost: adopt the job made from them, or make it now."""
         for file_id, spec in list(self.jobs.uploads.items()):
             target = Target(**spec["target"])
-            job_id = await self.api.find(target, file_id) or await self.api.create(target, file_id)
-            self.jobs.add_job(job_id, file_id)
+            job_id = await self.api.find(target, file_id)
+            if job_id is None and all(cid in self.jobs.failed for cid in spec["custom_ids"]):
+                del self.jobs.uploads[file_id]  # its create failed: the calls were asked again under new ids
+                self.jobs.save()
+                continue
+            self.jobs.add_job(job_id or await self.api.create(target, file_id), file_id)
 
     async def _submit(self, asks: list[_Ask]) -> None:
         if not asks:

@@ -22,6 +22,7 @@ in reverse input order, as providers do not keep the order. Scripting:
     server.batches.step_s = 0.5         # a slow job
     server.batches.expire_next = 1      # the next job expires: half its lines in the output, the rest in the error file
     server.batches.fail_next = 1        # the next job fails validation (status "failed", no output)
+    server.batches.refuse_next = 1      # the next job creation is refused with a 500 (its upload is kept)
 
 `submitted` counts every request line the server accepted into a job;
 `submitted_ids` lists their custom_ids, so a test can prove none was sent twice;
@@ -79,6 +80,8 @@ class FakeBatches:
         """How many of the next jobs expire instead of finalizing."""
         self.fail_next = 0
         """How many of the next jobs fail validation."""
+        self.refuse_next = 0
+        """How many of the next job creations are refused with a 500: an outage between upload and create."""
         self.files: dict[str, tuple[str, bytes]] = {}
         self.jobs: dict[str, _Job] = {}
         self.submitted = 0
@@ -178,6 +181,9 @@ class FakeBatches:
             lines = [json.loads(raw) for raw in source.decode().splitlines() if raw.strip()]
         except (ValueError, KeyError, TypeError) as exc:
             return _error(400, f"bad batch request: {exc!r}")
+        if self.refuse_next > 0:
+            self.refuse_next -= 1
+            return _error(500, "fake outage: the batch was not created")
         endpoint = spec.get("endpoint", "")
         if endpoints is not None and endpoint not in endpoints:
             return _error(400, f"endpoint {endpoint!r} is not supported here; use one of {', '.join(endpoints)}")
