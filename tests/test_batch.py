@@ -165,7 +165,7 @@ def test_failed_items_are_written_then_retried_on_the_next_run(capsys, llm_serve
 
 def test_a_429_pauses_every_worker(capsys, llm_server, tmp_path, monkeypatch):
     """After a rate limit no new request reaches the server until the shared pause is over."""
-    monkeypatch.setenv("DEBATE_TUI_RETRY_DELAY", "0.5")
+    monkeypatch.setenv("DEBATE_TUI_RETRY_DELAY", "1.0")
     llm_server.latency = 0.02
     llm_server.add_rule(fault=429, times=1, match="Story number 3\\.")
     agreeing_debate(llm_server)
@@ -176,9 +176,11 @@ def test_a_429_pauses_every_worker(capsys, llm_server, tmp_path, monkeypatch):
     requests = llm_server.requests
     limited = next(r for r in requests if r.fault == "429")
     told = limited.at + llm_server.latency  # when the client got the 429 (about)
-    quiet = [r for r in requests if told + 0.05 < r.at < told + 0.45]
+    # From 0.3 s on: a call that had passed the gate before the 429 may still be on its way (litellm's
+    # own work before the socket takes tens of milliseconds on a loaded machine).
+    quiet = [r for r in requests if told + 0.3 < r.at < told + 0.95]
     assert quiet == []
-    assert any(r.at >= told + 0.45 for r in requests)  # and work went on afterwards
+    assert any(r.at >= told + 0.95 for r in requests)  # and work went on afterwards
 
 
 def test_token_budget_stops_the_batch_with_exit_4_and_a_rerun_finishes_it(capsys, llm_server, tmp_path):

@@ -146,3 +146,39 @@ def test_protocol_runs_bounded_and_honest(protocol: str, tmp_path: Path) -> None
          "--out", str(tmp_path / "export.md")], capture_output=True, text=True, timeout=120)
     assert exported.returncode == 0, exported.stderr
     assert (tmp_path / "export.md").read_text().strip()
+
+
+def test_a_batch_settles_every_item_once_and_a_rerun_makes_no_call(tmp_path: Path) -> None:
+    """The batch engine on a real model: each line's score is one its reply states, each line has its
+    session on disk, the calls in flight stay within --concurrency, and a rerun resumes to nothing."""
+    stories = (INPUTS / "story.txt").read_text(), (INPUTS / "summary.txt").read_text()
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps({"id": f"s{i}", "text": stories[i % 2], "human": {"coherence": 1 + i}}) + "\n"
+                             for i in range(4)))
+    out, sessions = tmp_path / "out.jsonl", tmp_path / "sessions"
+    command = [CLI, "batch", str(items), "--out", str(out), "--protocol", "single", "--criteria", "coherence",
+               "--model", MODEL, "--api-base", API_BASE, "--concurrency", "2", "--max-reply-tokens", str(CAP),
+               "--timeout", str(TIMEOUT), "--retries", str(RETRIES), "--temperature", "0", "--no-cache",
+               "--sessions-dir", str(sessions)]
+    env = {**os.environ, "OPENAI_API_KEY": "sk-local-server-needs-none", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    bound = 4 * RETRIES * (TIMEOUT + 1) + SLACK_S
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=bound + 60)
+    summary = json.loads(done.stdout.strip().splitlines()[-1])
+    assert done.returncode == (3 if summary["failed"] else 0), done.stderr[-2000:]
+    assert summary["done"] + summary["failed"] == 4 and 4 <= summary["calls"] <= 4 * RETRIES
+    assert summary["concurrency"]["max"] == 2 and summary["rate_limited"] == 0
+
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(row["id"] for row in rows) == ["s0", "s1", "s2", "s3"]
+    for row in rows:
+        session = json.loads((sessions / f"{row['session']}.json").read_text())
+        assert session["status"] == row["status"]
+        if row["predicted"] is not None:
+            assert any(_mentions(turn["content"], row["predicted"]) for turn in session["turns"]), row
+        for turn in session["turns"]:
+            assert turn["usage"]["completion_tokens"] <= CAP
+
+    again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=bound + 60)
+    rerun = json.loads(again.stdout.strip().splitlines()[-1])
+    assert rerun["calls"] == 0 or summary["failed"], rerun  # only failed items are asked again
+    assert rerun["skipped"] == summary["done"]
