@@ -158,11 +158,12 @@ def test_a_batch_settles_every_item_once_and_a_rerun_makes_no_call(tmp_path: Pat
     out, sessions = tmp_path / "out.jsonl", tmp_path / "sessions"
     command = [CLI, "batch", str(items), "--out", str(out), "--protocol", "single", "--criteria", "coherence",
                "--model", MODEL, "--api-base", API_BASE, "--concurrency", "2", "--max-reply-tokens", str(CAP),
-               "--timeout", str(TIMEOUT), "--retries", str(RETRIES), "--temperature", "0", "--no-cache",
-               "--sessions-dir", str(sessions)]
-    env = {**os.environ, "OPENAI_API_KEY": "sk-local-server-needs-none", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+               "--retries", str(RETRIES), "--temperature", "0", "--no-cache", "--sessions-dir", str(sessions)]
+    env = {**os.environ, "OPENAI_API_KEY": "sk-local-server-needs-none", "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+           "DEBATE_TUI_TIMEOUT": str(TIMEOUT)}  # batch has no --timeout flag
     bound = 4 * RETRIES * (TIMEOUT + 1) + SLACK_S
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=bound + 60)
+    assert done.stdout.strip(), done.stderr[-2000:]
     summary = json.loads(done.stdout.strip().splitlines()[-1])
     assert done.returncode == (3 if summary["failed"] else 0), done.stderr[-2000:]
     assert summary["done"] + summary["failed"] == 4 and 4 <= summary["calls"] <= 4 * RETRIES
