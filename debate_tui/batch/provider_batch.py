@@ -27,8 +27,8 @@ model a reply names (an Azure deployment's own model), else the requested one.
 
 Azure (`azure/<deployment>`): litellm sends the files and batches calls to
 `<api_base>/openai/files|batches?api-version=V` with the key in `api-key` (V:
-AZURE_API_VERSION, else litellm's default, as for live calls; "v1", "latest" or "preview" use `/openai/v1/...` and a bearer
-key instead). Each line names the deployment as its `model` and Azure's
+AZURE_API_VERSION, else litellm's default, as for live calls; "v1", "latest"
+or "preview" use `/openai/v1/...` and a bearer key instead). Each line names the deployment as its `model` and Azure's
 endpoint `/chat/completions` (no `/v1`) as its `url`.
 """
 
