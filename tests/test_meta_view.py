@@ -45,3 +45,15 @@ async def test_verdicts_show_a_confusion_matrix_and_missing_data_says_so() -> No
         assert not app.query(PlotextPlot)
         await pilot.press("4")
         assert "No protocol with an agreement figure" in str(app.query_one("#cost .note", Static).render())
+
+
+async def test_an_empty_cost_tab_gives_metas_reason() -> None:
+    """Constant judge scores: the cost tab says so, in meta's words, instead of guessing at the cause."""
+    rows = [{"id": f"i{k}", "criterion": "coherence", "predicted": 4, "human": 1 + k % 5, "protocol": "single",
+             "model": "m", "cost_usd": 0.001, "status": "completed"} for k in range(10)]
+    app = app_for(rows)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("4")
+        note = str(app.query_one("#cost .note", Static).render())
+        assert "single / m coherence: the predicted scores are all equal (4)" in note
+        assert "name no protocol" not in note

@@ -37,6 +37,8 @@ class PlotData:
     cost: list[tuple[str, float, float]] = field(default_factory=list)
     """(protocol, dollars per item, agreement) per run that has both."""
     cost_label: str = "agreement"
+    cost_gaps: list[str] = field(default_factory=list)
+    """Why a protocol has no point on the cost plot: "<protocol> <criterion>: <meta's reason>"."""
 
     def empty(self) -> bool:
         return not (self.scatter or self.confusion or self.cost)
@@ -71,6 +73,9 @@ def plot_data(rows: list[dict[str, Any]], result: dict[str, Any]) -> PlotData:
         elif (v := run.get("verdicts")) and v["accuracy"] is not None:
             data.cost.append((key, run["cost_per_item"], v["accuracy"]))
             data.cost_label = "verdict accuracy"
+        else:
+            reasons = [f"{key} {name}: {c['reason']}" for name, c in run["criteria"].items() if c.get("reason")]
+            data.cost_gaps += reasons or [f"{key}: no agreement figure"]
     return data
 
 

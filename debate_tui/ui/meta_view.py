@@ -33,6 +33,13 @@ def confusion_text(confusion: dict[str, dict[str, int]]) -> str:
     return "\n".join(lines)
 
 
+def cost_note(data: PlotData) -> str:
+    """Why the cost tab has nothing to draw, in `meta`'s own words."""
+    if not data.cost_gaps:
+        return "No protocol with an agreement figure: the rows name no protocol."
+    return "No protocol with an agreement figure:\n" + "\n".join(f"  {gap}" for gap in data.cost_gaps)
+
+
 class MetaApp(App[None]):
     TITLE = "debate-tui meta"
     CSS = """
@@ -75,8 +82,7 @@ class MetaApp(App[None]):
                 if self.data.cost:
                     yield PlotextPlot(id="cost-plot")
                 else:
-                    yield Static("No protocol with an agreement figure (rows name no protocol, or no labels).",
-                                 classes="note")
+                    yield Static(literal(cost_note(self.data)), classes="note")
         yield Footer()
 
     def on_mount(self) -> None:
