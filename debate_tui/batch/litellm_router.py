@@ -65,7 +65,8 @@ class RouterClient:
     def __init__(self, router: Any, fallback: LLMClient):
         self.router = router
         self.fallback = fallback
-        self.names = frozenset(router.get_model_names())
+        # registry() since litellm 1.110, which deprecates get_model_names(); older ones (>= 1.50) lack it
+        self.names = frozenset(router.registry().names() if hasattr(router, "registry") else router.get_model_names())
 
     @classmethod
     def from_file(cls, path: Path, fallback: LLMClient) -> RouterClient:
