@@ -53,8 +53,10 @@ def write_all_atomic(files: list[tuple[Path, str]], *, durable: bool = True) -> 
     `durable=False` skips the fsyncs: still never half a file after a crash of the process, but a power
     cut may lose the newest versions. For files that are only resume points (a batch's item sessions).
     """
+    directories = list(dict.fromkeys(path.parent for path, _ in files))
+    for directory in directories:
+        directory.mkdir(parents=True, exist_ok=True)
     for path, text in files:
-        path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -66,7 +68,7 @@ def write_all_atomic(files: list[tuple[Path, str]], *, durable: bool = True) -> 
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-    for directory in dict.fromkeys(path.parent for path, _ in files) if durable else ():
+    for directory in directories if durable else ():
         _sync_directory(directory)
 
 

@@ -28,6 +28,7 @@ import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
 from debate_tui.batch.items import Item
@@ -176,8 +177,7 @@ class BatchRun:
             self.progress.update()
 
     async def _one(self, item: Item, criteria: list[Criterion]) -> None:
-        session = self._session_for(item, criteria)
-        path = self.store.path_for(session.id)
+        session, path = self._session_for(item, criteria)
         if session.status not in FINAL:
             control = RunControl()
             self._controls.add(control)
@@ -193,15 +193,16 @@ class BatchRun:
             rows = item_rows(item, session)
             self.writer.then(path, lambda: self.results.append(rows))
 
-    def _session_for(self, item: Item, criteria: list[Criterion]) -> Session:
+    def _session_for(self, item: Item, criteria: list[Criterion]) -> tuple[Session, Path]:
+        """The item's session (the saved one when a rerun finds it) and its file."""
         fresh = item_session(self.template, item, criteria, self.settings.seed, self._out_key)
         path = self.store.path_for(fresh.id)
         if self._fresh or not path.exists():
-            return fresh
+            return fresh, path
         try:
-            return read_session(path)
+            return read_session(path), path
         except SessionFileError:
-            return fresh  # unreadable: start the item again rather than stop the batch
+            return fresh, path  # unreadable: start the item again rather than stop the batch
 
     async def _tick(self) -> None:
         while True:
