@@ -17,7 +17,7 @@ import json
 import os
 import re
 import tarfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -223,25 +223,14 @@ def mateval_roc(root: DataRoot) -> list[Line]:
     column is not used: it disagrees with that sum in 178 of 200 stories and
     even holds positive values. `errors` lists the annotated locations.
     """
-    stories = _read_json(root, "mateval/ROC/ROC_test_change_final.json")
-    table = list(csv.DictReader(io.StringIO(root.read_text("mateval/ROC/ROC_test_change_new.csv"), newline="")))
     lines = []
-    for i, (story, row) in enumerate(zip(stories, table, strict=True)):
-        if story["story"] != row["Story"]:
-            raise ValueError(f"MATEval ROC: story {i} differs between the JSON and the CSV")
-        human = _type_scores(row["Score_new"])
+    for i, story, row in _mateval_stories(root, "ROC", "ROC_test_change_new.csv", "Story"):
         errors = [
             {"type": mateval_type(row[f"Error Type{k}"]), "quote": row[f"Error Location{k}"].strip()}
             for k in range(1, 10)
             if row.get(f"Error Type{k}", "").strip()
         ]
-        lines.append({
-            "id": f"roc-{i:03d}",
-            "text": story["story"],
-            "source": story["prompt"],
-            "human": human,
-            "errors": errors,
-        })
+        lines.append(_mateval_line(f"roc-{i:03d}", story, row["Score_new"], errors))
     return lines
 
 
@@ -251,22 +240,32 @@ def mateval_lot(root: DataRoot) -> list[Line]:
     Per-type scores come from the CSV's `新得分` ("重复问题:-1" per line), `total` is their sum;
     `errors` lists the annotated 错误定位/错误类型 pairs.
     """
-    stories = _read_json(root, "mateval/LOT/LOT_test_change_final.json")
-    table = list(csv.DictReader(io.StringIO(root.read_text("mateval/LOT/LOT_test_output_new.csv"), newline="")))
     lines = []
-    for i, (story, row) in enumerate(zip(stories, table, strict=True)):
-        if story["story"] != row["故事"]:
-            raise ValueError(f"MATEval LOT: story {i} differs between the JSON and the CSV")
-        human = _type_scores(row["新得分"])
+    for i, story, row in _mateval_stories(root, "LOT", "LOT_test_output_new.csv", "故事"):
         errors = [  # "逻辑问题/事实性错误": one sentence, two types
             {"type": mateval_type(label), "quote": row[f"错误定位{k}"].strip().strip("“”")}
             for k in range(1, 7)
             for label in re.split(r"[/／、]", row.get(f"错误类型{k}", "").strip().strip("“”"))
             if label.strip()
         ]
-        lines.append({"id": f"lot-{i:03d}", "text": story["story"], "source": story["prompt"], "human": human,
-                      "errors": errors})
+        lines.append(_mateval_line(f"lot-{i:03d}", story, row["新得分"], errors))
     return lines
+
+
+def _mateval_stories(root: DataRoot, corpus: str, table: str,
+                     story_column: str) -> Iterator[tuple[int, Any, dict[str, str]]]:
+    """(index, story, CSV row) of a MATEval corpus, whose JSON and CSV must hold the same stories in order."""
+    stories = _read_json(root, f"mateval/{corpus}/{corpus}_test_change_final.json")
+    rows = csv.DictReader(io.StringIO(root.read_text(f"mateval/{corpus}/{table}"), newline=""))
+    for i, (story, row) in enumerate(zip(stories, list(rows), strict=True)):
+        if story["story"] != row[story_column]:
+            raise ValueError(f"MATEval {corpus}: story {i} differs between the JSON and the CSV")
+        yield i, story, row
+
+
+def _mateval_line(ident: str, story: dict[str, Any], scores: str, errors: list[dict[str, str]]) -> Line:
+    return {"id": ident, "text": story["story"], "source": story["prompt"], "human": _type_scores(scores),
+            "errors": errors}
 
 
 def scaleeval(root: DataRoot, models: tuple[str, str] = DEFAULT_SCALEEVAL_MODELS) -> list[Line]:
