@@ -64,7 +64,7 @@ def lock() -> int:
                             capture_output=True, text=True).stdout.splitlines()
     pins = sorted((line for line in frozen if line.split("==")[0].lower() not in {"pip", "debate-tui"}),
                   key=str.lower)
-    header = ["# The versions the suite passed with; dev.py installs them (pip -c). Upgrade: see README.",
+    header = ["# The versions the suite passed with; dev.py installs them (pip -c). Upgrade: see docs/development.md.",
               f"# Python {sys.version_info.major}.{sys.version_info.minor}"]
     LOCK.write_text("\n".join([*header, *pins]) + "\n")
     STAMP.write_text(_fingerprint())  # .venv is what the lock now says
