@@ -67,7 +67,7 @@ def test_an_unknown_marker_key_is_refused(tmp_path: Path) -> None:
 
 
 def test_shown_lines_must_be_printed_in_order_with_ellipses_and_any_spacing() -> None:
-    printed = "header\n{\"id\": \"r01\", \"text\": \"Boils a litre in three minutes; the lid clicks.\"}\nzeta   1\nend\n"
+    printed = 'header\n{"id": "r01", "text": "Boils a litre in three minutes; the lid clicks."}\nzeta   1\nend\n'
     assert compare('{"id": "r01", "text": "Boils a litre in three minutes; ..."}\nzeta 1', printed) is None
     assert compare("zeta 1\nheader", printed) is not None  # out of order
     assert compare("zeta 2", printed) is not None
@@ -85,3 +85,5 @@ def test_exact_and_json_keys() -> None:
     assert compare("a\n", "a\nb", match="exact") is not None
     assert compare('{"a": 1, "b": 2}', 'noise\n{"a": 5, "b": 6}\n', match="keys") is None
     assert "['c']" in compare('{"a": 1, "b": 2}', '{"a": 5, "b": 6, "c": 0}', match="keys")
+    assert compare('{"a": 1, "b": 2}', '{"a": 5, "b": 6, "c": 0}', match="subset") is None
+    assert "['b']" in compare('{"a": 1, "b": 2}', '{"a": 5, "c": 0}', match="subset")

@@ -139,7 +139,7 @@ def test_doc_block(block: Block, tmp_path_factory: pytest.TempPathFactory) -> No
     ran = _ran(block.command, tmp_path_factory) if block.command is not None else _pages_run(block, tmp_path_factory)
     tolerance = float(block.marker["tolerance"]) if "tolerance" in block.marker else None
     match = block.marker.get("match", "lines")
-    difference = compare(block.text, ran.stdout if match == "exact" else ran.output, match, tolerance)
+    difference = compare(block.text, ran.output if match == "lines" else ran.stdout, match, tolerance)
     assert difference is None, f"{block.id}: {difference}"
 
 
