@@ -116,7 +116,7 @@ def _ran(block: Block, tmp_path_factory: pytest.TempPathFactory) -> Ran:
 
 
 def _marks(block: Block) -> list[pytest.MarkDecorator]:
-    marker = block.command.marker if block.command is not None and not block.marker else block.marker
+    marker = {**block.command.marker, **block.marker} if block.command is not None else block.marker
     if "skip" in marker:
         return [pytest.mark.skip(reason=marker.get("reason") or "no reason given")]
     if "xfail" in marker:
@@ -159,6 +159,7 @@ def test_markers_say_why() -> None:
         if "skip" in block.marker:
             assert block.marker.get("reason"), f"{block.id}: a skip without reason=\"...\""
         if "xfail" in block.marker:
-            assert block.marker.get("item", "").isdigit(), f"{block.id}: an xfail without item=N"
+            assert block.marker.get("item", "").isdigit() and 1 <= int(block.marker["item"]) <= 20, \
+                f"{block.id}: an xfail names the numbered fix of issue 33 it waits for (item=1..20)"
         if "command" in block.marker:
             assert block.kind == "output", f"{block.id}: command= on a block that is not an output"
