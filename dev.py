@@ -7,6 +7,9 @@
     python3 dev.py lint         ruff, mypy and import-linter, as CI runs them
     python3 dev.py bench        set up .venv if needed, then run the benchmarks
     python3 dev.py lock         write requirements.lock from .venv (after an upgrade that passed)
+    python3 dev.py docs [serve] the documentation site from docs/: a strict build into site/ (as CI
+                                runs it), or served at http://127.0.0.1:8000 while you edit; installs
+                                the docs extra (mkdocs-material) into .venv the first time
     python3 dev.py test-local-model [ARGS]
                                 the opt-in suite against a real small model: builds llama.cpp's
                                 server and the model into the user's cache if missing (once,
@@ -61,7 +64,7 @@ def lock() -> int:
                             capture_output=True, text=True).stdout.splitlines()
     pins = sorted((line for line in frozen if line.split("==")[0].lower() not in {"pip", "debate-tui"}),
                   key=str.lower)
-    header = ["# The versions the suite passed with; dev.py installs them (pip -c). Upgrade: see README.",
+    header = ["# The versions the suite passed with; dev.py installs them (pip -c). Upgrade: see docs/development.md.",
               f"# Python {sys.version_info.major}.{sys.version_info.minor}"]
     LOCK.write_text("\n".join([*header, *pins]) + "\n")
     STAMP.write_text(_fingerprint())  # .venv is what the lock now says
@@ -97,6 +100,17 @@ def test(rest: list[str]) -> int:
     return max(parallel if parallel != 5 else 0, alone if alone != 5 else 0)
 
 
+def docs(rest: list[str]) -> int:
+    """Strict, so a broken link, a missing page or an unlisted one fails the build (CI runs this)."""
+    python = str(BIN / "python")
+    if subprocess.call([python, "-c", "import material, mkdocs"], stderr=subprocess.DEVNULL) != 0:
+        print("installing the docs extra (mkdocs-material) into .venv ...", file=sys.stderr)
+        subprocess.run([*PIP, "install", "-q", "-c", str(LOCK), "-e", f"{ROOT}[docs]"], check=True)
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    args = rest if rest[:1] == ["serve"] else ["build", "--strict", *rest]
+    return subprocess.call([python, "-m", "mkdocs", *args], cwd=ROOT, env=env)
+
+
 def test_local_model(rest: list[str]) -> int:
     """Serve the real local model for tests/local_model; an already running server can be named instead.
 
@@ -122,8 +136,8 @@ def test_local_model(rest: list[str]) -> int:
 
 def main(argv: list[str]) -> int:
     command, rest = (argv[0], argv[1:]) if argv else ("app", [])
-    if command not in ("app", "test", "lint", "bench", "lock", "test-local-model", "test-ray"):
-        sys.exit(f"unknown command {command!r}: use app, test, lint, bench, lock, test-local-model or test-ray")
+    if command not in ("app", "test", "lint", "bench", "lock", "docs", "test-local-model", "test-ray"):
+        sys.exit(f"unknown command {command!r}: use app, test, lint, bench, lock, docs, test-local-model or test-ray")
     if command == "lock":  # pins .venv as it is: installing from the old lock first would undo an upgrade
         return lock()
     ensure_venv()
@@ -133,6 +147,8 @@ def main(argv: list[str]) -> int:
         return test(rest)
     if command == "lint":
         return lint()
+    if command == "docs":
+        return docs(rest)
     if command == "test-local-model":
         return test_local_model(rest)
     if command == "test-ray":  # the suite starts (and stops) its own local Ray head; Ray itself is an extra

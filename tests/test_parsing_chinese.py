@@ -96,10 +96,10 @@ def test_a_sample_read_by_hand_agrees_with_the_reader() -> None:
 
 def test_a_larger_sample_read_by_hand_agrees_with_the_reader() -> None:
     """25 more reports, 5 per strategy (seed 2026), labelled per type with the deduction a careful reader
-    makes and the quoted location (tests/fixtures/lot_hand_labels_zhparse.README.md)."""
+    makes and the quoted location (tests/fixtures/lot_hand_labels_seed2026.README.md)."""
     with lzma.open(RELEASED, "rt", encoding="utf-8") as lines:
         reports = {f"{row['strategy']}/{row['id']}": row for row in map(json.loads, lines)}
-    fixture = RELEASED.parent / "lot_hand_labels_zhparse.jsonl"
+    fixture = RELEASED.parent / "lot_hand_labels_seed2026.jsonl"
     labelled = [json.loads(line) for line in fixture.read_text(encoding="utf-8").splitlines()]
     assert len(labelled) == 25 and Counter(item["strategy"] for item in labelled) == dict.fromkeys(
         ("SA", "O_b_O", "SR", "CoT", "SR+CoT"), 5)

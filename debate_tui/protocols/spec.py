@@ -5,7 +5,7 @@ it reads, the criteria it accepts, its options (a `ProtocolOptions` model whose
 fields carry types, defaults, ranges and help), how many calls a run makes, the
 report's sections, and the functions that build its agents and run it. The CLI's
 flag help, the TUI's option form, config.toml's `[protocols.<name>]` check, the
-README's protocol table and the call-count tests all read the spec; nothing
+the protocol table (docs/protocols.md) and the call-count tests all read the spec; nothing
 probes a module with `hasattr`.
 """
 
@@ -82,7 +82,7 @@ class ProtocolSpec:
     calls: Callable[[Any, int, bool], CallCount]
     """(options, number of criteria, pairwise) -> the calls a run makes."""
     calls_formula: str
-    """The same count as a person reads it, for the README."""
+    """The same count as a person reads it, for the protocol table."""
     required: tuple[InputName, ...] = ()
     optional: tuple[InputName, ...] = ()
     report: tuple[str, ...] = ("result", "per_agent", "how", "actions", "usage", "transcript")

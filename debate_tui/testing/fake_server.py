@@ -1,6 +1,6 @@
 """A fake OpenAI-compatible chat server on 127.0.0.1, for tests, benchmarks and demos.
 
-A public testing aid, shipped in the package on purpose (README, "Configuration and providers"):
+A public testing aid, shipped in the package on purpose (docs/configuration.md):
 the suite, the benchmarks and your own tests start it; nothing else imports it.
 
 It speaks real HTTP/1.1 so that litellm, the openai SDK and httpx run their
