@@ -32,7 +32,7 @@ from debate_tui.engine.runner import RetryPolicy, Runner
 from debate_tui.factory import runner_for
 from debate_tui.inputs import InputError
 from debate_tui.llm.router import ModelRouter
-from debate_tui.report.markdown import render
+from debate_tui.report.exports import report_text
 from debate_tui.safefile import SessionLock, check_target
 from debate_tui.store import write_atomic
 from debate_tui.textsafe import inert
@@ -76,7 +76,8 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGr
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     out = parser.add_argument_group("output")
     out.add_argument("--report", metavar="PATH.md",
-                     help="write the Markdown report here (default: beside the session file)")
+                     help="write the report here: HTML when the name ends in .html, else Markdown "
+                          "(default: PATH.md beside the session file)")
     out.add_argument("--session", metavar="PATH.json",
                      help="write the session file here (default: in the sessions directory)")
     out.add_argument("--sessions-dir", metavar="DIR",
@@ -180,7 +181,7 @@ def execute(session: Session, *, session_path: Path, report_path: Path, config: 
         print_line(summary_line(session, session_path=str(session_path)))
         return _fail(save.error)
     try:
-        write_atomic(report_path, render(session))
+        write_atomic(report_path, report_text(session, report_path))
     except OSError as exc:
         return _fail(f"cannot write the report {report_path}: {exc.strerror or exc}")
     print_line(summary_line(session, session_path=str(session_path), report=str(report_path)))

@@ -30,14 +30,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     resume.add_argument("--decide", metavar="1|2|0|SCORE",
                         help="the human decision the session is waiting for")
     resume.add_argument("--report", metavar="PATH.md",
-                        help="write the Markdown report here (default: beside the session)")
+                        help="write the report here: HTML when the name ends in .html, else Markdown "
+                             "(default: PATH.md beside the session)")
     resume.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
     add_limit_arguments(resume)
     resume.set_defaults(handler=handle_resume)
 
-    export = subparsers.add_parser("export", help="write a session's report as Markdown or JSON")
+    export = subparsers.add_parser("export", help="write a session's report as Markdown, HTML or JSON")
     export.add_argument("session", metavar="SESSION", help="a session id or a session file path")
-    export.add_argument("--format", choices=("md", "json"), default="md", help="md (default) or json")
+    export.add_argument("--format", choices=("md", "json", "html"), default="md",
+                        help="md (default), json (the whole session) or html (one self-contained page)")
     export.add_argument("--out", metavar="PATH", help="output file (default: stdout)")
     export.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     export.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
