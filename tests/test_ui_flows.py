@@ -175,6 +175,17 @@ async def test_paste_configure_run_step_inject_override_report_export_clipboard(
         await wait_until(pilot, json_target.exists, what="the JSON export")
         assert json.loads(json_target.read_text())["id"] == session.id
 
+        await pilot.press("e")
+        await wait_until(pilot, lambda: isinstance(app.screen, ExportDialog))
+        app.screen.query_one("#fmt-html").value = True
+        await pilot.pause()
+        assert app.screen.query_one("#export-path", Input).value.endswith(".html")
+        html_target = tmp_path / "out" / "report.html"
+        await type_into(pilot, "#export-path", str(html_target))
+        await pilot.press("enter")
+        await wait_until(pilot, html_target.exists, what="the HTML export")
+        assert html_target.read_text().startswith("<!DOCTYPE html>") and session.id in html_target.read_text()
+
         await pilot.press("c")
         await wait_until(pilot, lambda: copied, what="pyperclip")
         assert copied == [report.markdown]

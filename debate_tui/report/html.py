@@ -3,12 +3,8 @@
 The judged text comes first after the result, every located error painted by
 type (hover or focus shows its type, explanation, deduction and the agent that
 found it); then the tables of the Markdown report and the transcript in
-collapsible sections. The page holds no script at all, and its
-Content-Security-Policy allows none (nor anything fetched from elsewhere): the
-only style is the page's own, allowed by its hash. Every string that came from
-a model or a user passes through `esc` (visible escapes for control, bidi and
-zero-width characters, then HTML escaping), so `<script>`, `<!--` or a
-`javascript:` link in a reply is text on the page.
+collapsible sections. The frame (no script, a Content-Security-Policy, every
+string escaped) is `debate_tui.htmlpage`'s.
 
 A section is a function `Session -> str` (HTML, "" when it has nothing to
 say); `SECTIONS` lists them in page order, the place for a new one (the
@@ -17,13 +13,13 @@ trust ladder's goes after the result).
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import html
 import itertools
 from collections.abc import Callable, Iterable
 
 from debate_tui.domain import ErrorSpan, Session, Turn, Usage
+from debate_tui.htmlpage import esc, page
+from debate_tui.htmlpage import section as html_section
+from debate_tui.htmlpage import table as html_table
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.protocols.common import counted
 from debate_tui.report.errors_text import counts_unlocated, render_errors_text, type_name
@@ -48,29 +44,15 @@ from debate_tui.report.facts import (
 )
 from debate_tui.report.quotes import QUOTE_TYPE, TEXT_SHOWN_CHARS, quoted_passages
 from debate_tui.report.vote import jury_summary, vote_summary
-from debate_tui.textsafe import inert
 from debate_tui.writing import size
 
 PALETTE = ("#E06C75", "#E5C07B", "#61AFEF", "#C678DD", "#56B6C2", "#98C379", "#D19A66", "#F0A0C0")
 """The TUI's error colours (ui/widgets/highlighted_text.py), so a type looks the same in both."""
 
 CSS = """
-:root { color-scheme: light dark; --bg: #fdfdfc; --fg: #1d1f21; --muted: #5c6370; --line: #d0d4da;
-  --panel: #f2f4f7; --tip: #ffffff; }
-@media (prefers-color-scheme: dark) {
-  :root { --bg: #1b1d21; --fg: #e3e5e8; --muted: #9aa2ad; --line: #3a3f47; --panel: #25282d; --tip: #2c3036; }
-}
-body { background: var(--bg); color: var(--fg); font: 15px/1.5 system-ui, sans-serif; max-width: 62rem;
-  margin: 0 auto; padding: 1.5rem; }
-h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; border-bottom: 1px solid var(--line); padding-bottom: .2rem;
-  margin-top: 2rem; }
-table { border-collapse: collapse; margin: .5rem 0 1rem; }
-th, td { border: 1px solid var(--line); padding: .25rem .5rem; text-align: left; vertical-align: top; }
-th { background: var(--panel); }
-.muted, .note { color: var(--muted); }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .1rem 1rem; }
 dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; }
-code, .text, .turn { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13.5px; }
+.text, .turn { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13.5px; }
 ol.text { background: var(--panel); padding: .75rem .75rem .75rem 3.5rem; border-radius: 6px; }
 ol.text li { white-space: pre-wrap; overflow-wrap: anywhere; }
 ol.text li::marker { color: var(--muted); }
@@ -85,25 +67,18 @@ mark .tip { display: none; position: absolute; left: 0; top: 1.6em; z-index: 2; 
   box-shadow: 0 2px 8px rgba(0, 0, 0, .25); }
 mark:hover .tip, mark:focus .tip { display: block; }
 mark:focus { outline: 2px solid var(--fg); }
-sup.ref a { color: var(--muted); text-decoration: none; font-size: 11px; }
 .legend span.key { display: inline-block; margin-right: 1rem; }
 .swatch { display: inline-block; width: .9em; height: .9em; border-radius: 2px; vertical-align: -1px;
   margin-right: .3em; }
 .swatch.q { border-bottom: 2px dotted var(--muted); border-radius: 0; }
 %(types)s
 @media print {
-  body { max-width: none; padding: 0; font-size: 11pt; }
-  mark .tip, sup.ref { display: none !important; }
+  mark .tip { display: none !important; }
   details::details-content { content-visibility: visible; display: block; }
   details > * { display: block; }
-  h2 { break-after: avoid; } tr, .turn { break-inside: avoid; }
+  .turn { break-inside: avoid; }
 }
 """
-
-
-def esc(text: object) -> str:
-    """Text from anywhere, safe in an element or an attribute: visible escapes, then HTML escaping."""
-    return html.escape(inert(str(text)), quote=True)
 
 
 def _type_css() -> str:
@@ -116,27 +91,14 @@ def _type_css() -> str:
 
 
 STYLE = CSS % {"types": _type_css()}
-STYLE_HASH = base64.b64encode(hashlib.sha256(STYLE.encode("utf-8")).digest()).decode("ascii")
-POLICY = (f"default-src 'none'; style-src 'sha256-{STYLE_HASH}'; img-src data:; base-uri 'none'; "
-          "form-action 'none'")
-"""No script from anywhere (script-src falls back to 'none'), no fetch, no form: only the page's own style."""
 
 
 def _table(table: Table | None, caption: str = "") -> str:
-    if table is None:
-        return ""
-    head = "".join(f"<th>{esc(h)}</th>" for h in table.head)
-    rows = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in row) + "</tr>" for row in table.rows)
-    cap = f"<caption>{esc(caption)}</caption>" if caption else ""
-    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>\n"
+    return "" if table is None else html_table(table.head, table.rows, caption)
 
 
 def _para(label: str, text: str | None) -> str:
     return f"<p><strong>{esc(label)}:</strong> {esc(text)}</p>\n" if text else ""
-
-
-def _section(anchor: str, title: str, body: str) -> str:
-    return f'<section id="{anchor}">\n<h2>{esc(title)}</h2>\n{body}</section>\n' if body else ""
 
 
 def _header(session: Session) -> str:
@@ -160,7 +122,7 @@ def _result(session: Session) -> str:
             key = f" Verdicts in the original numbering: {VERDICT_KEY}." if has_verdicts(session) else ""
             parts.append(_table(table, "Answers so far." + key))
         parts.append(_para("Undecided", session.pending_question))
-        return _section("result", "Result", "".join(parts))
+        return html_section("result", "Result", "".join(parts))
     parts = []
     if outcome.verdict is not None or outcome.agent_verdicts:
         parts.append(_para("Verdict", f"{outcome.verdict or 'none'} ({VERDICT_KEY})"))
@@ -170,7 +132,7 @@ def _result(session: Session) -> str:
     unscored = unscored_turns(session)
     if unscored:
         parts.append(_para("Unscored turns", f"{unscored} (no score could be read even after a reminder)."))
-    return _section("result", "Result", "".join(parts))
+    return html_section("result", "Result", "".join(parts))
 
 
 def _classes(errors: list[ErrorSpan]) -> dict[str, str]:
@@ -241,7 +203,7 @@ def _judged(session: Session) -> str:
         if left_out:
             parts.append(f'<p class="note">({counted(left_out, "more line")} not shown; the whole text has sha256 '
                          f"{digest(text)}.)</p>\n")
-    return _section("text", "The text judged", "".join(parts))
+    return html_section("text", "The text judged", "".join(parts))
 
 
 def _legend(session: Session, errors: list[ErrorSpan], quotes: list[ErrorSpan], classes: dict[str, str]) -> str:
@@ -274,7 +236,7 @@ def _errors(session: Session) -> str:
     body = (f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>\n"
             + _para("Not located", unlocated_note(session, errors))
             + "<h3>Error report</h3>\n" + "".join(f"<p>{esc(p)}</p>\n" for p in prose.split("\n\n")))
-    return _section("errors", "Errors", body)
+    return html_section("errors", "Errors", body)
 
 
 def _how(session: Session) -> str:
@@ -284,7 +246,7 @@ def _how(session: Session) -> str:
     if outcome is not None and outcome.notes:
         parts.append("<ul>" + "".join(f"<li>{esc(note)}</li>" for note in outcome.notes) + "</ul>\n")
     parts.append(_table(action_table(session), "Human actions"))
-    return _section("decided", "Who decided what", "".join(parts))
+    return html_section("decided", "Who decided what", "".join(parts))
 
 
 def _agent_usage(turns: Iterable[Turn]) -> Table | None:
@@ -299,7 +261,7 @@ def _agent_usage(turns: Iterable[Turn]) -> Table | None:
 
 
 def _usage(session: Session) -> str:
-    return _section("usage", "Usage and cost", f"<p>{esc(usage_sentence(session))}</p>\n"
+    return html_section("usage", "Usage and cost", f"<p>{esc(usage_sentence(session))}</p>\n"
                     + _table(_agent_usage(session.turns), "Per agent"))
 
 
@@ -310,7 +272,7 @@ def _transcript(session: Session) -> str:
         body = turn.content.strip() or "(empty reply)"
         turns.append(f"<details><summary>{esc(turn_heading(turn, swapped))}</summary>"
                      f'<div class="turn">{esc(body)}</div></details>\n')
-    return _section("transcript", "Transcript", "".join(turns))
+    return html_section("transcript", "Transcript", "".join(turns))
 
 
 SECTIONS: list[Callable[[Session], str]] = [_result, _judged, _errors, _how, _usage, _transcript]
@@ -321,10 +283,5 @@ def render_html(session: Session) -> str:
     """The whole page: one self-contained file, no script, nothing fetched."""
     title = PROTOCOLS.get(session.protocol, session.protocol).split(":")[0]
     body = "".join(section(session) for section in SECTIONS)
-    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">\n'
-            '<meta name="referrer" content="no-referrer">\n'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<title>Evaluation report: {esc(title)} ({esc(session.id)})</title>\n"
-            f"<style>{STYLE}</style>\n</head>\n<body>\n"
-            f"<h1>Evaluation report: {esc(title)}</h1>\n{_header(session)}{body}</body>\n</html>\n")
+    return page(f"Evaluation report: {title} ({session.id})",
+                f"<h1>Evaluation report: {esc(title)}</h1>\n{_header(session)}{body}", STYLE)
