@@ -78,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
         argv = ["tui", *argv]
+    from debate_tui.envfile import load_env_file
+
+    if warning := load_env_file():  # before any command can import litellm
+        print(f"debate-tui: warning: {inert(warning)}", file=sys.stderr)
     if argv[:2] == ["batch", "merge"]:  # `batch` takes an input file first; see cli/batch_merge.py
         from debate_tui.cli.batch_merge import main as merge
 
