@@ -13,9 +13,10 @@
                                 5-15 minutes), serves it on a free 127.0.0.1 port, runs
                                 tests/local_model, and stops the server whatever happens
 
-The virtual environment gets exactly the versions in requirements.lock (the ones
-the suite last passed with), and is reinstalled only when pyproject.toml or the
-lock changes.
+The virtual environment gets the project with its `plot` and `serve` extras and
+the `test` and `lint` dependency groups, at exactly the versions in
+requirements.lock (the ones the suite last passed with), and is reinstalled only
+when pyproject.toml or the lock changes.
 """
 
 from __future__ import annotations
@@ -47,8 +48,20 @@ def ensure_venv() -> None:
         print("creating .venv ...", file=sys.stderr)
         venv.create(VENV, with_pip=True)
     print(f"installing debate-tui and its dependencies (pinned by {LOCK.name}) into .venv ...", file=sys.stderr)
-    subprocess.run([*PIP, "install", "-q", "-c", str(LOCK), "-e", f"{ROOT}[test,lint,plot]"], check=True)
+    subprocess.run([*PIP, "install", "-q", "-c", str(LOCK), "-e", f"{ROOT}[plot,serve]", *group("test", "lint")],
+                   check=True)
     STAMP.write_text(_fingerprint())
+
+
+def group(*names: str) -> list[str]:
+    """The requirements of pyproject's [dependency-groups] (PEP 735), includes resolved: pip before 25.1 has no
+    --group option, so they are passed as plain requirements."""
+    groups = tomllib.loads((ROOT / "pyproject.toml").read_text())["dependency-groups"]
+    found: list[str] = []
+    for name in names:
+        for item in groups[name]:
+            found += group(item["include-group"]) if isinstance(item, dict) else [item]
+    return found
 
 
 def _fingerprint() -> str:
