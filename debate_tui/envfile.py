@@ -16,6 +16,8 @@ from pathlib import Path
 
 LITELLM_SEARCH_OFF = ("LITELLM_MODE", "PRODUCTION")
 _loaded = False
+loaded_from: Path | None = None
+"""The .env file that was read, for `config show`; None when there was none."""
 
 
 def switch_off_litellm_search() -> None:
@@ -27,7 +29,7 @@ def load_env_file(directory: Path | None = None) -> str | None:
     """Read `.env` from `directory` (default: the working directory) into the environment, once per process.
 
     Returns a one-line warning when the file exists but cannot be read, else None."""
-    global _loaded
+    global _loaded, loaded_from
     switch_off_litellm_search()
     if _loaded:
         return None
@@ -44,4 +46,5 @@ def load_env_file(directory: Path | None = None) -> str | None:
     for name, value in values.items():
         if value is not None and name not in os.environ:
             os.environ[name] = value
+    loaded_from = path
     return None

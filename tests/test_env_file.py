@@ -41,6 +41,7 @@ def test_config_show_and_a_run_agree_on_a_key_from_dot_env(tmp_path, llm_server)
     assert shown.returncode == 0, shown.stderr
     [model] = json.loads(shown.stdout)["models"]
     assert model["key"]["variables"] == ["DOTENV_TEST_KEY"] and model["key"]["set"]
+    assert json.loads(shown.stdout)["env_file"] == str(work / ".env")
     run = cli(tmp_path, work, "run", "--protocol", "single", "--text", "story.txt")
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["status"] == "completed"
@@ -53,7 +54,7 @@ def test_without_dot_env_both_say_the_key_is_missing(tmp_path, llm_server):
     work = setup(tmp_path, llm_server.base_url, with_env=False)
     (tmp_path / ".env").write_text(f"DOTENV_TEST_KEY={KEY}\n")  # a parent's .env is not the working directory's
     shown = cli(tmp_path, work, "config", "show")
-    assert "DOTENV_TEST_KEY (NOT SET)" in shown.stdout
+    assert "DOTENV_TEST_KEY (NOT SET)" in shown.stdout and "# .env: none in the working directory" in shown.stdout
     run = cli(tmp_path, work, "run", "--protocol", "single", "--text", "story.txt")
     assert run.returncode != 0 and "DOTENV_TEST_KEY" in run.stderr
 

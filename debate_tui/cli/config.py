@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from debate_tui import envfile
 from debate_tui.config import (
     OVERRIDES,
     Resolved,
@@ -185,6 +186,7 @@ def as_json(resolved: Resolved) -> dict[str, Any]:
     """`config show --json`: what `render` shows, as data (key variables named, never a key's value)."""
     config = resolved.config
     return {"file": str(resolved.path), "exists": resolved.exists,
+            "env_file": str(envfile.loaded_from) if envfile.loaded_from else None,
             "models": [{"model": model, "roles": roles, "key": config.key_source(model).data()}
                        for model, roles in config.used_models().items()],
             "settings": config.model_dump(mode="json"),
@@ -199,6 +201,8 @@ def render(resolved: Resolved) -> str:
         "# debate-tui: effective configuration (flag > environment > file > default)",
         f"# file: {resolved.path}{state}",
         "# Keys are never shown: each model's key is read from an environment variable at call time.",
+        f"# .env: {envfile.loaded_from or 'none in the working directory'}"
+        + (" (read first; a variable already set wins)" if envfile.loaded_from else ""),
     ]
     users = config.used_models()
     if not users:
