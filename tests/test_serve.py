@@ -16,10 +16,8 @@ from debate_tui.cli import main
 from debate_tui.cli.serve import is_loopback, tab_command
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
-from debate_tui.ui.screens.dialogs import ExportDialog
-from debate_tui.ui.screens.report import ReportScreen
 from tests.test_hostile import cli_command, cli_env
-from tests.test_ui_flows import configure_and_start, type_into
+from tests.test_ui_flows import debate_then_report, export_as
 from tests.test_ui_helpers import RecordingDemo, freeze, wait_until
 
 
@@ -87,16 +85,8 @@ async def test_in_a_browser_export_and_copy_go_to_the_browser(monkeypatch, tmp_p
     app = DebateTUI(Launch(step=False), client=RecordingDemo(), stamp=freeze)
     monkeypatch.setattr(app, "deliver_text", delivered)
     async with app.run_test(size=(120, 36)) as pilot:
-        debate = await configure_and_start(pilot)
-        await wait_until(pilot, lambda: debate.finished)
-        await pilot.press("r")
-        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen))
-        await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, ExportDialog))
-        app.screen.query_one("#fmt-html").value = True
-        await pilot.pause()
-        await type_into(pilot, "#export-path", "my-report.html")
-        await pilot.press("enter")
+        await debate_then_report(pilot)
+        await export_as(pilot, "html", "my-report.html")
         await wait_until(pilot, lambda: delivered.files, what="the download")
         text, how = delivered.files[0]
         assert text.startswith("<!DOCTYPE html>") and how["save_filename"] == "my-report.html"

@@ -22,26 +22,9 @@ from debate_tui.htmlpage import section as html_section
 from debate_tui.htmlpage import table as html_table
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.protocols.common import counted
+from debate_tui.report import facts
 from debate_tui.report.errors_text import counts_unlocated, render_errors_text, type_name
-from debate_tui.report.facts import (
-    VERDICT_KEY,
-    Table,
-    action_table,
-    agent_verdict_table,
-    answers_so_far,
-    deduction,
-    digest,
-    found_by,
-    has_verdicts,
-    location,
-    no_result,
-    per_agent_table,
-    score_table,
-    turn_heading,
-    unlocated_note,
-    unscored_turns,
-    usage_sentence,
-)
+from debate_tui.report.facts import Table
 from debate_tui.report.quotes import QUOTE_TYPE, TEXT_SHOWN_CHARS, quoted_passages
 from debate_tui.report.vote import jury_summary, vote_summary
 from debate_tui.writing import size
@@ -103,33 +86,33 @@ def _para(label: str, text: str | None) -> str:
 
 def _header(session: Session) -> str:
     task = session.task
-    facts = [("Session", session.id), ("Protocol", session.protocol), ("Models", ", ".join(session.models)),
-             ("Date", f"{session.created_at:%Y-%m-%d %H:%M UTC}"), ("Status", session.status),
-             ("Text", f"{counted(*size(task.text))}, sha256 {digest(task.text)}")]
+    rows = [("Session", session.id), ("Protocol", session.protocol), ("Models", ", ".join(session.models)),
+            ("Date", f"{session.created_at:%Y-%m-%d %H:%M UTC}"), ("Status", session.status),
+            ("Text", f"{counted(*size(task.text))}, sha256 {facts.digest(task.text)}")]
     if task.text_b is not None:
-        facts.append(("Text 2", f"{counted(*size(task.text_b))}, sha256 {digest(task.text_b)}"))
+        rows.append(("Text 2", f"{counted(*size(task.text_b))}, sha256 {facts.digest(task.text_b)}"))
     if any(a.model.startswith("demo/") for a in session.agents):
-        facts.append(("Note", "produced by the offline demo model, not a real judgment."))
-    return '<dl class="facts">' + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in facts) + "</dl>\n"
+        rows.append(("Note", "produced by the offline demo model, not a real judgment."))
+    return '<dl class="facts">' + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows) + "</dl>\n"
 
 
 def _result(session: Session) -> str:
     outcome = session.outcome
     if outcome is None:
-        parts = [f"<p>{esc(no_result(session))}</p>\n"]
-        table = answers_so_far(session)
+        parts = [f"<p>{esc(facts.no_result(session))}</p>\n"]
+        table = facts.answers_so_far(session)
         if table is not None:
-            key = f" Verdicts in the original numbering: {VERDICT_KEY}." if has_verdicts(session) else ""
+            key = f" Verdicts in the original numbering: {facts.VERDICT_KEY}." if facts.has_verdicts(session) else ""
             parts.append(_table(table, "Answers so far." + key))
         parts.append(_para("Undecided", session.pending_question))
         return html_section("result", "Result", "".join(parts))
     parts = []
     if outcome.verdict is not None or outcome.agent_verdicts:
-        parts.append(_para("Verdict", f"{outcome.verdict or 'none'} ({VERDICT_KEY})"))
-    parts += [_table(score_table(session)), _para("Vote before discussion", vote_summary(session)),
-              _para("Jury", jury_summary(session)), _table(per_agent_table(session), "Per agent"),
-              _table(agent_verdict_table(session))]
-    unscored = unscored_turns(session)
+        parts.append(_para("Verdict", f"{outcome.verdict or 'none'} ({facts.VERDICT_KEY})"))
+    parts += [_table(facts.score_table(session)), _para("Vote before discussion", vote_summary(session)),
+              _para("Jury", jury_summary(session)), _table(facts.per_agent_table(session), "Per agent"),
+              _table(facts.agent_verdict_table(session))]
+    unscored = facts.unscored_turns(session)
     if unscored:
         parts.append(_para("Unscored turns", f"{unscored} (no score could be read even after a reminder)."))
     return html_section("result", "Result", "".join(parts))
@@ -149,7 +132,7 @@ def _tip(session: Session, number: int, span: ErrorSpan) -> str:
     if span.type == QUOTE_TYPE:
         return f"Quoted by {span.explanation}"
     lines = [f"#{number} {type_name(span.type)}", span.explanation.strip() or "(no explanation)",
-             f"Deduction: {deduction(session, span)}", f"Found by: {found_by(session, span)}"]
+             f"Deduction: {facts.deduction(session, span)}", f"Found by: {facts.found_by(session, span)}"]
     return "\n".join(lines)
 
 
@@ -202,7 +185,7 @@ def _judged(session: Session) -> str:
         parts.append('<ol class="text">' + "".join(f"<li>{line or ' '}</li>" for line in lines) + "</ol>\n")
         if left_out:
             parts.append(f'<p class="note">({counted(left_out, "more line")} not shown; the whole text has sha256 '
-                         f"{digest(text)}.)</p>\n")
+                         f"{facts.digest(text)}.)</p>\n")
     return html_section("text", "The text judged", "".join(parts))
 
 
@@ -211,11 +194,11 @@ def _legend(session: Session, errors: list[ErrorSpan], quotes: list[ErrorSpan], 
     for kind, klass in classes.items():
         count = sum(1 for e in (quotes if kind == QUOTE_TYPE else errors) if e.type == kind)
         if count:
-            name = "quoted by an agent (no deduction)" if kind == QUOTE_TYPE else type_name(kind)
+            name = "quoted by an agent (no facts.deduction)" if kind == QUOTE_TYPE else type_name(kind)
             keys.append(f'<span class="key"><span class="swatch {klass}"></span>{esc(name)} ({count})</span>')
     if not keys:
         return '<p class="legend muted">No located errors in this report.</p>\n'
-    hint = "Hover over or tab to a marked passage for its type, explanation, deduction and finder."
+    hint = "Hover over or tab to a marked passage for its type, explanation, facts.deduction and finder."
     return f'<p class="legend">{"".join(keys)}</p>\n<p class="note">{hint}</p>\n'
 
 
@@ -227,14 +210,14 @@ def _errors(session: Session) -> str:
     rows = []
     for number, error in enumerate(errors, 1):
         cells = [f'<span class="swatch {classes[error.type]}"></span>{esc(type_name(error.type))}',
-                 esc(location(session, error)), f"&ldquo;{esc(error.quote)}&rdquo;", esc(error.explanation),
-                 esc(deduction(session, error)), esc(found_by(session, error))]
+                 esc(facts.location(session, error)), f"&ldquo;{esc(error.quote)}&rdquo;", esc(error.explanation),
+                 esc(facts.deduction(session, error)), esc(facts.found_by(session, error))]
         rows.append(f'<tr id="error-{number}"><td>{number}</td>' + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     head = "".join(f"<th>{h}</th>" for h in ("#", "Type", "Location", "Quote", "Explanation", "Deduction",
                                                "Found by"))
     prose = render_errors_text(errors, session.task.text, session.task.text_b, counts_unlocated(session))
     body = (f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>\n"
-            + _para("Not located", unlocated_note(session, errors))
+            + _para("Not located", facts.unlocated_note(session, errors))
             + "<h3>Error report</h3>\n" + "".join(f"<p>{esc(p)}</p>\n" for p in prose.split("\n\n")))
     return html_section("errors", "Errors", body)
 
@@ -245,7 +228,7 @@ def _how(session: Session) -> str:
     parts = []
     if outcome is not None and outcome.notes:
         parts.append("<ul>" + "".join(f"<li>{esc(note)}</li>" for note in outcome.notes) + "</ul>\n")
-    parts.append(_table(action_table(session), "Human actions"))
+    parts.append(_table(facts.action_table(session), "Human actions"))
     return html_section("decided", "Who decided what", "".join(parts))
 
 
@@ -261,7 +244,7 @@ def _agent_usage(turns: Iterable[Turn]) -> Table | None:
 
 
 def _usage(session: Session) -> str:
-    return html_section("usage", "Usage and cost", f"<p>{esc(usage_sentence(session))}</p>\n"
+    return html_section("usage", "Usage and cost", f"<p>{esc(facts.usage_sentence(session))}</p>\n"
                     + _table(_agent_usage(session.turns), "Per agent"))
 
 
@@ -270,7 +253,7 @@ def _transcript(session: Session) -> str:
     turns = []
     for turn in session.turns:
         body = turn.content.strip() or "(empty reply)"
-        turns.append(f"<details><summary>{esc(turn_heading(turn, swapped))}</summary>"
+        turns.append(f"<details><summary>{esc(facts.turn_heading(turn, swapped))}</summary>"
                      f'<div class="turn">{esc(body)}</div></details>\n')
     return html_section("transcript", "Transcript", "".join(turns))
 
