@@ -155,3 +155,20 @@ def test_condense_modes_are_the_engine_s():
     from debate_tui.engine.condense import CondenseMode
 
     assert get_args(CondenseMode) == CONDENSE_MODES
+
+
+def test_cloud_credentials_name_every_variable_and_the_fix(monkeypatch):
+    from debate_tui.cli.models import fix_for
+    from debate_tui.config import load_config
+
+    for name in ("AZURE_API_KEY", "AZURE_API_BASE", "AZURE_API_VERSION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
+                 "AWS_REGION_NAME", "AWS_PROFILE", "GOOGLE_APPLICATION_CREDENTIALS", "VERTEXAI_PROJECT",
+                 "VERTEXAI_LOCATION"):
+        monkeypatch.delenv(name, raising=False)
+    config = load_config()
+    monkeypatch.setenv("AZURE_API_KEY", "az-key-0123456789")
+    azure = fix_for(config, "azure/gpt-4o", "auth")
+    assert azure == "set AZURE_API_BASE and AZURE_API_VERSION (export AZURE_API_BASE=...)"
+    assert fix_for(config, "bedrock/anthropic.claude-3-haiku", "auth").endswith(", or AWS_PROFILE and AWS_REGION_NAME")
+    vertex = config.key_source("vertex_ai/gemini-1.5-pro")
+    assert vertex.shown == "GOOGLE_APPLICATION_CREDENTIALS + VERTEXAI_PROJECT + VERTEXAI_LOCATION" and not vertex.is_set
