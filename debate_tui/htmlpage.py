@@ -29,8 +29,8 @@ h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; border-bottom: 1px solid var(-
   margin-top: 2rem; }
 table { border-collapse: collapse; margin: .5rem 0 1rem; }
 caption { text-align: left; color: var(--muted); }
-th, td { border: 1px solid var(--line); padding: .25rem .5rem; text-align: left; vertical-align: top;
-  overflow-wrap: anywhere; }
+th, td { border: 1px solid var(--line); padding: .25rem .5rem; text-align: left; vertical-align: top; }
+td { overflow-wrap: anywhere; }
 th { background: var(--panel); }
 .muted, .note { color: var(--muted); }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13.5px; }

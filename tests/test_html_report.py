@@ -97,7 +97,7 @@ def test_mateval_report_marks_each_located_error_with_type_explanation_deduction
                      "Deduction: -1\nFound by: Evaluator 1, round 1"]
     assert page.values("mark", "tabindex") and set(page.values("mark", "tabindex")) == {"0"}  # focus shows it too
     assert "t0" in page.values("mark", "class") and "q" in page.values("mark", "class")
-    assert "Repetition (REP) (1)" in page.words  # the legend
+    assert "Repetition (REP) (1)" in page.words and "quoted by an agent (no deduction) (1)" in page.words  # legend
     assert error.quote in page.words
     for section in ("result", "text", "errors", "decided", "usage", "transcript"):
         assert section in page.values("section", "id")
@@ -116,6 +116,18 @@ def test_a_mark_never_drifts_when_the_text_holds_escapes_before_it():
     page = Page(render_html(session))
     marked = page.words.split("A\\x1b[2J <b>x</b> & \\u202e. Tom swam. ", 1)[1]
     assert marked.startswith("Tom swam.#1 Repetition (REP)")  # the mark holds exactly the quote, then its tip
+
+
+def test_an_error_is_painted_over_a_quote_inside_it():
+    session = mateval_example()
+    text = session.task.text
+    start = text.index("He went to the pool every morning.")
+    session.outcome.errors = [ErrorSpan(type="REP", quote=text[start:start + 34], start=start, end=start + 34)]
+    session.turns = session.turns[:1]
+    session.turns[0].content = 'It says "to the pool every morning" twice.'  # a quote inside the error, later
+    page = Page(render_html(session))
+    titles = [title.split("\n")[0] for title in page.values("mark", "title")]
+    assert set(titles) == {"#1 Repetition (REP)"}  # the quote was painted over the error's middle
 
 
 HOSTILE = {

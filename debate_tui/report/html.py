@@ -178,7 +178,8 @@ def _judged(session: Session) -> str:
         spans = [(span.start, span.end, classes[span.type], _tip(session, number, span))
                  for number, span in itertools.chain(enumerate(errors, 1), enumerate(quotes, 1))
                  if span.start is not None and span.end is not None and span.which == which]
-        spans.sort(key=lambda s: (s[0], -s[1]))  # inner spans after outer ones: the inner one shows
+        # painted in order, the last one covering a piece shows: errors over quotes, inner spans over outer ones
+        spans.sort(key=lambda s: (s[2] != "q", s[0], -s[1]))
         lines, left_out = _painted_lines(text, spans)
         if task.text_b is not None:
             parts.append(f"<h3>{title}</h3>\n")
@@ -194,11 +195,11 @@ def _legend(session: Session, errors: list[ErrorSpan], quotes: list[ErrorSpan], 
     for kind, klass in classes.items():
         count = sum(1 for e in (quotes if kind == QUOTE_TYPE else errors) if e.type == kind)
         if count:
-            name = "quoted by an agent (no facts.deduction)" if kind == QUOTE_TYPE else type_name(kind)
+            name = "quoted by an agent (no deduction)" if kind == QUOTE_TYPE else type_name(kind)
             keys.append(f'<span class="key"><span class="swatch {klass}"></span>{esc(name)} ({count})</span>')
     if not keys:
         return '<p class="legend muted">No located errors in this report.</p>\n'
-    hint = "Hover over or tab to a marked passage for its type, explanation, facts.deduction and finder."
+    hint = "Hover over or tab to a marked passage for its type, explanation, deduction and finder."
     return f'<p class="legend">{"".join(keys)}</p>\n<p class="note">{hint}</p>\n'
 
 

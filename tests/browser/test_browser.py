@@ -75,6 +75,9 @@ async def test_mateval_report_shows_its_error_highlighted_with_its_tip(tmp_path,
         await asyncio.sleep(0.3)
         assert await page.eval("getComputedStyle(document.querySelector('mark.t0 .tip')).display") == "block"
         png = await page.screenshot(shots / "mateval-report.png")
+        await page.call("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": "dark"}])
+        assert await page.eval("getComputedStyle(document.body).backgroundColor") == "rgb(27, 29, 33)"
+        await page.screenshot(shots / "mateval-report-dark.png")
     blended = tuple(round(0.4 * c + 0.6 * b) for c, b in zip((0xE0, 0x6C, 0x75), (0xFD, 0xFD, 0xFC), strict=True))
     assert highlight_pixels(png, blended) > 500  # the marked sentence itself, painted
 
