@@ -15,7 +15,7 @@ from debate_tui.meta.plots import VERDICT_NAMES, PlotData
 from debate_tui.meta.stats import VERDICTS
 
 WIDTH, HEIGHT = 380, 300
-LEFT, RIGHT, TOP, BOTTOM = 52, 12, 28, 44
+LEFT, RIGHT, TOP, BOTTOM = 64, 12, 28, 44
 COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 
 
@@ -45,7 +45,7 @@ class Axes:
                  'fill="none" stroke="currentColor" stroke-opacity="0.5"/>',
                  _text(WIDTH / 2, 18, title, "middle", bold=True),
                  _text(WIDTH / 2, HEIGHT - 8, xlabel, "middle"),
-                 f'<text x="14" y="{HEIGHT / 2}" transform="rotate(-90 14 {HEIGHT / 2})" text-anchor="middle" '
+                 f'<text x="12" y="{HEIGHT / 2}" transform="rotate(-90 12 {HEIGHT / 2})" text-anchor="middle" '
                  f'font-size="12" fill="currentColor">{esc(ylabel)}</text>']
         for fraction in (0.0, 0.5, 1.0):
             xv = self.x0 + (self.x1 - self.x0) * fraction
