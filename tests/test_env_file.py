@@ -67,6 +67,7 @@ def test_the_environment_wins_over_the_file_and_litellm_s_search_is_off(tmp_path
     monkeypatch.delenv("DOTENV_B", raising=False)
     monkeypatch.delenv("LITELLM_MODE", raising=False)
     monkeypatch.setattr(envfile, "_loaded", False)
+    monkeypatch.setattr(envfile, "loaded_from", None)
     assert envfile.load_env_file(tmp_path) is None
     assert os.environ["DOTENV_A"] == "from-environment" and os.environ["DOTENV_B"] == "from-file"
     assert os.environ["LITELLM_MODE"] == "PRODUCTION"  # litellm's import skips its own load_dotenv()
