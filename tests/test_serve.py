@@ -94,3 +94,15 @@ async def test_in_a_browser_export_and_copy_go_to_the_browser(monkeypatch, tmp_p
         await pilot.press("c")
         await wait_until(pilot, lambda: len(delivered.files) == 2, what="the copy")
         assert delivered.files[1][1]["open_method"] == "browser" and delivered.files[1][0] == app.screen.markdown
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(tmp_path):
+    pytest.importorskip("textual_serve")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([*cli_command(), "serve", "--port", str(port)], env=cli_env(tmp_path),
+                              capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2, done.stderr
+    assert f"debate-tui: error: cannot listen on 127.0.0.1:{port}" in done.stderr and "Traceback" not in done.stderr
