@@ -15,10 +15,16 @@
                                 server and the model into the user's cache if missing (once,
                                 5-15 minutes), serves it on a free 127.0.0.1 port, runs
                                 tests/local_model, and stops the server whatever happens
+    python3 dev.py test-browser [ARGS]
+                                the opt-in suite in headless Chromium (tests/browser): installs
+                                Chromium from the system's packages if missing (apt-get, as root),
+                                opens an HTML report and the served app; screenshots go to
+                                DEBATE_TUI_SCREENSHOTS when set
 
-The virtual environment gets exactly the versions in requirements.lock (the ones
-the suite last passed with), and is reinstalled only when pyproject.toml or the
-lock changes.
+The virtual environment gets the project with its `plot` and `serve` extras and
+the `test` and `lint` dependency groups, at exactly the versions in
+requirements.lock (the ones the suite last passed with), and is reinstalled only
+when pyproject.toml or the lock changes.
 """
 
 from __future__ import annotations
@@ -50,8 +56,20 @@ def ensure_venv() -> None:
         print("creating .venv ...", file=sys.stderr)
         venv.create(VENV, with_pip=True)
     print(f"installing debate-tui and its dependencies (pinned by {LOCK.name}) into .venv ...", file=sys.stderr)
-    subprocess.run([*PIP, "install", "-q", "-c", str(LOCK), "-e", f"{ROOT}[test,lint,plot]"], check=True)
+    subprocess.run([*PIP, "install", "-q", "-c", str(LOCK), "-e", f"{ROOT}[plot,serve]", *group("test", "lint")],
+                   check=True)
     STAMP.write_text(_fingerprint())
+
+
+def group(*names: str) -> list[str]:
+    """The requirements of pyproject's [dependency-groups] (PEP 735), includes resolved: pip before 25.1 has no
+    --group option, so they are passed as plain requirements."""
+    groups = tomllib.loads((ROOT / "pyproject.toml").read_text())["dependency-groups"]
+    found: list[str] = []
+    for name in names:
+        for item in groups[name]:
+            found += group(item["include-group"]) if isinstance(item, dict) else [item]
+    return found
 
 
 def _fingerprint() -> str:
@@ -134,10 +152,35 @@ def test_local_model(rest: list[str]) -> int:
         return 130
 
 
+def chromium() -> str:
+    """The system's Chromium, installed from its packages (Debian: `chromium`) when missing."""
+    import shutil
+
+    found = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
+    if found:
+        return found
+    if shutil.which("apt-get") is None or os.geteuid() != 0:
+        sys.exit("test-browser needs Chromium: install it with your system's packages (e.g. apt-get install chromium)")
+    print("installing chromium (apt-get) ...", file=sys.stderr)
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    if subprocess.call(["apt-get", "install", "-y", "-q", "chromium"], env=env) != 0:
+        subprocess.run(["apt-get", "update", "-q"], check=True, env=env)
+        subprocess.run(["apt-get", "install", "-y", "-q", "chromium"], check=True, env=env)
+    return shutil.which("chromium") or sys.exit("apt-get installed chromium, but it is not on PATH")
+
+
+def test_browser(rest: list[str]) -> int:
+    """tests/browser against the system's Chromium; the suite starts and stops its own browser and server."""
+    env = {**os.environ, "DEBATE_TUI_BROWSER_TESTS": "1", "DEBATE_TUI_CHROMIUM": chromium()}
+    return subprocess.call([str(BIN / "python"), "-m", "pytest", "tests/browser", "-p", "no:cacheprovider", *rest],
+                           cwd=ROOT, env=env)
+
+
 def main(argv: list[str]) -> int:
     command, rest = (argv[0], argv[1:]) if argv else ("app", [])
-    if command not in ("app", "test", "lint", "bench", "lock", "docs", "test-local-model", "test-ray"):
-        sys.exit(f"unknown command {command!r}: use app, test, lint, bench, lock, docs, test-local-model or test-ray")
+    if command not in ("app", "test", "lint", "bench", "lock", "docs", "test-local-model", "test-ray", "test-browser"):
+        sys.exit(f"unknown command {command!r}: use app, test, lint, bench, lock, docs, test-local-model, test-ray "
+                 "or test-browser")
     if command == "lock":  # pins .venv as it is: installing from the old lock first would undo an upgrade
         return lock()
     ensure_venv()
@@ -151,6 +194,8 @@ def main(argv: list[str]) -> int:
         return docs(rest)
     if command == "test-local-model":
         return test_local_model(rest)
+    if command == "test-browser":
+        return test_browser(rest)
     if command == "test-ray":  # the suite starts (and stops) its own local Ray head; Ray itself is an extra
         if subprocess.call([str(BIN / "python"), "-c", "import ray"], stderr=subprocess.DEVNULL) != 0:
             sys.exit("test-ray needs Ray in .venv: .venv/bin/pip install -e '.[ray]'")

@@ -1,2 +1,1 @@
-"""debate-tui: judge text with debating LLM agents."""
-__version__ = "0.1.0"
+"""debate-tui: judge text with debating LLM agents (version: `debate-tui --version`, from the metadata)."""

@@ -19,6 +19,17 @@ def config_dir() -> Path:
     return platformdirs.user_config_path(APP_NAME)
 
 
+def state_dir() -> Path:
+    """DEBATE_TUI_STATE_DIR when set, else the platform's state folder (~/.local/state/debate-tui on Linux):
+    what the program remembers for itself, apart from what a person edits (config) or keeps (data)."""
+    configured = os.environ.get("DEBATE_TUI_STATE_DIR")
+    if configured:
+        return Path(configured).expanduser()
+    import platformdirs
+
+    return platformdirs.user_state_path(APP_NAME)
+
+
 def config_path() -> Path:
     return config_dir() / "config.toml"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 
-_SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD)$", re.IGNORECASE)
+_SECRET_ENV = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|KEY_ID)$", re.IGNORECASE)
 _PATTERNS = [
     re.compile(r"\b(sk|pk|rk)-[A-Za-z0-9_\-]{8,}"),
     re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._\-]{8,}"),

@@ -112,7 +112,7 @@ class SessionLock:
         except OSError as exc:
             raise InputError(f"cannot write in {self.path.parent}: {exc.strerror or exc}") from None
         try:
-            _lock(handle)
+            lock_file(handle)
         except OSError:
             handle.seek(0)
             holder = handle.read().strip()
@@ -128,7 +128,7 @@ class SessionLock:
     def release(self) -> None:
         if self._handle is not None:
             self._handle.truncate(0)
-            _unlock(self._handle)
+            unlock_file(self._handle)
             self._handle.close()
             self._handle = None
 
@@ -148,33 +148,40 @@ def held(session_path: Path) -> bool:
         return False
     with handle:
         try:
-            _lock(handle)
+            lock_file(handle)
         except OSError:
             return True
-        _unlock(handle)
+        unlock_file(handle)
         return False
 
 
-def _lock(handle: IO[str]) -> None:
-    """Exclusive and non-blocking: fcntl.flock on POSIX, msvcrt.locking on Windows; OSError when held."""
+def lock_file(handle: IO[str]) -> None:
+    """Exclusive and non-blocking, OSError when held: msvcrt.locking on Windows, fcntl.flock on POSIX, and
+    os.lockf where Python has no fcntl module (a per-process lock: enough to keep two processes apart)."""
     if sys.platform == "win32":
         import msvcrt
 
         handle.seek(0)
         msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-    else:
+        return
+    try:
         import fcntl
+    except ImportError:
+        os.lockf(handle.fileno(), os.F_TLOCK, 0)
+        return
+    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
 
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
 
-
-def _unlock(handle: IO[str]) -> None:
+def unlock_file(handle: IO[str]) -> None:
     if sys.platform == "win32":
         import msvcrt
 
         handle.seek(0)
         msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
-    else:
+        return
+    try:
         import fcntl
-
-        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    except ImportError:
+        os.lockf(handle.fileno(), os.F_ULOCK, 0)
+        return
+    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

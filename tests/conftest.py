@@ -28,6 +28,8 @@ def isolated_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("DEBATE_TUI_SESSIONS_DIR", str(tmp_path / "sessions"))
     monkeypatch.setenv("DEBATE_TUI_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("DEBATE_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("DEBATE_TUI_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setattr("debate_tui.ui.locations._moved", False)  # each test's folders are new: move again
     monkeypatch.delenv("DEBATE_TUI_MODEL", raising=False)
     monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
     return tmp_path

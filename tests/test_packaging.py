@@ -95,3 +95,58 @@ def test_the_app_starts_with_the_installed_themes(installed: Path) -> None:
     done = run(installed, "-c", APP_STARTS)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[0] == "theme debate-dark ['debate-dark', 'debate-paper']"
+
+
+def imported_distributions(folder: Path) -> dict[str, set[str]]:
+    """Distribution -> the files of `folder` that import one of its modules (the standard library left out)."""
+    import ast
+    from importlib.metadata import packages_distributions
+
+    owners = packages_distributions()
+    found: dict[str, set[str]] = {}
+    for path in folder.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                ours = top in ("debate_tui", "tests", "conftest") or top.startswith("test_")
+                if ours or top in sys.stdlib_module_names:
+                    continue
+                for distribution in owners.get(top, [f"(no distribution has {top})"]):
+                    found.setdefault(distribution, set()).add(str(path.relative_to(REPO)))
+    return found
+
+
+def declared(*tables: list[str]) -> set[str]:
+    import re
+
+    return {re.split(r"[<>=!~ ;\[]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+            for table in tables for requirement in table if isinstance(requirement, str)}
+
+
+def test_every_imported_package_is_declared() -> None:
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())
+    runtime = declared(project["project"]["dependencies"])
+    extras = declared(*project["project"]["optional-dependencies"].values())
+    missing = {d: f for d, f in imported_distributions(REPO / "debate_tui").items()
+               if d.lower().replace("_", "-") not in runtime | extras}
+    assert missing == {}  # numpy, rich, markdown-it-py, openai and PyYAML were imported and not declared
+    test_group = declared(project["dependency-groups"]["test"])
+    missing = {d: f for d, f in imported_distributions(REPO / "tests").items()
+               if d.lower().replace("_", "-") not in runtime | extras | test_group}
+    assert missing == {}
+
+
+def test_the_version_is_written_once() -> None:
+    import re
+
+    written = [path for path in [REPO / "pyproject.toml", *(REPO / "debate_tui").rglob("*.py")]
+               if re.search(r"""(?m)^\s*(__version__|version)\s*=\s*["']\d""", path.read_text(encoding="utf-8"))]
+    assert written == [REPO / "pyproject.toml"]

@@ -164,21 +164,41 @@ async def test_paste_configure_run_step_inject_override_report_export_clipboard(
         await wait_until(pilot, target.exists, what="the Markdown export")
         assert target.read_text() == report.markdown
 
-        await pilot.press("e")
-        await wait_until(pilot, lambda: isinstance(app.screen, ExportDialog))
-        app.screen.query_one("#fmt-json").value = True
-        await pilot.pause()
-        assert app.screen.query_one("#export-path", Input).value.endswith(".json")
         json_target = tmp_path / "out" / "session.json"
-        await type_into(pilot, "#export-path", str(json_target))
-        await pilot.press("enter")
+        await export_as(pilot, "json", str(json_target))
         await wait_until(pilot, json_target.exists, what="the JSON export")
         assert json.loads(json_target.read_text())["id"] == session.id
+
+        html_target = tmp_path / "out" / "report.html"
+        await export_as(pilot, "html", str(html_target))
+        await wait_until(pilot, html_target.exists, what="the HTML export")
+        assert html_target.read_text().startswith("<!DOCTYPE html>") and session.id in html_target.read_text()
 
         await pilot.press("c")
         await wait_until(pilot, lambda: copied, what="pyperclip")
         assert copied == [report.markdown]
         await wait_until(pilot, lambda: any("pyperclip" in n.message for n in app._notifications))
+
+
+async def export_as(pilot, fmt: str, path: str) -> None:
+    """Open the export dialog, pick `fmt` (the suffix follows), name the file, press Enter."""
+    app = pilot.app
+    await pilot.press("e")
+    await wait_until(pilot, lambda: isinstance(app.screen, ExportDialog))
+    app.screen.query_one(f"#fmt-{fmt}").value = True
+    await pilot.pause()
+    assert app.screen.query_one("#export-path", Input).value.endswith(f".{fmt}")
+    await type_into(pilot, "#export-path", path)
+    await pilot.press("enter")
+
+
+async def debate_then_report(pilot) -> DebateScreen:
+    """Configure and run a demo debate to its end, then open the report; returns the debate screen."""
+    debate = await configure_and_start(pilot)
+    await wait_until(pilot, lambda: debate.finished)
+    await pilot.press("r")
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReportScreen))
+    return debate
 
 
 async def test_clipboard_falls_back_to_osc52_and_says_so(monkeypatch):
@@ -192,10 +212,7 @@ async def test_clipboard_falls_back_to_osc52_and_says_so(monkeypatch):
     monkeypatch.setattr("pyperclip.copy", no_backend)
     app = DebateTUI(Launch(step=False), client=RecordingDemo(), stamp=freeze)
     async with app.run_test(size=(120, 36)) as pilot:
-        debate = await configure_and_start(pilot)
-        await wait_until(pilot, lambda: debate.finished)
-        await pilot.press("r")
-        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen))
+        debate = await debate_then_report(pilot)
         await pilot.press("c")
         await wait_until(pilot, lambda: any("OSC 52" in n.message for n in app._notifications), what="the notice")
         assert app.clipboard == render(debate.session)

@@ -14,7 +14,6 @@ holds an advisory lock on `RESULTS.jsonl.lock` while it works (POSIX flock).
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from collections.abc import Iterable, Iterator
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from debate_tui.safefile import lock_file, unlock_file
 from debate_tui.store import write_atomic
 
 Row = dict[str, Any]
@@ -130,10 +130,13 @@ class ResultsFile:
         self.lock_path.parent.mkdir(parents=True, exist_ok=True)
         with self.lock_path.open("a+", encoding="utf-8") as lock:
             try:
-                fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
+                lock_file(lock)
+            except OSError:
                 lock.seek(0)
-                holder = lock.read().strip() or "another process"
+                try:
+                    holder = lock.read().strip() or "another process"
+                except OSError:  # Windows: the holder's locked byte cannot be read
+                    holder = "another process"
                 raise ResultsBusy(f"{self.path} is in use ({holder}); wait for it to finish") from None
             lock.seek(0)
             lock.truncate()
@@ -142,7 +145,7 @@ class ResultsFile:
             try:
                 yield
             finally:
-                fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+                unlock_file(lock)
 
 
 def settled(rows: Iterable[Row]) -> dict[tuple[str, str], Row]:

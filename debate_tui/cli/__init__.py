@@ -19,9 +19,31 @@ from debate_tui.textsafe import inert
 COMMANDS = {
     "tui": "tui", "run": "run", "sessions": "sessions", "resume": "sessions", "export": "sessions",
     "dataset": "dataset", "meta": "meta", "config": "config", "models": "models", "batch": "batch", "review": "review",
-    "probe": "probe",
+    "probe": "probe", "serve": "serve", "completion": "completion",
 }
 """Command -> module of this package that registers it, in the order `--help` lists them."""
+
+EXIT_CODES = {
+    "tui": "0 closed, 2 a file or the configuration cannot be used",
+    "run": "0 completed, 2 bad input (nothing was called) or a session or report file that cannot be written, "
+           "3 failed, 4 stopped (budget or Ctrl+C; resumable), 5 waits for a person's decision (resume --decide)",
+    "sessions": "0 listed, 2 the configuration cannot be used",
+    "resume": "0 completed, 2 bad input, 3 failed, 4 stopped, 5 waits for a person's decision (as run)",
+    "export": "0 written, 2 the session cannot be read or the output file is refused",
+    "dataset": "0 written, 2 a bad file or name (one line on stderr)",
+    "meta": "0 done, 2 bad input (one line on stderr)",
+    "config": "0 done, 2 the configuration cannot be used or init would overwrite a file",
+    "models": "0 listed, or every model answered --check; 3 a model failed the check, or none is configured",
+    "batch": "0 done (items needing a person included: see `debate-tui review`), 2 bad input, 3 some items "
+             "failed, 4 stopped (budget or interrupt; rerun to resume)",
+    "review": "0 done (the queue may still hold items), 2 bad input",
+    "probe": "0 done, 2 bad input, 3 some items failed",
+    "serve": "0 stopped with Ctrl+C, 2 the serve extra is missing, the address is refused or not loopback "
+             "without --public",
+    "completion": "0 printed",
+}
+"""Every command's exit codes, shown at the end of its --help and in the CLI reference (130: interrupted before
+a command's own handler, for all)."""
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -30,17 +52,38 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         prog="debate-tui",
         description="Judge text with debating LLM agents. Without a command, opens the TUI.",
     )
+    parser.add_argument("--version", action="version", version=version_line(),
+                        help="print the installed version and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     modules = [COMMANDS[command]] if command in COMMANDS else dict.fromkeys(COMMANDS.values())
     for module in modules:
         importlib.import_module(f"{__name__}.{module}").add_parser(subparsers)
+    for name, sub in subparsers.choices.items():
+        sub.epilog = f"Exit codes: {EXIT_CODES[name]}."
     return parser
+
+
+def version_line() -> str:
+    """"debate-tui 0.1.0": the installed distribution's metadata, the one place the version is written."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"debate-tui {version('debate-tui')}"
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "debate-tui (not installed: no version metadata)"
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["--version"]:  # before the TUI rewrite below would read it as the TUI's option
+        print(version_line())
+        return 0
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
         argv = ["tui", *argv]
+    from debate_tui.envfile import load_env_file
+
+    if warning := load_env_file():  # before any command can import litellm
+        print(f"debate-tui: warning: {inert(warning)}", file=sys.stderr)
     if argv[:2] == ["batch", "merge"]:  # `batch` takes an input file first; see cli/batch_merge.py
         from debate_tui.cli.batch_merge import main as merge
 

@@ -3,9 +3,7 @@
 Progress goes to stderr; one JSON summary line goes to stdout. Rerunning the
 same command skips the items already in RESULTS.jsonl; with the response
 cache (temperature 0, the batch default) an identical rerun into a new file
-costs no calls either. Exit codes: 0 done (items needing a person included:
-see `debate-tui review`), 2 bad input, 3 some items failed, 4 stopped
-(budget or interrupt; rerun to resume).
+costs no calls either.
 
 `--shard I/N` runs one deterministic part of the input (for array jobs);
 `debate-tui batch merge OUT... --out FILE` joins the parts' results.

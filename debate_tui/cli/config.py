@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any
 
+from debate_tui import envfile
 from debate_tui.config import (
     OVERRIDES,
     Resolved,
@@ -19,6 +20,7 @@ from debate_tui.config import (
 )
 from debate_tui.protocols import get_protocol
 from debate_tui.store import write_atomic
+from debate_tui.textsafe import inert_json
 
 STARTER = """\
 # debate-tui configuration. `debate-tui config show` prints what is in effect;
@@ -146,6 +148,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     show = actions.add_parser("show", help="print the effective configuration, with where each value comes from")
     for name, setting in OVERRIDES.items():
         show.add_argument(flag(name), metavar="VALUE", help=f"as given to a command: sets {setting_name(setting)}")
+    show.add_argument("--json", action="store_true",
+                      help="print one JSON object: the settings, where each came from, each model's key variables")
     show.set_defaults(handler=handle_show)
     init = actions.add_parser("init", help="write a commented starter config file")
     init.add_argument("--force", action="store_true", help="overwrite an existing config file")
@@ -171,8 +175,22 @@ def handle_show(args: argparse.Namespace) -> int:
     resolved = resolve_current(flag_values(args))
     for name in resolved.config.protocols:
         resolved.config.protocol_defaults(name, get_protocol(name).options)
-    print(render(resolved), end="")
+    if args.json:
+        print(inert_json(json.dumps(as_json(resolved))))
+    else:
+        print(render(resolved), end="")
     return 0
+
+
+def as_json(resolved: Resolved) -> dict[str, Any]:
+    """`config show --json`: what `render` shows, as data (key variables named, never a key's value)."""
+    config = resolved.config
+    return {"file": str(resolved.path), "exists": resolved.exists,
+            "env_file": str(envfile.loaded_from) if envfile.loaded_from else None,
+            "models": [{"model": model, "roles": roles, "key": config.key_source(model).data()}
+                       for model, roles in config.used_models().items()],
+            "settings": config.model_dump(mode="json"),
+            "origins": {setting_name(loc): origin for loc, origin in resolved.origins.items()}}
 
 
 def render(resolved: Resolved) -> str:
@@ -183,13 +201,15 @@ def render(resolved: Resolved) -> str:
         "# debate-tui: effective configuration (flag > environment > file > default)",
         f"# file: {resolved.path}{state}",
         "# Keys are never shown: each model's key is read from an environment variable at call time.",
+        f"# .env: {envfile.loaded_from or 'none in the working directory'}"
+        + (" (read first; a variable already set wins)" if envfile.loaded_from else ""),
     ]
     users = config.used_models()
     if not users:
         lines.append("#   no model configured: the offline demo model is used")
     for model, roles in users.items():
         key = config.key_source(model)
-        status = "" if key.variable is None else f"{key.variable} ({'set' if key.is_set else 'NOT SET'}), "
+        status = "" if key.variable is None else f"{key.shown} ({'set' if key.is_set else 'NOT SET'}), "
         lines.append(f"#   {model} [{', '.join(roles) or 'unused'}]: key {status}{key.origin}")
     lines.append("")
     lines += _table(config.model_dump(mode="json"), resolved.origins, ())

@@ -12,6 +12,8 @@ from debate_tui.cli.dataset import FILE_FLAGS, add_column_flags, columns_of
 from debate_tui.meta.evaluate import format_table, meta_evaluate, validate_row
 from debate_tui.meta.labels import LabelsError, join, load_labels
 from debate_tui.meta.plots import PlotError, plot_data, write_plot
+from debate_tui.safefile import TargetError, check_target, write_atomic
+from debate_tui.textsafe import inert
 
 EXIT_BAD_INPUT = 2
 
@@ -39,6 +41,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="also draw judge against human (or the verdicts' confusion matrix), calibration and cost against "
              "agreement into this file (needs matplotlib: pip install 'debate-tui[plot]')",
     )
+    parser.add_argument("--html", metavar="FILE.html",
+                        help="also write one self-contained HTML page: the tables, the plots (inline SVG, no "
+                             "extra needed), the vote and cost tables, and the text meta prints")
+    parser.add_argument("--force", action="store_true", help="overwrite the --html file if it exists")
     parser.add_argument("--tui", action="store_true",
                         help="open the meta screen: the table, judge against human, calibration and cost against "
                              "agreement, drawn in the terminal (keys 1-4 switch, q quits)")
@@ -84,6 +90,19 @@ def with_labels(rows: list[dict[str, Any]], args: argparse.Namespace) -> list[di
     return joined
 
 
+def write_html(args: argparse.Namespace, result: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+    from debate_tui.meta.html import render_meta_html
+
+    out = check_target(Path(args.html).expanduser(), force=args.force, flag="--html")
+    page = render_meta_html(f"meta: {Path(args.results).name} ({args.level} level)", result,
+                            format_table(result, rows), plot_data(rows, result))
+    try:
+        write_atomic(out, page)
+    except OSError as exc:
+        raise BadInput(f"cannot write {out}: {exc.strerror or exc}") from None
+    print(f"wrote {out}", file=sys.stderr)
+
+
 def handle(args: argparse.Namespace) -> int:
     if args.bootstrap < 0:
         print("error: --bootstrap must be 0 or more", file=sys.stderr)
@@ -97,8 +116,10 @@ def handle(args: argparse.Namespace) -> int:
         result = meta_evaluate(rows, args.level, bootstrap=args.bootstrap, seed=args.seed)
         if args.plot is not None:
             write_plot(Path(args.plot), plot_data(rows, result))
-    except (BadInput, LabelsError, PlotError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        if args.html is not None:
+            write_html(args, result, rows)
+    except (BadInput, LabelsError, PlotError, ValueError, TargetError) as exc:
+        print(f"error: {inert(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if args.tui:
         from debate_tui.ui.meta_view import MetaApp

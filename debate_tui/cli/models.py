@@ -2,23 +2,26 @@
 
 With --check, each model gets one tiny call (max_tokens=5) through the same
 client a debate uses; the result is ok, auth error, unreachable, model not
-found, or another failure, each with what to do about it. Exit code 0 when
-every model answered, 3 otherwise (or when no model is configured).
+found, or another failure, each with what to do about it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import re
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from debate_tui.config import Config, config_path, load_config
 from debate_tui.factory import demo_hint
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.llm.base import ChatRequest, LLMError
 from debate_tui.llm.router import ModelRouter
+from debate_tui.textsafe import inert_json
 
 EXIT_FAILING = 3
 PROVIDERS_URL = "https://docs.litellm.ai/docs/providers"
@@ -56,6 +59,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--check", action="store_true", help="make one tiny call to each model and report the result")
     parser.add_argument("--timeout", type=float, default=15.0, metavar="SECONDS",
                         help="how long each check call may take (default 15)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of the listing")
     parser.set_defaults(handler=handle)
 
 
@@ -73,7 +77,9 @@ def fix_for(config: Config, model: str, kind: str) -> str:
     api_base = config.model_params(model).get("api_base")
     if kind == "auth":
         if key.variable and not key.is_set:
-            return f"set {key.variable} (export {key.variable}=...)"
+            missing = [name for name in key.variables if not os.environ.get(name)]
+            return f"set {' and '.join(missing)} (export {missing[0]}=...)" + (
+                f", or {' and '.join(key.instead)}" if key.instead else "")
         if key.variable:
             return f"the key in {key.variable} was refused: check it is valid for this provider"
         return f'name the variable holding the key with api_key_env in [models."{model}"] of {config_path()}'
@@ -114,14 +120,19 @@ async def probe_all(config: Config, models: list[str], timeout_s: float) -> list
 def handle(args: argparse.Namespace) -> int:
     config = load_config()
     users = config.used_models()
+    checks = asyncio.run(probe_all(config, list(users), args.timeout)) if args.check and users else []
+    failing = sum(check.status != "ok" for check in checks)
+    code = EXIT_FAILING if args.check and (failing or not users) else 0
+    if args.json:
+        print(inert_json(json.dumps(listing(config, users, checks))))
+        return code
     print(f"config: {config_path()}")
     if not users:
         print(demo_hint())
-        return EXIT_FAILING if args.check else 0
-    checks = asyncio.run(probe_all(config, list(users), args.timeout)) if args.check else []
+        return code
     for number, (model, roles) in enumerate(users.items()):
         key = config.key_source(model)
-        state = "" if key.variable is None else f"{key.variable} ({'set' if key.is_set else 'not set'}), "
+        state = "" if key.variable is None else f"{key.shown} ({'set' if key.is_set else 'not set'}), "
         print(f"\n{model}  (used by: {', '.join(roles) or 'nothing: only listed in [models]'})")
         api_base = config.model_params(model).get("api_base", "the provider's own")
         print(f"  api_base  {api_base}")
@@ -131,8 +142,19 @@ def handle(args: argparse.Namespace) -> int:
             print(f"  check     {check.status}: {check.detail}")
             if check.fix:
                 print(f"  fix       {check.fix}")
-    if not checks:
-        return 0
-    failing = sum(check.status != "ok" for check in checks)
-    print(f"\n{len(checks) - failing} of {len(checks)} models answered")
-    return EXIT_FAILING if failing else 0
+    if checks:
+        print(f"\n{len(checks) - failing} of {len(checks)} models answered")
+    return code
+
+
+def listing(config: Config, users: dict[str, list[str]], checks: list[Check]) -> dict[str, Any]:
+    """`models --json`: the config file, each model with its roles, api_base, key variable(s) and check."""
+    models = []
+    for number, (model, roles) in enumerate(users.items()):
+        check = checks[number] if checks else None
+        models.append({"model": model, "roles": roles, "api_base": config.model_params(model).get("api_base"),
+                       "key": config.key_source(model).data(),
+                       "check": None if check is None else {"status": check.status, "detail": check.detail,
+                                                            "fix": check.fix}})
+    return {"config": str(config_path()), "models": models, "demo": not users,
+            "answered": None if not checks else sum(check.status == "ok" for check in checks)}

@@ -25,7 +25,6 @@ The first run (DIR/original.jsonl) uses the cache like `batch`. Probes that do
 not apply (no pairs, no human scores) are reported as skipped with the reason.
 `--recorded topical-chat` computes length, self and retest from GPT-3.5's
 released G-Eval outputs instead, with no calls (retest: sample 1 vs 2 of 20).
-Exit codes: 0 done, 2 bad input, 3 some items failed.
 See docs/PROBES.md.
 """
 

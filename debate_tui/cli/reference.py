@@ -46,16 +46,24 @@ def _option(action: argparse.Action) -> str:
     return f"`{names} {metavar}`" if takes_value else f"`{names}`"
 
 
-def _help(action: argparse.Action) -> str:
-    """What --help shows: a protocol option's help comes from the protocols' specs."""
-    return option_help(action.dest) if action.dest in OPTION_FLAGS else action.help or ""
+def _help(parser: argparse.ArgumentParser, action: argparse.Action, task: bool) -> str:
+    """What --help shows: a task group's protocol option comes from the protocols' specs (another command's
+    flag of the same name, such as meta's --seed, is its own); `%%` and `%(default)s` expanded as argparse does;
+    a sub-command's choices each with their help."""
+    if task and action.dest in OPTION_FLAGS:
+        return option_help(action.dest)
+    if isinstance(action, argparse._SubParsersAction):
+        return "; ".join(f"`{choice.dest}`: {choice.help}" for choice in action._choices_actions)
+    if not action.help:
+        return ""
+    return parser._get_formatter()._expand_help(action)  # argparse offers no public way to expand one help
 
 
-def _table(actions: list[argparse.Action]) -> list[str]:
+def _table(parser: argparse.ArgumentParser, actions: list[argparse.Action], task: bool = False) -> list[str]:
     rows = ["| option | meaning |", "|---|---|"]
     for action in actions:
         if not isinstance(action, argparse._HelpAction) and action.help != argparse.SUPPRESS:
-            rows.append(f"| {_cell(_option(action))} | {_cell(_help(action))} |")
+            rows.append(f"| {_cell(_option(action))} | {_cell(_help(parser, action, task))} |")
     return [*rows, ""]
 
 
@@ -81,6 +89,7 @@ def render() -> str:
         if isinstance(action, argparse._SubParsersAction):
             helps = {choice.dest: choice.help or "" for choice in action._choices_actions}
     task_rows: list[argparse.Action] = []
+    task_parser = parser
     seen_groups: set[str] = set()
     lines = []
     for name, sub in _commands(parser).items():
@@ -92,14 +101,17 @@ def render() -> str:
                 if group.title not in seen_groups:
                     seen_groups.add(group.title)
                     task_rows.extend(group._group_actions)
+                    task_parser = sub
             else:
                 own.extend(group._group_actions)
         lines += [f"### `debate-tui {name}`", "", helps.get(name, ""), ""]
         if takes_task:
             lines += ["Takes the [task options](#task-options), and:", ""]
-        lines += _table(own)
+        lines += _table(sub, own)
+        if sub.epilog:
+            lines += [sub.epilog, ""]
     lines += ["### Task options", "", "Shared by `tui` and `run` (and used for each item by `batch`).", ""]
-    lines += _table(task_rows)
+    lines += _table(task_parser, task_rows, task=True)
     return "\n".join(lines).rstrip() + "\n"
 
 

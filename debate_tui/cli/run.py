@@ -8,15 +8,15 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import TextIO, get_args
+from typing import TextIO
 
 from debate_tui.cli.outputs import SaveGuard, print_line, silence
 from debate_tui.cli.task_args import build_task, session_from_args, sessions_dir, warn_stderr
-from debate_tui.cli.task_flags import add_task_arguments
+from debate_tui.cli.task_flags import add_history_arguments, add_limit_arguments, add_task_arguments
 from debate_tui.config import Config, effective_config, load_config
 from debate_tui.domain import Session
 from debate_tui.engine.budget import Budget
-from debate_tui.engine.condense import CONDENSE_MODE_KEY, HISTORY_BUDGET_KEY, CondenseMode, preflight
+from debate_tui.engine.condense import history_state, preflight
 from debate_tui.engine.control import RunControl
 from debate_tui.engine.events import (
     Event,
@@ -32,7 +32,7 @@ from debate_tui.engine.runner import RetryPolicy, Runner
 from debate_tui.factory import runner_for
 from debate_tui.inputs import InputError
 from debate_tui.llm.router import ModelRouter
-from debate_tui.report.markdown import render
+from debate_tui.report.exports import report_text
 from debate_tui.safefile import SessionLock, check_target
 from debate_tui.store import write_atomic
 from debate_tui.textsafe import inert
@@ -44,39 +44,16 @@ EXIT_BAD_INPUT = 2
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("run", help="run one evaluation headless", description=__doc__)
     add_task_arguments(parser, text_required=True)
-    limits = add_limit_arguments(parser)
-    limits.add_argument(
-        "--max-history-tokens", type=int, metavar="N",
-        help="condense older rounds once an agent's prompt passes N tokens "
-             "(default: the model's context window when litellm knows it)")
-    limits.add_argument(
-        "--condense", choices=get_args(CondenseMode), default="summary",
-        help="how older rounds are condensed: summary (written by one more call) or digest (no call: each older "
-             "message becomes its speaker, opening words and answer line, summarized only if that does not fit; "
-             "ChatEval's history and DEBATE's log)")
+    add_history_arguments(add_limit_arguments(parser))
     add_output_arguments(parser)
     parser.set_defaults(handler=handle)
-
-
-def add_limit_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
-    """Budget, timeout and retries of one run; each overrides its DEBATE_TUI_* variable and config.toml."""
-    limits = parser.add_argument_group("limits")
-    limits.add_argument("--max-cost", type=float, metavar="USD",
-                        help="stop (status cancelled) before a call would take the run's cost past USD")
-    limits.add_argument("--max-tokens", type=int, metavar="N",
-                        help="stop (status cancelled) before a call would take the run past N tokens")
-    limits.add_argument("--timeout", type=float, metavar="SECONDS",
-                        help="wall-clock deadline of each model call, streaming included: the connection is closed "
-                             "and the reply so far kept, marked as cut off at the deadline (default 120)")
-    limits.add_argument("--retries", type=int, metavar="N",
-                        help="attempts per model call, the first included (default 4)")
-    return limits
 
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     out = parser.add_argument_group("output")
     out.add_argument("--report", metavar="PATH.md",
-                     help="write the Markdown report here (default: beside the session file)")
+                     help="write the report here: HTML when the name ends in .html, else Markdown "
+                          "(default: PATH.md beside the session file)")
     out.add_argument("--session", metavar="PATH.json",
                      help="write the session file here (default: in the sessions directory)")
     out.add_argument("--sessions-dir", metavar="DIR",
@@ -180,7 +157,7 @@ def execute(session: Session, *, session_path: Path, report_path: Path, config: 
         print_line(summary_line(session, session_path=str(session_path)))
         return _fail(save.error)
     try:
-        write_atomic(report_path, render(session))
+        write_atomic(report_path, report_text(session, report_path))
     except OSError as exc:
         return _fail(f"cannot write the report {report_path}: {exc.strerror or exc}")
     print_line(summary_line(session, session_path=str(session_path), report=str(report_path)))
@@ -204,21 +181,11 @@ def _run_on_new_loop(runner: Runner, control: RunControl) -> None:
         loop_runner.run(runner.run())
 
 
-def apply_history_options(args: argparse.Namespace, session: Session) -> None:
-    """Keep --max-history-tokens and --condense in the session, so a resume condenses alike."""
-    if args.max_history_tokens is not None:
-        if args.max_history_tokens <= 0:
-            raise InputError("--max-history-tokens: must be a positive number of tokens")
-        session.state[HISTORY_BUDGET_KEY] = args.max_history_tokens
-    if args.condense != "summary":
-        session.state[CONDENSE_MODE_KEY] = args.condense
-
-
 def handle(args: argparse.Namespace) -> int:
     try:
         config = effective_config(args)
         session = session_from_args(args, build_task(args, warn_stderr), warn_stderr, config).session
-        apply_history_options(args, session)
+        session.state.update(history_state(args.max_history_tokens, args.condense))
         preflight(session)
         store = config.session_store(sessions_dir(args))
         session_path = (check_target(Path(args.session).expanduser(), force=args.force, flag="--session")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from debate_tui.locations import examples_dir
 from debate_tui.report.exports import export_text
 from debate_tui.safefile import SessionLock, TargetError, check_target
 from debate_tui.store import SessionFileError, SessionStore, SessionSummary, write_atomic
-from debate_tui.textsafe import inert
+from debate_tui.textsafe import inert, inert_json
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -23,6 +24,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     listing.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
     listing.add_argument("--no-examples", action="store_true",
                          help="leave out the example sessions shipped with debate-tui")
+    listing.add_argument("--json", action="store_true",
+                         help='print one JSON object: {"sessions": [...], "examples": [...]}, a row per file')
     listing.set_defaults(handler=handle_list)
 
     resume = subparsers.add_parser("resume", help="continue an interrupted, failed or undecided session")
@@ -30,14 +33,16 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     resume.add_argument("--decide", metavar="1|2|0|SCORE",
                         help="the human decision the session is waiting for")
     resume.add_argument("--report", metavar="PATH.md",
-                        help="write the Markdown report here (default: beside the session)")
+                        help="write the report here: HTML when the name ends in .html, else Markdown "
+                             "(default: PATH.md beside the session)")
     resume.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
     add_limit_arguments(resume)
     resume.set_defaults(handler=handle_resume)
 
-    export = subparsers.add_parser("export", help="write a session's report as Markdown or JSON")
+    export = subparsers.add_parser("export", help="write a session's report as Markdown, HTML or JSON")
     export.add_argument("session", metavar="SESSION", help="a session id or a session file path")
-    export.add_argument("--format", choices=("md", "json"), default="md", help="md (default) or json")
+    export.add_argument("--format", choices=("md", "json", "html"), default="md",
+                        help="md (default), json (the whole session) or html (one self-contained page)")
     export.add_argument("--out", metavar="PATH", help="output file (default: stdout)")
     export.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     export.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
@@ -65,16 +70,28 @@ def _print_rows(rows: list[SessionSummary], *, by_path: bool = False) -> None:
                     f"{row.result:<24} {row.snippet!r}"))
 
 
+def _row_data(row: SessionSummary) -> dict[str, object]:
+    return {"id": row.id, "path": str(row.path), "created_at": row.created_at.isoformat() if row.created_at else None,
+            "protocol": row.protocol, "status": row.shown_status, "criteria": list(row.criteria),
+            "result": row.result, "snippet": row.snippet, "problem": row.problem}
+
+
 def handle_list(args: argparse.Namespace) -> int:
     store = _store(args)
     rows = store.list()
+    examples = examples_dir()
+    shipped = (SessionStore(examples).list() if not args.no_examples and examples.is_dir()
+               and examples.resolve() != store.root.resolve() else [])
+    if args.json:  # every field may come from a file someone else wrote: JSON escapes, then inert for a terminal
+        print(inert_json(json.dumps({"sessions": [_row_data(r) for r in rows],
+                                     "examples": [_row_data(r) for r in shipped]})))
+        return 0
     if not rows:
         print("no sessions yet", file=sys.stderr)
     _print_rows(rows)
-    examples = examples_dir()
-    if not args.no_examples and examples.is_dir() and examples.resolve() != store.root.resolve():
+    if shipped:
         print("\nexamples shipped with debate-tui (debate-tui export PATH shows one):")
-        _print_rows(SessionStore(examples).list(), by_path=True)
+        _print_rows(shipped, by_path=True)
     return 0
 
 

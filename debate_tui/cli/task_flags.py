@@ -68,6 +68,9 @@ def option_help(dest: str) -> str:
     return "; ".join(f"{', '.join(titles)}: {about}" for about, titles in readers.items())
 
 
+CONDENSE_MODES = ("summary", "digest")
+"""engine.condense.CondenseMode's values (not imported: the TUI's parser stays light before its first frame)."""
+
 SPEC_HELP = "(the protocols' specs say)"
 """A protocol option flag's help until shown: argparse lists only flags with some help text."""
 
@@ -127,6 +130,34 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
     models.add_argument("--agent-model", action="append", metavar="NAME=MODEL", default=[],
                         help="a model for one agent, e.g. 'Speaker 2=claude-3-5-haiku-latest' (repeatable; "
                              "the others use --model)")
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
+    """Budget, timeout and retries of one run; each overrides its DEBATE_TUI_* variable and config.toml."""
+    limits = parser.add_argument_group("limits")
+    limits.add_argument("--max-cost", type=float, metavar="USD",
+                        help="stop (status cancelled) before a call would take the run's cost past USD")
+    limits.add_argument("--max-tokens", type=int, metavar="N",
+                        help="stop (status cancelled) before a call would take the run past N tokens")
+    limits.add_argument("--timeout", type=float, metavar="SECONDS",
+                        help="wall-clock deadline of each model call, streaming included: the connection is closed "
+                             "and the reply so far kept, marked as cut off at the deadline (default 120)")
+    limits.add_argument("--retries", type=int, metavar="N",
+                        help="attempts per model call, the first included (default 4)")
+    return limits
+
+
+def add_history_arguments(limits: argparse._ArgumentGroup) -> None:
+    """How a long debate's older rounds are condensed; kept in the session (see `history_state`)."""
+    limits.add_argument(
+        "--max-history-tokens", type=int, metavar="N",
+        help="condense older rounds once an agent's prompt passes N tokens "
+             "(default: the model's context window when litellm knows it)")
+    limits.add_argument(
+        "--condense", choices=CONDENSE_MODES, default="summary",
+        help="how older rounds are condensed: summary (written by one more call) or digest (no call: each older "
+             "message becomes its speaker, opening words and answer line, summarized only if that does not fit; "
+             "ChatEval's history and DEBATE's log)")
 
 
 def add_generation_arguments(parser: argparse.ArgumentParser) -> None:

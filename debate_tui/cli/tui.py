@@ -7,7 +7,13 @@ import gc
 import sys
 from typing import TYPE_CHECKING
 
-from debate_tui.cli.task_flags import add_task_arguments, choices_from_args, text_refs
+from debate_tui.cli.task_flags import (
+    add_history_arguments,
+    add_limit_arguments,
+    add_task_arguments,
+    choices_from_args,
+    text_refs,
+)
 from debate_tui.inputs import InputError
 from debate_tui.textsafe import inert
 
@@ -18,6 +24,7 @@ if TYPE_CHECKING:
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("tui", help="open the terminal UI (the default command)", description=__doc__)
     add_task_arguments(parser, text_required=False)
+    add_history_arguments(add_limit_arguments(parser))
     parser.add_argument("--autostart", action="store_true", help="start the debate at once")
     parser.add_argument("--step", action="store_true", help="start in step mode (one turn per key press)")
     parser.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
@@ -30,7 +37,8 @@ def tui_request(args: argparse.Namespace) -> TuiRequest:
 
     return TuiRequest(choices=choices_from_args(args), texts=text_refs(args),
                       config_flags={key: value for key, value in vars(args).items() if value is not None},
-                      autostart=args.autostart, step=args.step, sessions_dir=args.sessions_dir)
+                      autostart=args.autostart, step=args.step, sessions_dir=args.sessions_dir,
+                      history={"max_history_tokens": args.max_history_tokens, "condense": args.condense})
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -211,3 +211,15 @@ def _too_long(agent: str, size: int, budget: int, *, condensed: bool = False, si
     return LLMError("context_window", f"{agent}: {what} is about {size:,} tokens, over its budget of {budget:,} "
                                       "tokens (the model's window less the reply, or --max-history-tokens); nothing "
                                       "was cut. Shorten the text, or use a model with a larger window")
+
+
+def history_state(max_history_tokens: int | None, condense: str) -> dict[str, object]:
+    """--max-history-tokens and --condense as session state, kept so a resume condenses alike (`run`, `tui`)."""
+    state: dict[str, object] = {}
+    if max_history_tokens is not None:
+        if max_history_tokens <= 0:
+            raise InputError("--max-history-tokens: must be a positive number of tokens")
+        state[HISTORY_BUDGET_KEY] = max_history_tokens
+    if condense != "summary":
+        state[CONDENSE_MODE_KEY] = condense
+    return state

@@ -14,6 +14,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from debate_tui.domain import FinishReason, Usage
+from debate_tui.envfile import switch_off_litellm_search
 from debate_tui.llm import DEFAULT_TIMEOUT_S
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMError, TokenLogprobs
 from debate_tui.llm.tokens import ReplyMeter, prompt_tokens, reply_tokens
@@ -28,6 +29,7 @@ def load_litellm() -> Any:
     if _litellm is None:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         os.environ.setdefault("LITELLM_LOG", "ERROR")
+        switch_off_litellm_search()  # the working directory's .env is read by the CLI (envfile.py), not litellm's
         import litellm
 
         litellm.telemetry = False

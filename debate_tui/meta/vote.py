@@ -207,7 +207,7 @@ def figure(value: float | None, signed: bool = False) -> str:
     return f"{value:+.3f}" if signed else f"{value:.3f}"
 
 
-def _with_interval(value: float | None, interval: list[float | None], signed: bool = False) -> str:
+def with_interval(value: float | None, interval: list[float | None], signed: bool = False) -> str:
     low, high = interval
     bounds = f" [{figure(low, signed)}, {figure(high, signed)}]" if low is not None and high is not None else ""
     return f"{figure(value, signed)}{bounds}"
@@ -220,12 +220,12 @@ def format_vote(block: dict[str, Any], title: str = "", why: dict[str, str] | No
     lines = [f"vote before discussion{f' ({title})' if title else ''}: the agents' first answers, aggregated as "
              "the final; final - vote paired over the items both scored (95% bootstrap)"]
     for name, c in block["criteria"].items():
-        figures = "  ".join(f"{m} {_with_interval(c[m], c['ci'][m])}" for m in METHODS)
+        figures = "  ".join(f"{m} {with_interval(c[m], c['ci'][m])}" for m in METHODS)
         lines.append(f"  {name}: vote n={c['n']} unscored={c['unscored']}  {figures}")
         if c["pearson"] is None and why and name in why:
             lines.append(f"  {name}: vote n/a because {why[name]}")
         d = c["difference"]
-        gains = "  ".join(f"{m} {_with_interval(d[m], d['ci'][m], signed=True)}" for m in METHODS)
+        gains = "  ".join(f"{m} {with_interval(d[m], d['ci'][m], signed=True)}" for m in METHODS)
         lines.append(f"  {name}: final - vote (n={d['n']})  {gains}")
         if d["pearson"] is None:
             lines.append(f"  {name}: final - vote n/a because the final's or the vote's correlation is undefined "
@@ -233,7 +233,7 @@ def format_vote(block: dict[str, Any], title: str = "", why: dict[str, str] | No
     if v := block.get("verdicts"):
         d = v["difference"]
         lines.append(f"  verdicts: vote n={v['n']} accuracy={figure(v['accuracy'])} kappa={figure(v['kappa'])}; "
-                     f"final - vote accuracy {_with_interval(d['accuracy'], d['ci']['accuracy'], signed=True)} "
+                     f"final - vote accuracy {with_interval(d['accuracy'], d['ci']['accuracy'], signed=True)} "
                      f"(n={d['n']})")
     per_item = block["final_calls_per_item"], block["calls_per_item"]
     lines.append(f"  cost: final {block['final_calls']} calls ${block['final_cost_usd']:.4f}"

@@ -23,7 +23,7 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
-def _type_name(kind: str) -> str:
+def type_name(kind: str) -> str:
     return f"{ERROR_TYPES[kind]} ({kind})" if kind in ERROR_TYPES else kind
 
 
@@ -42,7 +42,7 @@ def where(error: ErrorSpan, text: str) -> str:
 
 def paragraph(number: int, error: ErrorSpan, text: str, count_unlocated: bool = False) -> str:
     side = " of text 2" if error.which == "b" else ""
-    head = f"{number}. {_type_name(error.type)}, {where(error, text)}{side}"
+    head = f"{number}. {type_name(error.type)}, {where(error, text)}{side}"
     head += f': "{error.quote}"' if error.quote else ""
     head += "" if error.quote.rstrip().endswith((".", "!", "?", "。", "！", "？")) else "."
     explanation = error.explanation.strip().rstrip(".")
@@ -62,7 +62,7 @@ def render_errors_text(errors: list[ErrorSpan], text: str, text_b: str | None = 
     lost: dict[str, float] = {}
     for error in errors:
         lost[error.type] = lost.get(error.type, 0) + (error.deduction if error.located or count_unlocated else 0)
-    tally = "; ".join(f"{_type_name(kind)} -{value:g}" for kind, value in lost.items())
+    tally = "; ".join(f"{type_name(kind)} -{value:g}" for kind, value in lost.items())
     paragraphs.append(f"In all, {len(errors)} error{'s' if len(errors) != 1 else ''} cost "
                       f"{_points(sum(lost.values()))}: {tally}.")
     return "\n\n".join(paragraphs)

@@ -5,12 +5,8 @@ from __future__ import annotations
 
 from debate_tui.domain import Session, Usage, Vote
 from debate_tui.protocols.common import counted
-
-UNSCORED = "unscored"
-
-
-def _score(value: float | None) -> str:
-    return UNSCORED if value is None else f"{value:g}"
+from debate_tui.report.facts import UNSCORED
+from debate_tui.report.facts import fmt_score as _score
 
 
 def vote_usage(session: Session, vote: Vote) -> Usage:
@@ -25,9 +21,15 @@ def vote_usage(session: Session, vote: Vote) -> Usage:
 
 def vote_lines(session: Session) -> list[str]:
     """One line: the vote's scores or verdict beside the final ones, its method, and its calls and cost."""
+    summary = vote_summary(session)
+    return [f"**Vote before discussion:** {summary}", ""] if summary else []
+
+
+def vote_summary(session: Session) -> str | None:
+    """The vote's scores or verdict beside the final ones, its method, and its calls and cost; None without one."""
     outcome = session.outcome
     if outcome is None or outcome.vote is None:
-        return []
+        return None
     vote = outcome.vote
     parts = []
     if outcome.verdict is not None or vote.verdict is not None:
@@ -37,15 +39,21 @@ def vote_lines(session: Session) -> list[str]:
                   for name, value in vote.scores.items()]
     spent, total = vote_usage(session, vote), session.usage
     cost = f"{counted(spent.calls, 'call')} of {total.calls}, ${spent.cost_usd:.4f} of ${total.cost_usd:.4f}"
-    return [f"**Vote before discussion:** {'; '.join(parts) or 'none'}: {vote.method}; {cost}.", ""]
+    return f"{'; '.join(parts) or 'none'}: {vote.method}; {cost}."
 
 
 def jury_lines(session: Session) -> list[str]:
     """For a jury: each criterion's judges' scores (or preferences) and how far apart they are."""
+    summary = jury_summary(session)
+    return [f"**Jury:** {summary}", ""] if summary else []
+
+
+def jury_summary(session: Session) -> str | None:
+    """The jury's judges and their agreement per criterion; None without a jury."""
     judges = [a for a in session.agents if a.role == "judge"]
     outcome = session.outcome
     if len(judges) < 2 or outcome is None:
-        return []
+        return None
     parts = []
     if outcome.agent_verdicts:
         verdicts = [outcome.agent_verdicts.get(j.name) for j in judges]
@@ -60,4 +68,4 @@ def jury_lines(session: Session) -> list[str]:
                 f"spread {max(read) - min(read):g}" if read else "none readable"
             parts.append(f"{criterion.name} {', '.join(map(_score, values))} ({spread})")
     models = ", ".join(f"{j.name}: {j.model}" for j in judges)
-    return [f"**Jury:** {counted(len(judges), 'judge')} ({models}); inter-judge agreement: {'; '.join(parts)}.", ""]
+    return f"{counted(len(judges), 'judge')} ({models}); inter-judge agreement: {'; '.join(parts)}."

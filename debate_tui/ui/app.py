@@ -231,6 +231,7 @@ class DebateTUI(App[int]):
         """A new debate: saved in the sessions directory after every turn."""
         if self.stamp is not None:
             self.stamp(session)
+        session.state.update(self.launch.session_state)
         self._run(session, self.store.path_for(session.id), kind="live" + (" (demo)" if demo else ""))
 
     def resume(self, session: Session, path: Path) -> None:
@@ -248,7 +249,9 @@ class DebateTUI(App[int]):
         self._run(session, path, kind="resumed")
 
     def _run(self, session: Session, path: Path, *, kind: str) -> None:
+        from debate_tui.engine.budget import Budget
         from debate_tui.engine.control import RunControl
+        from debate_tui.engine.runner import RetryPolicy
         from debate_tui.factory import runner_for
         from debate_tui.inputs import InputError
         from debate_tui.safefile import SessionLock
@@ -263,9 +266,12 @@ class DebateTUI(App[int]):
         control = RunControl(mode="step" if self.launch.step else "auto")
         saver = SessionSaver(path)
         client = self._client()
+        limits = self.launch.config.limits  # --max-cost, --max-tokens, --retries as `run` applies them
 
         def make(emit: Callable[[Event], None]) -> LockedRun:
-            runner = runner_for(session, client, emit=emit, save=saver, control=control, interactive=True)
+            runner = runner_for(session, client, emit=emit, save=saver, control=control, interactive=True,
+                                retry=RetryPolicy.of(limits),
+                                budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens))
             return LockedRun(runner, lock)
 
         self.push_screen(DebateScreen(session, control, make, kind=kind, clock=self.clock))

@@ -1,8 +1,13 @@
-"""Writing the report (Markdown) or the whole session (JSON) to a file the person chose."""
+"""Writing the report (Markdown or HTML) or the whole session (JSON) to a file the person chose.
+
+In a browser (`debate-tui serve`) the file goes to the browser as a download, named as the person chose,
+instead of onto the machine that serves the app.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import io
 from pathlib import Path
 
 from textual.screen import Screen
@@ -27,6 +32,17 @@ def export_stem(session: Session) -> str:
     return f"{session.protocol}-{session.id}"
 
 
+MIME = {"md": "text/markdown", "json": "application/json", "html": "text/html"}
+
+
+def deliver_export(screen: Screen, session: Session, answer: ExportAnswer) -> None:
+    """In a browser: the export as a download named like the chosen file; nothing is written here."""
+    name = answer.path.name or export_stem(session)
+    screen.app.deliver_text(io.StringIO(export_text(session, answer.format)), save_filename=name,
+                            mime_type=MIME[answer.format])
+    screen.notify(f"Sent {name} to the browser as a download.", markup=False)
+
+
 def start_export(screen: Screen, session: Session) -> None:
     """Ask where, then write (an existing file only once the person said yes); the notification says where
     it went or why it did not."""
@@ -47,10 +63,13 @@ def start_export(screen: Screen, session: Session) -> None:
     def done(answer: ExportAnswer | None) -> None:
         if answer is None:
             return
-        if answer.path.exists():
+        if screen.app.is_web:
+            deliver_export(screen, session, answer)
+        elif answer.path.exists():
             screen.app.push_screen(ConfirmDialog(f"{answer.path} exists. Replace it?"),
                                    lambda yes: confirmed(answer, yes))
         else:
             confirmed(answer, True)
 
-    screen.app.push_screen(ExportDialog(Path.cwd() / export_stem(session)), done)
+    stem = Path(export_stem(session)) if screen.app.is_web else Path.cwd() / export_stem(session)
+    screen.app.push_screen(ExportDialog(stem), done)

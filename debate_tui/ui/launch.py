@@ -14,6 +14,7 @@ from pathlib import Path
 
 from debate_tui.config import Config, Resolved, load_config, resolve_current
 from debate_tui.domain import Session, Task
+from debate_tui.engine.condense import history_state
 from debate_tui.factory import build_session
 from debate_tui.inputs import InputError
 from debate_tui.llm import DEMO_MODEL
@@ -43,6 +44,8 @@ class Launch:
     """The configuration the command line resolves to: read here, at the edge, and passed down."""
     sources: dict[str, str] = field(default_factory=dict)
     """Where the form's protocol, model and API base came from, for their tooltips (see `prefill`)."""
+    session_state: dict[str, object] = field(default_factory=dict)
+    """What --max-history-tokens and --condense keep in each new session, as `run` keeps them."""
 
 
 def launch_from(request: TuiRequest, state: UiState, texts: dict[str, str] | None = None) -> Launch:
@@ -57,6 +60,7 @@ def launch_from(request: TuiRequest, state: UiState, texts: dict[str, str] | Non
     launch = Launch(state=state, step=request.step, sessions_dir=sessions_dir, notes=notes, config=config,
                     criteria_file=request.choices.criteria_file, theme=config.theme)
     launch.texts = read_texts(request.texts, notes.append) if texts is None else texts
+    launch.session_state = history_state(**request.history) if request.history else {}
     if request.autostart:
         try:
             built = build_session(task_of(launch.texts), request.choices, config)

@@ -2,14 +2,33 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
-from debate_tui.locations import config_dir, shipped
+from debate_tui.locations import config_dir, shipped, state_dir
+
+UI_STATE = "ui-state.json"
+_moved = False
 
 
 def ui_state_path() -> Path:
-    """The TUI's own remembered choices, kept apart from the user-edited config.toml."""
-    return config_dir() / "ui-state.json"
+    """The TUI's own remembered choices, in the state folder (apart from the user-edited config.toml).
+
+    Before, it sat in the config folder: the first call moves it from there once, unless the state folder has
+    one already. A move that fails leaves the old file where it was, and it is used from there."""
+    global _moved
+    path = state_dir() / UI_STATE
+    if _moved:
+        return path
+    old = config_dir() / UI_STATE
+    if old.is_file() and not path.exists():
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(old, path)
+        except OSError:
+            return old
+    _moved = True
+    return path
 
 
 def theme_dirs() -> list[Path]:

@@ -56,6 +56,8 @@ class TuiRequest:
     autostart: bool = False
     step: bool = False
     sessions_dir: str | None = None
+    history: dict[str, Any] = field(default_factory=dict)
+    """--max-history-tokens and --condense as given (`engine.condense.history_state` reads them)."""
 
 
 @dataclass

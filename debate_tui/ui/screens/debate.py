@@ -97,7 +97,8 @@ class DebateScreen(BaseScreen[None]):
         Binding("o", "override", "Override", id="debate.override",
                 tooltip="Replace a criterion's score (recorded with your name, the time and your reason)"),
         Binding("r", "report", "Report", id="debate.report", tooltip="Open the review report"),
-        Binding("e", "export", "Export", id="debate.export", tooltip="Write the report to a Markdown or JSON file"),
+        Binding("e", "export", "Export", id="debate.export",
+                tooltip="Write the report to a Markdown, HTML or JSON file"),
         Binding("escape", "back", "Stop", id="debate.back",
                 tooltip="Stop the run at once (it can be resumed); when it is over, go back"),
     ]

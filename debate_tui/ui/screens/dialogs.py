@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, Literal, TypeVar
+from typing import Generic, TypeVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,9 +18,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select, Static
 
 from debate_tui.domain import Criterion
+from debate_tui.report.exports import ExportFormat
 from debate_tui.ui.literal import literal
 
-ExportFormat = Literal["md", "json"]
 BUTTONS_IN_A_ROW = 5
 """A decision on a 1-10 scale wraps into two rows instead of running off an 80-column screen."""
 T = TypeVar("T")
@@ -243,6 +243,7 @@ class ExportDialog(Dialog[ExportAnswer | None]):
     def body(self) -> ComposeResult:
         with RadioSet(id="export-format"):
             yield RadioButton("Markdown", value=True, id="fmt-md")
+            yield RadioButton("HTML (one page, for a browser)", id="fmt-html")
             yield RadioButton("JSON (the whole session)", id="fmt-json")
         yield Input(str(self.stem.with_suffix(".md")), id="export-path")
         with Horizontal(classes="dialog-buttons"):
@@ -251,7 +252,9 @@ class ExportDialog(Dialog[ExportAnswer | None]):
 
     @property
     def format(self) -> ExportFormat:
-        return "json" if self.query_one("#fmt-json", RadioButton).value else "md"
+        if self.query_one("#fmt-json", RadioButton).value:
+            return "json"
+        return "html" if self.query_one("#fmt-html", RadioButton).value else "md"
 
     def on_radio_set_changed(self) -> None:
         path_input = self.query_one("#export-path", Input)

@@ -32,7 +32,7 @@ class ReportScreen(BaseScreen[None]):
         Binding("2", "tab('errors')", "Errors", id="report.tab_errors",
                 tooltip="Show the text with its located errors highlighted"),
         Binding("e,enter", "export", "Export", id="report.export",
-                tooltip="Write the report to a Markdown or JSON file"),
+                tooltip="Write the report to a Markdown, HTML or JSON file"),
         Binding("c", "copy", "Copy", id="report.copy", tooltip="Copy the Markdown report to the clipboard"),
         Binding("escape", "back", "Back", id="report.back", tooltip="Return to the previous screen"),
     ]

@@ -1,0 +1,70 @@
+"""`debate-tui serve`: the TUI in a web browser, through textual-serve (the `serve` extra).
+
+Each browser tab that opens the page starts its own `debate-tui tui` on this
+machine: the debates run here, with this machine's keys and files. The app has
+no login, so it listens on the loopback address only, unless --public is given
+with another --host. In the browser, export and copy hand the file or the text
+to the browser (a download, a new tab) instead of writing on this machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import shlex
+import sys
+
+EXIT_BAD_INPUT = 2
+INSTALL = "debate-tui serve needs the serve extra: pip install 'debate-tui[serve]' (textual-serve)"
+LOOPBACK_NAMES = ("localhost",)
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("serve", help="serve the TUI to a web browser (needs the serve extra)",
+                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
+                        help="address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, metavar="N", help="port to listen on (default 8000)")
+    parser.add_argument("--public", action="store_true",
+                        help="allow a --host other than the loopback address: anyone who reaches it can run debates "
+                             "with this machine's keys (there is no login)")
+    parser.add_argument("tui_args", nargs=argparse.REMAINDER, metavar="-- TUI_ARGS",
+                        help="options for each tab's TUI after --, e.g. -- --demo --protocol chateval")
+    parser.set_defaults(handler=handle)
+
+
+def is_loopback(host: str) -> bool:
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def tab_command(tui_args: list[str]) -> str:
+    """What each browser tab runs: this Python, this debate-tui, the TUI with the given options."""
+    args = tui_args[1:] if tui_args[:1] == ["--"] else tui_args
+    return shlex.join([sys.executable, "-m", "debate_tui", "tui", *args])
+
+
+def handle(args: argparse.Namespace) -> int:
+    if not is_loopback(args.host) and not args.public:
+        print(f"debate-tui: error: --host {args.host} would let anyone who reaches it run debates with this "
+              "machine's keys (the app has no login); add --public to listen there anyway", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        from textual_serve.server import Server
+    except ImportError:
+        print(f"debate-tui: error: {INSTALL}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if not is_loopback(args.host):
+        print(f"debate-tui: warning: listening on {args.host}:{args.port} with no login: anyone who reaches it "
+              "can run debates with this machine's keys and read its sessions", file=sys.stderr)
+    print(f"debate-tui: serving the TUI at http://{args.host}:{args.port} (Ctrl+C stops)", file=sys.stderr)
+    try:
+        Server(tab_command(args.tui_args), host=args.host, port=args.port, title="debate-tui").serve()
+    except OSError as exc:
+        print(f"debate-tui: error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return 0

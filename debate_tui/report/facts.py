@@ -1,0 +1,193 @@
+"""What a report says, as plain values: the Markdown and the HTML renderer format the same facts.
+
+Every string here may hold text from a model or a user: each renderer makes it inert its own way
+(a Markdown table cell, an escaped HTML cell).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from debate_tui.domain import ErrorSpan, Session, Turn
+from debate_tui.protocols.common import counted
+from debate_tui.protocols.pairs import FLIP, pair_keys
+from debate_tui.report.errors_text import counts_unlocated, line_col
+
+UNSCORED = "unscored"
+VERDICT_KEY = "1 = text 1 better, 2 = text 2 better, 0 = tie"
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def fmt_score(value: float | None) -> str:
+    return UNSCORED if value is None else f"{value:g}"
+
+
+@dataclass(frozen=True)
+class Table:
+    head: list[str]
+    rows: list[list[str]]
+
+
+def _answer(turn: Turn, swapped: bool) -> str:
+    """What one turn answered, verdicts in the original numbering."""
+    if turn.verdict is not None:
+        return FLIP[turn.verdict] if swapped else turn.verdict
+    if turn.score is not None:
+        return fmt_score(turn.score) + (f" / {fmt_score(turn.score_b)}" if turn.score_b is not None else "")
+    return "unreadable" if turn.unscored else ""
+
+
+def no_result(session: Session) -> str:
+    """Why there is no result yet, in one sentence."""
+    waiting = "a person's decision" if session.status == "needs_human" else None
+    status = (f"No result yet: the run waits for {waiting}." if waiting
+              else f"No result: the run is {session.status}.")
+    return status + (f" ({session.error})" if session.error else "")
+
+
+def answers_so_far(session: Session) -> Table | None:
+    """Without a result, what each agent answered in each round (its last turn there)."""
+    swapped = session.swapped
+    answers: dict[tuple[int, str | None], dict[str, str]] = {}
+    for turn in session.turns:
+        answer = _answer(turn, swapped) if turn.error is None else ""
+        if answer:
+            answers.setdefault((turn.round, turn.criterion), {})[turn.agent] = answer
+    if not answers:
+        return None
+    agents = [a.name for a in session.agents if any(a.name in row for row in answers.values())]
+    several = len({criterion for _, criterion in answers}) > 1
+    head = ["Round", *(["Criterion"] if several else []), *agents]
+    rows = [[str(round), *([criterion or ""] if several else []), *(row.get(a, "") for a in agents)]
+            for (round, criterion), row in answers.items()]
+    return Table(head, rows)
+
+
+def has_verdicts(session: Session) -> bool:
+    return any(t.verdict is not None for t in session.turns)
+
+
+def score_table(session: Session) -> Table | None:
+    """Criterion, scale and final score."""
+    outcome = session.outcome
+    if outcome is None or not outcome.scores:
+        return None
+    scales = {c.name: c.scale for c in session.criteria}
+    scales.update({key: c.scale for c in session.criteria for key in pair_keys(c.name)})  # a pair's two scores
+    return Table(["Criterion", "Scale", "Score"],
+                 [[name, scales.get(name, ""), fmt_score(value)] for name, value in outcome.scores.items()])
+
+
+def per_agent_table(session: Session) -> Table | None:
+    outcome = session.outcome
+    if outcome is None or not outcome.per_agent:
+        return None
+    names = list(outcome.scores) or sorted({k for v in outcome.per_agent.values() for k in v})
+    return Table(["Agent", *names],
+                 [[agent, *(fmt_score(scores.get(n)) for n in names)] for agent, scores in outcome.per_agent.items()])
+
+
+def agent_verdict_table(session: Session) -> Table | None:
+    outcome = session.outcome
+    if outcome is None or not outcome.agent_verdicts:
+        return None
+    return Table(["Agent", "Verdict"], [[a, v or UNSCORED] for a, v in outcome.agent_verdicts.items()])
+
+
+def unscored_turns(session: Session) -> int:
+    return sum(1 for t in session.turns if t.unscored)
+
+
+def text_of(session: Session, span: ErrorSpan) -> str:
+    """The text a span points into (text 2 for a pair's second text)."""
+    return session.task.text_b if span.which == "b" and session.task.text_b else session.task.text
+
+
+def location(session: Session, span: ErrorSpan) -> str:
+    """"line:column", with "(text 2)" for a pair's second text, or "not located"."""
+    if span.start is None:
+        return "not located"
+    line, col = line_col(text_of(session, span), span.start)
+    return f"{line}:{col}" + (" (text 2)" if span.which == "b" else "")
+
+
+def deduction(session: Session, error: ErrorSpan) -> str:
+    return f"-{error.deduction:g}" if error.located or counts_unlocated(session) else "0 (not located)"
+
+
+def unlocated_note(session: Session, errors: list[ErrorSpan]) -> str | None:
+    """Why errors whose quote is not in the text cost (or do not cost) their point."""
+    unlocated = sum(1 for e in errors if not e.located)
+    if not unlocated:
+        return None
+    rule = ("each still costs its point (--count-unlocated)" if counts_unlocated(session) else
+            "no point is deducted for them (--count-unlocated restores the paper's rule)")
+    return (f"{unlocated} of {counted(len(errors), 'error')}: the quote is not found in the text; {rule}.")
+
+
+def found_by(session: Session, error: ErrorSpan) -> str:
+    """The agent that first wrote the error's quote (an evaluator in the discussion), else the one who reported it.
+
+    MATEval's summarizer writes the report the errors are read from, but it only repeats what an
+    evaluator raised: the reader wants to know who noticed.
+    """
+    quote = error.quote.strip().casefold()
+    ok = [turn for turn in session.turns if turn.error is None]
+    if quote:
+        for turn in ok:
+            if turn.role != "summarizer" and quote in turn.content.casefold():
+                return f"{turn.agent}, round {turn.round}"
+    reporters = [turn for turn in ok if turn.role == "summarizer"] or ok
+    return f"{reporters[-1].agent} (report)" if reporters else "unknown"
+
+
+def action_table(session: Session) -> Table | None:
+    """Who decided what: every human action, when, by whom."""
+    if not session.actions:
+        return None
+    rows = []
+    for action in session.actions:
+        detail = ", ".join(p for p in (
+            action.criterion and f"criterion {action.criterion}",
+            action.value is not None and f"value {action.value}",
+            action.text,
+        ) if p)
+        rows.append([f"{action.at:%Y-%m-%d %H:%M:%S} (after turn {action.after_turn})", action.who, action.kind,
+                     detail])
+    return Table(["When", "Who", "Action", "Detail"], rows)
+
+
+def usage_sentence(session: Session) -> str:
+    usage = session.usage
+    truncated = sum(turn.truncated for turn in session.turns)
+    replies = "1 reply did not end on its own" if truncated == 1 else f"{truncated} replies did not end on their own"
+    unfinished = f" {replies} (token cap, deadline or cut off): see the transcript." if truncated else ""
+    return (f"{counted(usage.calls, 'call')}, {counted(usage.prompt_tokens, 'prompt token')}, "
+            f"{counted(usage.completion_tokens, 'completion token')}, ${usage.cost_usd:.4f}.{unfinished}")
+
+
+def turn_heading(turn: Turn, swapped: bool = False) -> str:
+    """"Agent (role): round 1, criterion, score 3, ..."; `swapped`: its verdict is in the presented numbering,
+    told in both."""
+    facts = [f"round {turn.round}"]
+    if turn.criterion:
+        facts.append(turn.criterion)
+    if turn.score is not None:
+        second = f" / {fmt_score(turn.score_b)}" if turn.score_b is not None else ""
+        facts.append(f"score {fmt_score(turn.score)}{second}")
+    if turn.verdict is not None:
+        facts.append(f"verdict {turn.verdict}" + (f" as presented ({FLIP[turn.verdict]} in the original numbering)"
+                                                  if swapped and turn.verdict != "0" else ""))
+    if turn.unscored:
+        facts.append(UNSCORED)
+    if turn.no_issue:
+        facts.append("NO ISSUE")
+    if turn.ending:
+        facts.append(turn.ending)
+    if turn.error:
+        facts.append(f"failed: {turn.error}" + (" (partial text kept)" if turn.partial else ""))
+    return f"{turn.agent} ({turn.role.replace('_', ' ')}): {', '.join(facts)}"
