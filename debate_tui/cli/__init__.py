@@ -19,7 +19,7 @@ from debate_tui.textsafe import inert
 COMMANDS = {
     "tui": "tui", "run": "run", "sessions": "sessions", "resume": "sessions", "export": "sessions",
     "dataset": "dataset", "meta": "meta", "config": "config", "models": "models", "batch": "batch", "review": "review",
-    "probe": "probe",
+    "probe": "probe", "calibrate": "trust", "escalate": "trust",
 }
 """Command -> module of this package that registers it, in the order `--help` lists them."""
 
