@@ -41,6 +41,8 @@ class TrustError(ValueError):
 
 def binom_cdf(k: int, n: int, p: float) -> float:
     """P(X <= k) for X ~ Binomial(n, p), summed exactly in log space."""
+    if k < 0:
+        return 0.0
     if k >= n or p <= 0.0:
         return 1.0
     if p >= 1.0:
