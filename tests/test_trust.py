@@ -87,8 +87,8 @@ def write(path: Path, rows: list[dict]) -> Path:
 
 
 def ladder(tmp_path: Path, n: int = 200) -> tuple[Path, Path]:
-    """Tier 1 sure and right on the first 40% of items, unsure and wrong elsewhere; tier 2 right and sure on the rest but
-    wrong on the last 30 items; costs 0.001 and 0.01 a line."""
+    """Tier 1 sure and right on the first 40% of items, unsure and wrong elsewhere; tier 2 right and sure on the
+    rest but wrong on the last 30 items; costs 0.001 and 0.01 a line."""
     one, two = [], []
     for i in range(n):
         human = 1 + i % 5

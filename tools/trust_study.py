@@ -131,9 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", metavar="DIR", help="also write one split per criterion as JSONL judgments")
     args = parser.parse_args(argv)
     root = DataRoot(data_dir())
-    print(f"| criterion | alpha | rule | splits trusting any | mean disagreement of trusted test items | "
-          f"splits above alpha | splits where the test half rejects <= alpha | mean coverage |\n"
-          f"|---|---|---|---|---|---|---|---|")
+    print("| criterion | alpha | rule | splits trusting any | mean disagreement of trusted test items | "
+          "splits above alpha | splits where the test half rejects <= alpha | mean coverage |\n"
+          "|---|---|---|---|---|---|---|---|")
     for criterion in TOPICAL_CHAT_CRITERIA:
         lines = geval_judgments(criterion, root)
         if args.write:
