@@ -107,3 +107,11 @@ async def test_result_line_carries_the_sessions_confidence(llm_server) -> None:
     assert [r["confidence"] for r in rows] == [1.0, 1.0]
     session.actions.append(HumanAction(kind="override", after_turn=1, criterion="fluency", value=3))
     assert [r["confidence"] for r in item_rows(item, session)] == [1.0, None]
+
+
+def test_trust_doc_states_each_protocols_rule_as_its_spec_does() -> None:
+    from tests.conftest import REPO
+
+    doc = (REPO / "docs" / "TRUST.md").read_text(encoding="utf-8")
+    for spec in all_protocols().values():
+        assert spec.confidence.rule in doc, spec.name
