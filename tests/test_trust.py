@@ -195,3 +195,57 @@ def test_escalate_refuses_a_policy_of_other_tiers(tmp_path, capsys) -> None:
     policy.write_text(json.dumps({"kind": "something else"}))
     assert main(["escalate", str(policy), str(one), "--out", str(tmp_path / "d.jsonl")]) == 2
     assert "not a trust policy" in capsys.readouterr().err
+
+
+# ----- meta --risk-coverage -------------------------------------------------------------------------------------
+
+def test_risk_coverage_curve_per_tier() -> None:
+    rows = [{"id": f"r{i}", "criterion": "c", "predicted": 3, "human": 3 if i < 6 else 1, "protocol": "single",
+             "confidence": [0.9, 0.9, 0.8, 0.8, 0.7, 0.7, 0.6, 0.6, None, 0.1][i]} for i in range(10)]
+    curve = trust.risk_coverage(rows)["single"]
+    assert [(p["threshold"], p["trusted"], p["coverage"], p["agreement"]) for p in curve] == [
+        (0.9, 2, 0.2, 1.0), (0.8, 4, 0.4, 1.0), (0.7, 6, 0.6, 1.0), (0.6, 8, 0.8, 0.75), (0.1, 9, 0.9, 6 / 9)]
+    policy_row = {"id": "p", "criterion": "c", "predicted": 2, "human": 2,
+                  "tiers": [{"tier": 1, "protocol": "single", "predicted": 4, "confidence": 0.3},
+                            {"tier": 2, "protocol": "debate", "predicted": 2, "confidence": 0.9}]}
+    curves = trust.risk_coverage([policy_row])
+    assert curves == {"tier 1 (single)": [{"threshold": 0.3, "trusted": 1, "coverage": 1.0, "agreement": 0.0}],
+                      "tier 2 (debate)": [{"threshold": 0.9, "trusted": 1, "coverage": 1.0, "agreement": 1.0}]}
+
+
+def test_meta_risk_coverage_table_json_and_plot(tmp_path, capsys) -> None:
+    one, _ = ladder(tmp_path)
+    rows = [json.loads(line) | {"protocol": "single"} for line in one.read_text().splitlines()]
+    write(one, rows)
+    assert main(["meta", str(one), "--level", "turn", "--bootstrap", "0", "--risk-coverage", "--alpha", "0.1"]) == 0
+    out = capsys.readouterr().out
+    assert "risk against coverage" in out and "* = at least 90%" in out
+    assert "        0.95       80     40.0%     100.0% *" in out
+    assert "         0.3      200    100.0%      40.0%" in out
+    assert main(["meta", str(one), "--level", "turn", "--bootstrap", "0", "--risk-coverage", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["risk_coverage"]["alpha"] == 0.2 and len(result["risk_coverage"]["curves"]["single"]) == 2
+    pytest.importorskip("matplotlib")
+    svg = tmp_path / "risk.svg"
+    assert main(["meta", str(one), "--level", "turn", "--bootstrap", "0", "--risk-coverage", "--plot", str(svg)]) == 0
+    assert "risk against coverage" in svg.read_text()
+
+
+async def test_meta_screen_has_a_risk_coverage_tab(tmp_path) -> None:
+    from textual.widgets import TabbedContent
+    from textual_plotext import PlotextPlot
+
+    from debate_tui.meta.evaluate import format_table, meta_evaluate
+    from debate_tui.meta.plots import plot_data
+    from debate_tui.ui.meta_view import MetaApp
+
+    one, _ = ladder(tmp_path)
+    rows = [json.loads(line) | {"protocol": "single"} for line in one.read_text().splitlines()]
+    result = meta_evaluate(rows, "turn", bootstrap=0)
+    result["risk_coverage"] = {"alpha": 0.2, "tolerance": 0.5, "curves": trust.risk_coverage(rows)}
+    app = MetaApp("meta", format_table(result, rows), plot_data(rows, result))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("5")
+        assert app.query_one(TabbedContent).active == "risk"
+        await pilot.pause()
+        assert app.query_one("#risk-plot", PlotextPlot).size.width > 40

@@ -12,6 +12,7 @@ from debate_tui.cli.dataset import FILE_FLAGS, add_column_flags, columns_of
 from debate_tui.meta.evaluate import format_table, meta_evaluate, validate_row
 from debate_tui.meta.labels import LabelsError, join, load_labels
 from debate_tui.meta.plots import PlotError, plot_data, write_plot
+from debate_tui.meta.trust import format_risk_coverage, risk_coverage
 
 EXIT_BAD_INPUT = 2
 
@@ -42,6 +43,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--tui", action="store_true",
                         help="open the meta screen: the table, judge against human, calibration and cost against "
                              "agreement, drawn in the terminal (keys 1-4 switch, q quits)")
+    trust = parser.add_argument_group("risk against coverage")
+    trust.add_argument("--risk-coverage", action="store_true",
+                       help="also show, per tier (or protocol), the agreement among the lines trusted at each "
+                            "confidence threshold against their share (see docs/TRUST.md)")
+    trust.add_argument("--alpha", type=float, default=0.2, metavar="A",
+                       help="with --risk-coverage: mark agreement of at least 1 - A (default 0.2)")
+    trust.add_argument("--tolerance", type=float, default=0.5, metavar="T",
+                       help="with --risk-coverage: a score agrees with a label within T (default 0.5)")
     add_column_flags(parser)
     parser.set_defaults(handler=handle)
 
@@ -95,16 +104,23 @@ def handle(args: argparse.Namespace) -> int:
         elif given := [f"--{f.replace('_', '-')}" for f in FILE_FLAGS if getattr(args, f) is not None]:
             raise ValueError(f"{', '.join(given)} name columns of a --labels file; give --labels FILE")
         result = meta_evaluate(rows, args.level, bootstrap=args.bootstrap, seed=args.seed)
+        if args.risk_coverage:
+            if not 0 < args.alpha < 1 or args.tolerance < 0:
+                raise ValueError("--alpha must be between 0 and 1 and --tolerance 0 or more")
+            result["risk_coverage"] = {"alpha": args.alpha, "tolerance": args.tolerance,
+                                       "curves": risk_coverage(rows, args.tolerance)}
         if args.plot is not None:
             write_plot(Path(args.plot), plot_data(rows, result))
     except (BadInput, LabelsError, PlotError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    table = format_table(result, rows)
+    if args.risk_coverage:
+        table += "\n\n" + format_risk_coverage(result["risk_coverage"]["curves"], args.alpha)
     if args.tui:
         from debate_tui.ui.meta_view import MetaApp
 
-        MetaApp(f"meta: {args.results} ({args.level} level)", format_table(result, rows),
-                plot_data(rows, result)).run()
+        MetaApp(f"meta: {args.results} ({args.level} level)", table, plot_data(rows, result)).run()
         return 0
-    print(json.dumps(result) if args.json else format_table(result, rows))
+    print(json.dumps(result) if args.json else table)
     return 0

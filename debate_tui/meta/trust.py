@@ -367,3 +367,58 @@ def format_calibration(policy: dict[str, Any]) -> str:
     lines.append(f"guarantee: the items a tier trusts agree with people at least {100 * (1 - alpha):.0f}% of the "
                  f"time, with probability at least {100 * (1 - delta):.0f}% (per tier; see docs/TRUST.md)")
     return "\n".join(lines)
+
+
+# ----- risk against coverage ----------------------------------------------------------------------------------
+
+def _tier_points(row: Row, tolerance: float) -> list[tuple[str, float | None, bool]]:
+    """(curve name, confidence, agreed) of a labelled line: one per tier of a policy batch, else one."""
+    label: Any = row.get("human_verdict") if "predicted_verdict" in row else row.get("human")
+    label = label.get(row.get("criterion")) if isinstance(label, dict) else label
+    if label is None:
+        return []
+    field_name = "predicted_verdict" if "predicted_verdict" in row else "predicted"
+    if isinstance(row.get("tiers"), list):
+        return [(f"tier {t.get('tier')} ({t.get('protocol', '?')})", _number(t.get("confidence")),
+                 agrees(t.get(field_name), label, tolerance)) for t in row["tiers"] if isinstance(t, dict)]
+    return [(str(row.get("protocol") or "judge"), _number(row.get("confidence")),
+             agrees(row.get(field_name), label, tolerance))]
+
+
+def risk_coverage(rows: Sequence[Row], tolerance: float = AGREE_TOLERANCE) -> dict[str, list[dict[str, Any]]]:
+    """Per tier (or protocol), at each confidence threshold from the top down: the share of its labelled lines
+    trusted and their agreement with people. Lines without confidence count in the share, never as trusted."""
+    grouped: dict[str, list[tuple[float | None, bool]]] = {}
+    for row in rows:
+        for name, confidence, agreed in _tier_points(row, tolerance):
+            grouped.setdefault(name, []).append((confidence, agreed))
+    curves: dict[str, list[dict[str, Any]]] = {}
+    for name, points in grouped.items():
+        scored = sorted((p for p in points if p[0] is not None), key=lambda p: -(p[0] or 0.0))
+        curve, agreed_so_far = [], 0
+        for index, (confidence, agreed) in enumerate(scored):
+            agreed_so_far += agreed
+            if index + 1 == len(scored) or scored[index + 1][0] != confidence:
+                curve.append({"threshold": confidence, "trusted": index + 1, "coverage": (index + 1) / len(points),
+                              "agreement": agreed_so_far / (index + 1)})
+        curves[name] = curve
+    return curves
+
+
+def format_risk_coverage(curves: dict[str, list[dict[str, Any]]], alpha: float, rows: int = 12) -> str:
+    """The table: per curve at most `rows` thresholds, spread over the coverage; * marks agreement >= 1 - alpha
+    (observed on these lines, no bound: calibrate gives the guarantee)."""
+    lines = [f"risk against coverage (agreement among the trusted lines; * = at least {100 * (1 - alpha):.0f}%, "
+             f"alpha {alpha:g}, observed, no bound)"]
+    for name, curve in curves.items():
+        lines.append(f"{name}: {len(curve)} thresholds")
+        lines.append(f"  {'threshold':>10}{'trusted':>9}{'coverage':>10}{'agreement':>11}")
+        step = max(1, math.ceil(len(curve) / rows))
+        shown = curve[::step] if curve[-1] in curve[::step] else [*curve[::step], curve[-1]]
+        for point in shown:
+            mark = " *" if point["agreement"] >= 1 - alpha - 1e-12 else ""
+            lines.append(f"  {point['threshold']:>10.4g}{point['trusted']:>9}{_percent(point['coverage']):>10}"
+                         f"{_percent(point['agreement']):>11}{mark}")
+    if not curves:
+        lines.append("  no labelled line carries a confidence")
+    return "\n".join(lines)
