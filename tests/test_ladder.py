@@ -1,0 +1,63 @@
+"""`batch --policy`: a three-tier ladder (single judge, jury, debate) live on the fake server, its lines, its
+summary, resuming tier by tier, and the review queue for what no tier trusted."""
+
+from __future__ import annotations
+
+import json
+
+from tools import ladder_demo
+
+
+def test_three_tier_ladder_live(llm_server, tmp_path) -> None:
+    result = ladder_demo.run_demo(llm_server, tmp_path, calibration_per_kind=8, items_per_kind=2)
+    ladder, lines = result["ladder"], result["lines"]
+    assert result["landed"] == {"1": 2, "2": 2, "3": 2, "None": 2}
+    assert [(t["tier"], t["protocol"], t["items"], t["trusted"], t["passed_on"]) for t in ladder["tiers"]] == [
+        (1, "single", 8, 2, 6), (2, "single", 6, 2, 4), (3, "debate", 4, 2, 2)]
+    assert ladder["needs_human"] == 2 and ladder["calls"] == sum(t["calls"] for t in ladder["tiers"])
+    assert ladder["calls"] == ladder["server_calls"]
+    assert ladder["cost_usd"] < result["debate_all"]["cost_usd"]
+    by_id = {line["id"]: line for line in lines}
+    easy, hard, hopeless = by_id["new-easy-item-0"], by_id["new-hard-item-0"], by_id["new-hopeless-item-0"]
+    assert (easy["tier"], easy["confidence"], easy["predicted"], easy["protocol"]) == (1, 1.0, 3.0, "single")
+    assert [t["tier"] for t in easy["tiers"]] == [1]
+    assert (hard["tier"], hard["predicted"], hard["protocol"]) == (3, 2.0, "debate")
+    assert [(t["tier"], t["trusted"]) for t in hard["tiers"]] == [(1, False), (2, False), (3, True)]
+    assert hard["cost_usd"] == round(sum(t["cost_usd"] for t in hard["tiers"]), 8)
+    assert hopeless["status"] == "needs_human" and hopeless["tier"] is None and hopeless["predicted"] is None
+    assert [t["confidence"] for t in hopeless["tiers"]] == [1 / 3, 1 / 3, 0.0]
+    waiting = {item["id"]: item for item in result["review"]}
+    assert set(waiting) == {"new-hopeless-item-0", "new-hopeless-item-1"}
+    assert "tier 3 debate: 2.0 (confidence 0.00 < 1.00)" in waiting["new-hopeless-item-0"]["question"]
+
+
+def test_ladder_resumes_and_keeps_a_persons_decision(llm_server, tmp_path) -> None:
+    result = ladder_demo.run_demo(llm_server, tmp_path, calibration_per_kind=8, items_per_kind=1)
+    out, items, policy = tmp_path / "results.jsonl", tmp_path / "items.jsonl", tmp_path / "policy.json"
+    code, said = ladder_demo.cli("review", str(out), "--decide", "new-hopeless-item-0:coherence=5", "--who", "ann")
+    assert code == 0 and json.loads(said.splitlines()[0])["status"] == "completed"
+    decided = next(json.loads(line) for line in out.read_text().splitlines() if "hopeless" in line)
+    assert (decided["predicted"], decided["status"], decided["decided_by"]) == (5.0, "completed", "ann")
+    calls = llm_server.calls
+    code, said = ladder_demo.cli("batch", str(items), "--policy", str(policy), "--out", str(out))
+    summary = json.loads(said.splitlines()[-1])
+    assert code == 0 and llm_server.calls == calls  # every tier's lines were there: nothing asked again
+    assert [t["skipped"] for t in summary["tiers"]] == [4, 3, 2] and summary["needs_human"] == 0
+    again = [json.loads(line) for line in out.read_text().splitlines()]
+    assert next(r for r in again if "hopeless" in r["id"]) == decided
+    assert [r for r in again if "hopeless" not in r["id"]] == [r for r in result["lines"] if "hopeless" not in r["id"]]
+
+
+def test_a_policy_without_task_settings_cannot_run_live(tmp_path, capsys) -> None:
+    from debate_tui.cli import main
+
+    rows = [{"id": f"x{i}", "predicted": 3, "confidence": 0.9, "human": 3} for i in range(40)]
+    tier = tmp_path / "recorded.jsonl"
+    tier.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    policy = tmp_path / "policy.json"
+    assert main(["calibrate", str(tier), "--alpha", "0.2", "--delta", "0.1", "--out", str(policy)]) == 0
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps({"id": "a", "text": "Some text."}) + "\n")
+    capsys.readouterr()
+    assert main(["batch", str(items), "--policy", str(policy), "--out", str(tmp_path / "r.jsonl")]) == 2
+    assert "tier 1 has no task settings" in capsys.readouterr().err
