@@ -120,10 +120,10 @@ def run_demo(server: FakeLLMServer, work: Path, calibration_per_kind: int, items
     calibration = write_items(work / "calibration.jsonl", calibration_per_kind, "cal")
     tiers = []
     for number, flags in enumerate(tier_flags(server.base_url), start=1):
-        out = work / f"cal-tier{number}.jsonl"
-        code, _ = cli("batch", str(calibration), "--out", str(out), *flags)
+        tier = work / f"cal-tier{number}.jsonl"
+        code, _ = cli("batch", str(calibration), "--out", str(tier), *flags)
         assert code == 0, f"calibration batch of tier {number}: exit {code}"
-        tiers.append(str(out))
+        tiers.append(str(tier))
     policy = work / "policy.json"
     code, table = cli("calibrate", *tiers, "--alpha", "0.2", "--delta", "0.2", "--min-trusted", "5",
                       "--out", str(policy))
