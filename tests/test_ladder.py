@@ -61,3 +61,28 @@ def test_a_policy_without_task_settings_cannot_run_live(tmp_path, capsys) -> Non
     capsys.readouterr()
     assert main(["batch", str(items), "--policy", str(policy), "--out", str(tmp_path / "r.jsonl")]) == 2
     assert "tier 1 has no task settings" in capsys.readouterr().err
+
+
+def test_review_screen_shows_every_tiers_answer_and_takes_the_persons(llm_server, tmp_path) -> None:
+    import asyncio
+
+    from debate_tui.ui.review.app import ReviewApp
+    from tests.test_review import queue_for
+    from tests.test_review_app import text_of, wait_until
+
+    ladder_demo.run_demo(llm_server, tmp_path, calibration_per_kind=8, items_per_kind=1)
+    out = tmp_path / "results.jsonl"
+
+    async def review() -> None:
+        app = ReviewApp(queue_for(out, who="pilot"))
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_until(pilot, lambda: "1 of 1 left" in text_of(app, "#heading"))
+            assert "Review queue" in text_of(app, "#heading")
+            question = text_of(app, "#question")
+            assert "tier 1 single: 3.0 (confidence 0.33 < 1.00)" in question and "tier 3 debate" in question
+            await pilot.press("5")
+            await wait_until(pilot, lambda: '"decided_by": "pilot"' in out.read_text())
+
+    asyncio.run(review())
+    line = next(json.loads(x) for x in out.read_text().splitlines() if "hopeless" in x)
+    assert (line["predicted"], line["status"], line["tier"]) == (5.0, "completed", None)
