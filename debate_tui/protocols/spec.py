@@ -19,11 +19,11 @@ from pydantic import BaseModel, ConfigDict
 
 from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task
 from debate_tui.inputs import InputError
+from debate_tui.protocols.confidence import DISCUSSION, Confidence, of_outcome
 
 if TYPE_CHECKING:
     from debate_tui.engine.runner import Context
     from debate_tui.protocols.common import ModelChoice
-    from debate_tui.protocols.confidence import Confidence
 
 InputName = Literal["text_b", "source", "context"]
 INPUT_NAMES: dict[InputName, str] = {"text_b": "a second text", "source": "a source", "context": "a context"}
@@ -84,8 +84,6 @@ class ProtocolSpec:
     """(options, number of criteria, pairwise) -> the calls a run makes."""
     calls_formula: str
     """The same count as a person reads it, for the README."""
-    confidence: Confidence
-    """How an answer's confidence is computed from the session (see `protocols.confidence`)."""
     required: tuple[InputName, ...] = ()
     optional: tuple[InputName, ...] = ()
     report: tuple[str, ...] = ("result", "per_agent", "how", "actions", "usage", "transcript")
@@ -93,11 +91,12 @@ class ProtocolSpec:
     """The protocol's own refusals of a task, beyond what the spec says (run before any call)."""
     personas: bool = False
     """Whether `--personas` gives the agents their personas."""
+    confidence: Confidence = DISCUSSION
+    """How an answer's confidence is computed from the session (see `protocols.confidence`); a protocol that
+    declares none gets the agents' agreement with the final answer (and with their vote, if it has one)."""
 
     async def play(self, ctx: Context) -> Outcome:
         """The run, its outcome carrying each criterion's confidence by this protocol's rule."""
-        from debate_tui.protocols.confidence import of_outcome
-
         outcome = await self.run(ctx)
         outcome.confidence = of_outcome(self.confidence, ctx.session, outcome)
         return outcome
