@@ -4,6 +4,7 @@ summary, resuming tier by tier, and the review queue for what no tier trusted.""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tools import ladder_demo
 
@@ -86,3 +87,33 @@ def test_review_screen_shows_every_tiers_answer_and_takes_the_persons(llm_server
     asyncio.run(review())
     line = next(json.loads(x) for x in out.read_text().splitlines() if "hopeless" in x)
     assert (line["predicted"], line["status"], line["tier"]) == (5.0, "completed", None)
+
+
+def test_run_with_a_policy_trusts_or_climbs_to_a_person(llm_server, tmp_path, capfd) -> None:
+    from debate_tui.cli import main
+
+    ladder_demo.run_demo(llm_server, tmp_path, calibration_per_kind=8, items_per_kind=1)
+    policy = str(tmp_path / "policy.json")
+    easy, hopeless = tmp_path / "easy.txt", tmp_path / "hopeless.txt"
+    easy.write_text("EASY-ITEM solo: He went to the pool every morning.")
+    hopeless.write_text("HOPELESS-ITEM solo: He went to the pool every morning.")
+    capfd.readouterr()
+    assert main(["run", "--text", str(easy), "--policy", policy]) == 0
+    out, err = capfd.readouterr()
+    summary = json.loads(out.strip().splitlines()[-1])
+    assert (summary["tier"], summary["ladder_status"], summary["scores"]) == (1, "completed", {"coherence": 3.0})
+    assert "[trust] trusted: >= 80% agreement at 80% confidence, calibrated on 32 items" in err
+    report = Path(summary["report"]).read_text()
+    assert "## Trust ladder" in report and "Decided by: tier 1 (single)." in report
+
+    assert main(["run", "--text", str(hopeless), "--policy", policy]) == 5
+    out, err = capfd.readouterr()
+    summary = json.loads(out.strip().splitlines()[-1])
+    assert summary["ladder_status"] == "needs_human" and summary["tier"] is None
+    assert [(t["tier"], t["protocol"], t["trusted"]) for t in summary["tiers"]] == [
+        (1, "single", False), (2, "single", False), (3, "debate", False)]
+    assert "not sure (0.33 < 1.00): escalating to tier 2, single" in err
+    assert "not sure (0.00 < 1.00): no tier left: a person decides" in err
+    report = Path(summary["report"]).read_text()
+    assert "Decided by: a person (no tier trusted itself)." in report
+    assert "| 3 | debate | coherence 2 | 0.00 | 1.00 | no |" in report

@@ -28,7 +28,7 @@ from typing import Any
 from debate_tui.batch.items import Item
 from debate_tui.batch.results import ResultsFile, Row, row_key
 from debate_tui.batch.runner import BatchRun
-from debate_tui.domain import AgentSpec, Criterion, Session
+from debate_tui.domain import AgentSpec, Criterion, Session, Task
 from debate_tui.meta.trust import TrustError, read_policy, trusts
 
 SUMMED = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd")
@@ -44,13 +44,15 @@ class Tier:
     number: int
     threshold: float | None
     template: Session
+    guarantee: str = ""
+    """What trusting this tier means, e.g. ">= 85% agreement at 90% confidence, calibrated on 412 items"."""
 
     @property
     def protocol(self) -> str:
         return self.template.protocol
 
 
-def load_tiers(path: Path, first: Item) -> list[Tier]:
+def load_tiers(path: Path, first: Task) -> list[Tier]:
     """The policy's tiers that trust something, as session templates (a tier that never trusts would only cost:
     it is left out); LadderError when a tier has no task or the criteria differ."""
     try:
@@ -66,10 +68,12 @@ def load_tiers(path: Path, first: Item) -> list[Tier]:
         try:
             template = Session(protocol=task["protocol"], options=dict(task.get("options") or {}),
                                criteria=[Criterion.model_validate(c) for c in task["criteria"]],
-                               agents=[AgentSpec.model_validate(a) for a in task["agents"]], task=first.task)
+                               agents=[AgentSpec.model_validate(a) for a in task["agents"]], task=first)
         except (KeyError, TypeError, ValueError) as exc:
             raise LadderError(f"{path}: tier {entry.get('tier')}'s task settings are malformed ({exc})") from None
-        tiers.append(Tier(len(tiers) + 1, entry.get("threshold"), template))
+        guarantee = (f">= {100 * (1 - policy['alpha']):.0f}% agreement at {100 * (1 - policy['delta']):.0f}% "
+                     f"confidence, calibrated on {entry.get('reached')} items")
+        tiers.append(Tier(len(tiers) + 1, entry.get("threshold"), template, guarantee))
     tiers = [t for t in tiers if t.threshold is not None]
     if not tiers:
         raise LadderError(f"{path}: no tier of this policy trusts anything (calibrate found no threshold), so "

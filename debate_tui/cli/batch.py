@@ -326,7 +326,7 @@ def prepare_ladder(args: argparse.Namespace) -> LadderRun:
     if args.seed is None:
         args.seed = 0
     try:
-        tiers = load_tiers(Path(args.policy).expanduser(), items[0])
+        tiers = load_tiers(Path(args.policy).expanduser(), items[0].task)
     except LadderError as exc:
         raise BadInput(str(exc)) from None
     return LadderRun(items, tiers, ResultsFile(Path(args.out).expanduser()),

@@ -123,6 +123,8 @@ def task_settings(tier: list[Judgment], args: argparse.Namespace) -> dict[str, A
         store = load_config().session_store(sessions_dir(args))
         session = store.load(session_id)
     except (SessionFileError, OSError, ValueError):
+        print(f"note: session {session_id} of these results is not in the sessions directory (--sessions-dir): "
+              "no task settings recorded for this tier, so it cannot be run live", file=sys.stderr)
         return None
     options = {k: v for k, v in session.options.items() if k != "seed"}
     return {"protocol": session.protocol, "options": options,

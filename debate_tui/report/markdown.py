@@ -178,6 +178,24 @@ def _quotes(session: Session, quotes: list[ErrorSpan]) -> list[str]:
     return [*lines, ""]
 
 
+def _ladder(session: Session) -> list[str]:
+    """`run --policy`: each tier's answer, confidence against its threshold and cost, and who decided."""
+    ladder = session.state.get("ladder")
+    if not isinstance(ladder, dict):
+        return []
+    lines = ["## Trust ladder", "", f"Decided by: {cell(ladder.get('decided_by'))}.", "",
+             "| Tier | Protocol | Answer | Confidence | Threshold | Trusted | Calls | Cost |",
+             "|---|---|---|---|---|---|---|---|"]
+    for rung in ladder.get("rungs") or []:
+        answer = rung.get("verdict") or ", ".join(f"{k} {fmt_score(v)}" for k, v in (rung.get("scores") or {}).items())
+        confidence = "none" if rung.get("confidence") is None else f"{rung['confidence']:.2f}"
+        threshold = "-" if rung.get("threshold") is None else f"{rung['threshold']:.2f}"
+        lines.append(f"| {rung.get('tier')} | {cell(rung.get('protocol'))} | {cell(answer or 'none')} | {confidence} "
+                     f"| {threshold} | {'yes' if rung.get('trusted') else 'no'} | {rung.get('calls')} "
+                     f"| ${rung.get('cost_usd', 0):.4f} |")
+    return [*lines, ""]
+
+
 def _how(session: Session) -> list[str]:
     outcome = session.outcome
     if outcome is None or not outcome.notes:
@@ -234,7 +252,7 @@ def _turn(turn: Turn, swapped: bool = False) -> list[str]:
 
 
 def render(session: Session) -> str:
-    lines = _header(session) + [""] + _scores(session)
+    lines = _header(session) + [""] + _scores(session) + _ladder(session)
     errors = session.outcome.errors if session.outcome else []
     if errors:
         lines += _errors(session, errors) + section(session)
