@@ -18,44 +18,25 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from debate_tui.batch.ladder import LadderError, Tier, load_tiers
+from debate_tui.batch.ladder import (
+    LadderError,
+    load_tiers,
+    lowest_confidence,
+    record_ladder,
+    rung,
+    step_message,
+    tier_session,
+)
 from debate_tui.cli.outputs import print_line
 from debate_tui.cli.run import EXIT, _fail, play, summary_line
 from debate_tui.cli.task_args import build_task, sessions_dir, warn_stderr
 from debate_tui.config import effective_config
-from debate_tui.domain import Session, Task, new_session_id
 from debate_tui.engine.condense import preflight
 from debate_tui.inputs import InputError
 from debate_tui.report.markdown import render
 from debate_tui.safefile import SessionLock, check_target
 from debate_tui.store import write_atomic, write_session
 from debate_tui.textsafe import inert
-
-LADDER_KEY = "ladder"
-
-
-def tier_session(tier: Tier, task: Task) -> Session:
-    """A fresh session of the tier's recorded task on this text."""
-    template = tier.template
-    return Session(protocol=template.protocol, options=dict(template.options),
-                   criteria=[c.model_copy(deep=True) for c in template.criteria],
-                   agents=[a.model_copy(deep=True) for a in template.agents], task=task, id=new_session_id())
-
-
-def lowest_confidence(session: Session) -> float | None:
-    """The least sure criterion's confidence; None when any is unscored or the run did not complete."""
-    if session.status != "completed" or session.outcome is None:
-        return None
-    values = [session.outcome.confidence.get(c.name) for c in session.criteria]
-    return None if any(v is None for v in values) else min(v for v in values if v is not None)
-
-
-def rung(tier: Tier, session: Session, confidence: float | None, trusted: bool) -> dict[str, Any]:
-    outcome = session.outcome
-    return {"tier": tier.number, "protocol": tier.protocol, "session": session.id, "status": session.status,
-            "scores": dict(outcome.scores) if outcome else {}, "verdict": outcome.verdict if outcome else None,
-            "confidence": confidence, "threshold": tier.threshold, "trusted": trusted,
-            "calls": session.usage.calls, "cost_usd": round(session.usage.cost_usd, 8)}
 
 
 def say(message: str) -> None:
@@ -90,19 +71,15 @@ def run_ladder(args: argparse.Namespace) -> int:
         if error is not None:
             return _fail(error)
         confidence = lowest_confidence(session)
-        trusted = confidence is not None and tier.threshold is not None and confidence >= tier.threshold - 1e-12
+        trusted = tier.trusts(confidence)
         ladder.append(rung(tier, session, confidence, trusted))
-        if session.status != "completed" or trusted:
-            say(f"trusted: {tier.guarantee}" if trusted else f"tier {tier.number} ended {session.status}")
-            break
-        shown = "no confidence" if confidence is None else f"{confidence:.2f}"
         later = tiers[index + 1] if index + 1 < len(tiers) else None
-        say(f"not sure ({shown} < {tier.threshold:.2f}): " + (
-            f"escalating to tier {later.number}, {later.protocol}" if later else "no tier left: a person decides"))
+        say(step_message(tier, confidence, trusted, later, session.status))
+        if session.status != "completed" or trusted:
+            break
     assert session is not None and path is not None
-    decided = next((f"tier {r['tier']} ({r['protocol']})" for r in ladder if r["trusted"]), None)
-    session.state[LADDER_KEY] = {"rungs": ladder, "decided_by": decided or "a person (no tier trusted itself)",
-                                 "policy": str(args.policy)}
+    record_ladder(session, ladder, str(args.policy))
+    decided = any(r["trusted"] for r in ladder)
     try:
         write_session(path, session)
         report = report_path or path.with_suffix(".md")
