@@ -117,3 +117,61 @@ def test_run_with_a_policy_trusts_or_climbs_to_a_person(llm_server, tmp_path, ca
     report = Path(summary["report"]).read_text()
     assert "Decided by: a person (no tier trusted itself)." in report
     assert "| 3 | debate | coherence 2 | 0.00 | 1.00 | no |" in report
+
+
+def test_tui_with_a_policy_trusts_or_escalates_to_the_person(llm_server, tmp_path) -> None:
+    import asyncio
+
+    from debate_tui.cli import build_parser
+    from debate_tui.cli.tui import tui_request
+    from debate_tui.llm.router import ModelRouter
+    from debate_tui.store import read_session
+    from debate_tui.ui.app import DebateTUI
+    from debate_tui.ui.launch import launch_from
+    from debate_tui.ui.screens.debate import DebateScreen
+    from debate_tui.ui.screens.dialogs import DecisionDialog
+    from debate_tui.ui.state import UiState
+    from tests.test_review_app import wait_until
+
+    ladder_demo.run_demo(llm_server, tmp_path, calibration_per_kind=8, items_per_kind=1)
+    policy = str(tmp_path / "policy.json")
+
+    def app_for(text: str) -> DebateTUI:
+        path = tmp_path / "text.txt"
+        path.write_text(text)
+        args = build_parser("tui").parse_args(["tui", "--text", str(path), "--policy", policy])
+        return DebateTUI(launch_from(tui_request(args), UiState()), client=ModelRouter())
+
+    def screens(app: DebateTUI) -> list[DebateScreen]:
+        return [s for s in app.screen_stack if isinstance(s, DebateScreen)]
+
+    async def trusted_at_tier_one() -> None:
+        app = app_for("EASY-ITEM tui: He went to the pool every morning.")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: screens(app) and "trusted" in screens(app)[0].status.trust, 30)
+            assert len(screens(app)) == 1
+            assert screens(app)[0].status.trust == ("confidence 1.00: trusted: >= 80% agreement at 80% confidence, "
+                                                    "calibrated on 32 items")
+            ladder = read_session(app.store.path_for(screens(app)[0].session.id)).state["ladder"]
+            assert ladder["decided_by"] == "tier 1 (single)"
+
+    async def escalated_to_the_person() -> None:
+        app = app_for("HOPELESS-ITEM tui: He went to the pool every morning.")
+        async with app.run_test(size=(120, 36)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, DecisionDialog), 60)
+            first, second, third = screens(app)
+            assert "not sure (0.33 < 1.00): escalating to tier 2, single" in first.status.trust
+            assert "escalating to tier 3, debate" in second.status.trust
+            assert "no tier left: a person decides" in third.status.trust
+            assert "tier 3 debate: coherence 2 (confidence 0.00)" in app.screen.question
+            await pilot.press("5")
+            await wait_until(pilot, lambda: "decided by" in third.status.trust, 10)
+            saved = read_session(app.store.path_for(third.session.id))
+            assert saved.outcome.scores["coherence"] == 5.0
+            assert saved.state["ladder"]["decided_by"].startswith("a person (")
+            assert [r["tier"] for r in saved.state["ladder"]["rungs"]] == [1, 2, 3]
+            await pilot.press("escape")  # back to the debate before it: kept and reachable
+            await wait_until(pilot, lambda: app.screen is second, 5)
+
+    asyncio.run(trusted_at_tier_one())
+    asyncio.run(escalated_to_the_person())

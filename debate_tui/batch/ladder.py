@@ -23,16 +23,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from debate_tui.batch.items import Item
 from debate_tui.batch.results import ResultsFile, Row, row_key
-from debate_tui.batch.runner import BatchRun
 from debate_tui.domain import AgentSpec, Criterion, Session, Task, new_session_id
 from debate_tui.meta.trust import TrustError, read_policy, trusts
 
 LADDER_KEY = "ladder"
 """Where a one-text ladder (`run --policy`, the TUI's) keeps its rungs in the last session's state."""
+if TYPE_CHECKING:  # `run --policy` and the TUI read this module without running a batch
+    from debate_tui.batch.runner import BatchRun
+
 SUMMED = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd")
 ANSWERS = ("predicted", "predicted_verdict")
 
@@ -114,7 +116,7 @@ class TierRun:
     trusted: int = 0
 
 
-MakeBatch = Callable[[Session, list[Item], ResultsFile], BatchRun]
+MakeBatch = Callable[[Session, list[Item], ResultsFile], "BatchRun"]
 
 
 @dataclass

@@ -56,6 +56,8 @@ class TuiRequest:
     autostart: bool = False
     step: bool = False
     sessions_dir: str | None = None
+    policy: str | None = None
+    """`--policy POLICY.json`: judge the text up a trust ladder (implies starting at once)."""
 
 
 @dataclass
