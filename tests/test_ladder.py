@@ -150,8 +150,8 @@ def test_tui_with_a_policy_trusts_or_escalates_to_the_person(llm_server, tmp_pat
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_until(pilot, lambda: screens(app) and "trusted" in screens(app)[0].status.trust, 30)
             assert len(screens(app)) == 1
-            assert screens(app)[0].status.trust == ("confidence 1.00: trusted: >= 80% agreement at 80% confidence, "
-                                                    "calibrated on 32 items")
+            assert screens(app)[0].status.trust == ("trust ladder: confidence 1.00, threshold 1.00: trusted: >= 80% "
+                                                    "agreement at 80% confidence, calibrated on 32 items")
             ladder = read_session(app.store.path_for(screens(app)[0].session.id)).state["ladder"]
             assert ladder["decided_by"] == "tier 1 (single)"
 

@@ -146,16 +146,40 @@ def run_demo(server: FakeLLMServer, work: Path, calibration_per_kind: int, items
             "review": [json.loads(line) for line in queue.splitlines() if line.strip()], "lines": lines}
 
 
+def use_dirs(work: Path) -> None:
+    for name in ("SESSIONS", "CONFIG", "CACHE"):
+        os.environ[f"DEBATE_TUI_{name}_DIR"] = str(work / name.lower())
+    os.environ.setdefault("OPENAI_API_KEY", "sk-fake-for-the-local-server")
+
+
+def serve(work: Path, calibration_per_kind: int) -> int:
+    """Calibrate, then serve the scripted judges until Ctrl+C (streamed slowly enough to watch)."""
+    import threading
+
+    work.mkdir(parents=True, exist_ok=True)
+    use_dirs(work)
+    with FakeLLMServer(chunk_delay=0.02, chunk_size=6) as server:
+        run_demo(server, work, calibration_per_kind, 1)
+        print(f"fake server {server.base_url}; policy {work / 'policy.json'}", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calibration-per-kind", type=int, default=12)
     parser.add_argument("--items-per-kind", type=int, default=5)
+    parser.add_argument("--serve", metavar="DIR",
+                        help="calibrate into DIR (its sessions, cache and config there too), print the policy's path "
+                             "and keep the fake server running for the TUI: DEBATE_TUI_{SESSIONS,CONFIG,CACHE}_DIR "
+                             "=DIR/... debate-tui --text FILE --policy DIR/policy.json")
     args = parser.parse_args(argv)
+    if args.serve:
+        return serve(Path(args.serve), args.calibration_per_kind)
     with tempfile.TemporaryDirectory() as scratch, FakeLLMServer() as server:
         work = Path(scratch)
-        for name in ("SESSIONS", "CONFIG", "CACHE"):
-            os.environ[f"DEBATE_TUI_{name}_DIR"] = str(work / name.lower())
-        os.environ.setdefault("OPENAI_API_KEY", "sk-fake-for-the-local-server")
+        use_dirs(work)
         result = run_demo(server, work, args.calibration_per_kind, args.items_per_kind)
     print(result["calibration"])
     ladder, everything = result["ladder"], result["debate_all"]

@@ -47,9 +47,9 @@ class LadderPlay:
         trusted = tier.trusts(confidence)
         self.rungs.append(rung(tier, session, confidence, trusted))
         later = self.tiers[index + 1] if index + 1 < len(self.tiers) else None
-        shown = "-" if confidence is None else f"{confidence:.2f}"
-        screen.status.trust = f"confidence {shown}: " + step_message(tier, confidence, trusted, later,
-                                                                      session.status)
+        shown = "none" if confidence is None else f"{confidence:.2f}"
+        screen.status.trust = (f"trust ladder: confidence {shown}, threshold {tier.threshold:.2f}: "
+                               + step_message(tier, confidence, trusted, later, session.status))
         if trusted or session.status != "completed":
             self._close(session)
         elif later is not None:

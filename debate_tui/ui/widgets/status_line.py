@@ -36,6 +36,10 @@ class StatusLine(Static, KeptLines):
     trust: reactive[str] = reactive("")
     """With a trust ladder (`--policy`): this tier's confidence against its threshold, and what follows."""
 
+    def watch_trust(self, trust: str) -> None:
+        """A ladder's message gets lines of its own under the usual one, wrapped to the width."""
+        self.styles.height = "auto" if trust else 1
+
     def set_usage(self, usage: Usage) -> None:
         self.calls, self.tokens, self.cost = usage.calls, usage.prompt_tokens + usage.completion_tokens, usage.cost_usd
 
@@ -51,5 +55,5 @@ class StatusLine(Static, KeptLines):
         if self.speaking:
             parts += [" │ ", (f"{self.speaking} speaking", "italic")]
         if self.trust:
-            parts += [" │ ", (self.trust, "bold")]
+            parts += ["\n", (self.trust, "bold")]
         return Content.assemble(*parts)
