@@ -175,3 +175,16 @@ def test_tui_with_a_policy_trusts_or_escalates_to_the_person(llm_server, tmp_pat
 
     asyncio.run(trusted_at_tier_one())
     asyncio.run(escalated_to_the_person())
+
+
+def test_ladder_shards_partition_the_items_at_every_tier(llm_server, tmp_path) -> None:
+    result = ladder_demo.run_demo(llm_server, tmp_path, calibration_per_kind=8, items_per_kind=1)
+    items, policy = str(tmp_path / "items.jsonl"), str(tmp_path / "policy.json")
+    shards = []
+    for part in ("1/2", "2/2"):
+        target = tmp_path / f"shard{part[0]}.jsonl"
+        code, _ = ladder_demo.cli("batch", items, "--policy", policy, "--out", str(target), "--shard", part)
+        assert code == 0
+        shards += [json.loads(line) for line in target.read_text().splitlines()]
+    assert sorted((r["id"], r["tier"], r["predicted"]) for r in shards) == sorted(
+        (r["id"], r["tier"], r["predicted"]) for r in result["lines"])
