@@ -115,3 +115,22 @@ def test_trust_doc_states_each_protocols_rule_as_its_spec_does() -> None:
     doc = (REPO / "docs" / "TRUST.md").read_text(encoding="utf-8")
     for spec in all_protocols().values():
         assert spec.confidence.rule in doc, spec.name
+
+
+async def test_scaleeval_unanimous_at_once_is_sure(llm_server) -> None:
+    from tests import test_scaleeval
+
+    test_scaleeval.script(llm_server)
+    session = await test_scaleeval.run(test_scaleeval.make_session(llm_server, seed=test_scaleeval.seed_where(False)))
+    assert session.outcome.confidence == {"helpfulness": 1.0} == recomputed(session)
+
+
+async def test_scaleeval_moved_to_consensus_is_less_sure(llm_server) -> None:
+    """A contrarian who comes round after the initial round: (3 of 3 at the end + 2 of 3 at first) / 2."""
+    from tests import test_scaleeval
+
+    test_scaleeval.script(llm_server, stubborn_rounds=0)
+    session = await test_scaleeval.run(test_scaleeval.make_session(llm_server, seed=test_scaleeval.seed_where(False),
+                                                                   contrarian=True))
+    assert session.outcome.verdict == "2"
+    assert session.outcome.confidence["helpfulness"] == pytest.approx(5 / 6) == recomputed(session)["helpfulness"]
