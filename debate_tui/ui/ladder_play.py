@@ -97,7 +97,8 @@ class LadderPlay:
             self._close(session, person=self.app.user)
             screen.status.trust = f"decided by {self.app.user}"
 
-        self.app.push_screen(DecisionDialog(question, options, labels), done)
+        self.app.push_screen(DecisionDialog(question, options, labels,
+                                            escape="Escape leaves it undecided (the report says so)"), done)
 
     def _close(self, session: Session, person: str | None = None) -> None:
         """The ladder goes into the last session, saved, so its report (r, e) shows it."""
