@@ -29,6 +29,20 @@ Role = Literal[
 ]
 
 
+AGREE_TOLERANCE = 0.5
+"""Two scores agree when they are at most this far apart, in the criterion's own units (`--tolerance`)."""
+
+
+def agrees(answer: float | str | None, other: float | str | None, tolerance: float = AGREE_TOLERANCE) -> bool:
+    """The one definition of "agree" (confidence, calibrate, escalate, meta): the same verdict for a pair,
+    |answer - other| <= tolerance for a score; a missing answer agrees with nothing."""
+    if answer is None or other is None:
+        return False
+    if isinstance(answer, str) or isinstance(other, str):
+        return str(answer) == str(other)
+    return abs(float(answer) - float(other)) <= tolerance + 1e-9
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -173,6 +187,9 @@ class Turn(BaseModel):
     """The reply came with log-probabilities (only asked for by the single judge's `logprobs` option)."""
     weighted_score: float | None = None
     """G-Eval's probability-weighted score: the in-scale alternatives at the score token, weighted by probability."""
+    score_mass: float | None = None
+    """The probability the score token's in-scale alternatives put within AGREE_TOLERANCE of the parsed score
+    (normalised over those alternatives): the judge's own confidence in its score, where log-probabilities came."""
     no_issue: bool | None = None
     """For a critic: did it accept the score."""
     started_at: datetime = Field(default_factory=utcnow)
@@ -249,6 +266,9 @@ class Outcome(BaseModel):
     notes: list[str] = Field(default_factory=list)
     vote: Vote | None = None
     """The vote before discussion, for a protocol whose agents discuss; None for one without a discussion."""
+    confidence: dict[str, float | None] = Field(default_factory=dict)
+    """Per criterion, in [0, 1]: how far the judges' own evidence agrees with the answer, by the rule the
+    protocol's spec declares (`ProtocolSpec.confidence`); None when unscored or answered by a person."""
 
 
 class Session(BaseModel):

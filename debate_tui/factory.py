@@ -235,4 +235,4 @@ def with_model_params(agents: list[AgentSpec], config: Config, generation: Gener
 
 def runner_for(session: Session, client: LLMClient, **options: Any) -> Runner:
     """The engine's runner for a session, handed its protocol's algorithm (the engine knows no protocol)."""
-    return Runner(session, client, play=protocol_spec(session.protocol).run, **options)
+    return Runner(session, client, play=protocol_spec(session.protocol).play, **options)

@@ -63,7 +63,9 @@ class ReviewItem:
     answered: Question | None = None
     """The question that decision answered: its options are the keys that may change it."""
     criterion: str | None = None
-    """Override mode: the one score this item is about."""
+    """Override mode, or a ladder's line: the one score (or verdict) this item is about."""
+    ladder: bool = False
+    """A line no tier of a `batch --policy` ladder trusted: the person gives its answer (see `ladder_question`)."""
 
     @property
     def status(self) -> str:
@@ -124,6 +126,22 @@ def override_question(session: Session, name: str) -> Question:
                     "Press the score it should be, or s to keep it.", scale_points(session, name))
 
 
+def ladder_question(session: Session, row: Row) -> Question:
+    """What a person sees for a line no tier trusted: every tier's answer and confidence against its threshold."""
+    said = []
+    for tier in row.get("tiers") or []:
+        answer = tier.get("predicted_verdict", tier.get("predicted"))
+        confidence, threshold = tier.get("confidence"), tier.get("threshold")
+        sure = "no confidence" if confidence is None else f"confidence {confidence:.2f}"
+        if isinstance(threshold, int | float):
+            sure += f" < {threshold:.2f}"
+        said.append(f"tier {tier.get('tier')} {tier.get('protocol')}: {'none' if answer is None else answer} ({sure})")
+    what = "the verdict (1, 2 or 0 for a tie)" if session.task.pairwise else f"the {row.get('criterion')} score"
+    options = VERDICT_OPTIONS if session.task.pairwise else scale_points(session, row.get("criterion"))
+    return Question(f"No tier trusted its answer on {row.get('criterion')}: {'; '.join(said)}. Give {what}.",
+                    options)
+
+
 def rewind(session: Session, action: HumanAction) -> None:
     """Undo `action` and everything after it: the session waits on the same question again."""
     session.actions = session.actions[: session.actions.index(action)]
@@ -168,11 +186,17 @@ class ReviewQueue:
 
     @staticmethod
     def _waiting(rows: list[Row]) -> list[ReviewItem]:
-        """Decide mode: the sessions whose lines say needs_human."""
+        """Decide mode: the sessions whose lines say needs_human; a ladder's line is an item of its own."""
         by_session: dict[str, ReviewItem] = {}
+        ladder: list[ReviewItem] = []
         for row in rows:
             session_id = row.get("session")
             if not session_id:
+                continue
+            if isinstance(row.get("tiers"), list):
+                if row.get("status") == "needs_human":
+                    ladder.append(ReviewItem(str(row.get("id")), session_id, [row], criterion=str(row["criterion"]),
+                                             ladder=True))
                 continue
             item = by_session.get(session_id)
             if item is None:
@@ -180,7 +204,7 @@ class ReviewQueue:
                     continue
                 item = by_session[session_id] = ReviewItem(str(row.get("id")), session_id, [])
             item.rows.append(row)
-        return list(by_session.values())
+        return [*by_session.values(), *ladder]
 
     # ----- where we are -------------------------------------------------------------
 
@@ -217,7 +241,9 @@ class ReviewQueue:
     async def open(self, item: ReviewItem) -> ReviewItem:
         """Load the item's session (and its question, if it still waits on one)."""
         item.session = session = self.store.load(item.session_id)
-        if item.criterion is not None:
+        if item.ladder:
+            item.question = ladder_question(session, item.rows[0]) if item.pending else None
+        elif item.criterion is not None:
             item.question = override_question(session, item.criterion) if item.pending else None
         else:
             item.question = await ask(session) if session.status == "needs_human" else None
@@ -226,7 +252,9 @@ class ReviewQueue:
     async def decide(self, item: ReviewItem, value: str) -> Session:
         """Record the decision, let the session go on, write its lines back; move on once it no longer waits."""
         session = self.store.load(item.session_id)
-        if item.criterion is not None:
+        if item.ladder:
+            self._answer(item, session, value)
+        elif item.criterion is not None:
             self._override(item, session, value)
         else:
             await self._decide(item, session, value)
@@ -256,6 +284,27 @@ class ReviewQueue:
             item.decision, item.answered = action, question
         item.rows = refresh(item.rows, session)
         self.results.replace_session(session.id, item.rows)
+
+    def _answer(self, item: ReviewItem, session: Session, value: str) -> None:
+        """A ladder's line: the person's answer goes into the line (and, for the record, into the last tier's
+        session as an override); the other lines of the item are left as they are."""
+        question = ladder_question(session, item.rows[0])
+        if value not in question.options:
+            raise ValueError(f"{value!r} is not an answer to this question; expected {', '.join(question.options)}")
+        pair = session.task.pairwise
+        action = HumanAction(kind="override", criterion=item.criterion, value=value if pair else float(value),
+                             who=self.who, after_turn=completed_turns(session), text=f"{PREFIX}{question.text}")
+        session.actions.append(action)
+        if session.outcome is not None:
+            session.outcome = apply_overrides(session.outcome, [action])
+        write_session(self.store.path_for(session.id), session)
+        row = dict(item.rows[0])
+        row["predicted_verdict" if pair else "predicted"] = action.value
+        row |= {"status": "completed", "decided_by": action.who, "decided_at": action.at.isoformat()}
+        self.results.rewrite([row if (r.get("id"), r.get("criterion")) == (row["id"], row["criterion"]) else r
+                              for r in self.results.read().rows])
+        item.rows = [row]
+        item.decision, item.answered = action, question
 
     def _override(self, item: ReviewItem, session: Session, value: str) -> None:
         assert item.criterion is not None and session.outcome is not None

@@ -5,7 +5,10 @@
      "prompt_tokens", "completion_tokens", "cost_usd",
      "error"?, "predicted_errors"?, "human_errors"?, "decided_by"?, "decided_at"?,
      "predicted_vote"?, "verdict_vote"?, "calls_vote"?, "cost_usd_vote"?, "predicted_judges"?, "verdict_judges"?,
-     "jury"?}   (the vote's and the jury's fields: see `vote_rows`)
+     "jury"?, "confidence"}   (the vote's and the jury's fields: see `vote_rows`)
+
+`confidence` is the session's (its protocol's rule, `protocols.confidence`), in [0, 1]; null when the line
+is unscored or a person gave its answer (a decision or an override).
 
 Usage is split by the criterion each turn was about, so summing a column over
 the file gives the batch's total without counting a session twice; turns not
@@ -26,7 +29,7 @@ from debate_tui.domain import HumanAction, Session, Usage
 
 SESSION_FIELDS = ("predicted", "predicted_verdict", "session", "status", "calls", "cache_hits", "prompt_tokens",
                   "completion_tokens", "cost_usd", "error", "predicted_errors", "decided_by", "decided_at",
-                  "protocol", "model", *VOTE_FIELDS)
+                  "protocol", "model", "confidence", *VOTE_FIELDS)
 """What a row takes from the session; everything else comes from the input item."""
 
 
@@ -70,6 +73,7 @@ def refresh(rows: list[Row], session: Session) -> list[Row]:
             new["predicted_errors"] = [{"type": e.type, "quote": e.quote} for e in outcome.errors if e.which == "a"]
         if decision is not None:
             new["decided_by"], new["decided_at"] = decision.who, decision.at.isoformat()
+        new["confidence"] = None if outcome is None or decision is not None else outcome.confidence.get(name)
         out.append(new)
     return out
 

@@ -19,7 +19,7 @@ from debate_tui.textsafe import inert
 COMMANDS = {
     "tui": "tui", "run": "run", "sessions": "sessions", "resume": "sessions", "export": "sessions",
     "dataset": "dataset", "meta": "meta", "config": "config", "models": "models", "batch": "batch", "review": "review",
-    "probe": "probe", "serve": "serve", "completion": "completion",
+    "probe": "probe", "calibrate": "trust", "escalate": "trust", "serve": "serve", "completion": "completion",
 }
 """Command -> module of this package that registers it, in the order `--help` lists them."""
 
@@ -38,6 +38,8 @@ EXIT_CODES = {
              "failed, 4 stopped (budget or interrupt; rerun to resume)",
     "review": "0 done (the queue may still hold items), 2 bad input",
     "probe": "0 done, 2 bad input, 3 some items failed",
+    "calibrate": "0 policy written (a tier may never trust), 2 bad input (one line on stderr)",
+    "escalate": "0 decisions written (items needing a person included), 2 bad input (one line on stderr)",
     "serve": "0 stopped with Ctrl+C, 2 the serve extra is missing, the address is refused or not loopback "
              "without --public",
     "completion": "0 printed",

@@ -28,6 +28,7 @@ from debate_tui.textsafe import inert
 
 if TYPE_CHECKING:  # imported where used: `debate-tui --help` stays light
     from debate_tui.batch.items import Item
+    from debate_tui.batch.ladder import LadderRun
     from debate_tui.batch.results import ResultsFile
     from debate_tui.batch.runner import BatchRun, BatchSettings
     from debate_tui.config import Config
@@ -79,6 +80,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                      help="sessions directory (default: user data dir, or DEBATE_TUI_SESSIONS_DIR)")
     run.add_argument("--progress-interval", type=float, default=10.0, metavar="S",
                      help="seconds between progress lines when stderr is not a terminal (default 10)")
+    run.add_argument("--policy", metavar="POLICY.json",
+                     help="run a trust ladder (from `debate-tui calibrate`): tier 1 on every item, each next tier "
+                          "only on what the one before did not trust, the rest left for `debate-tui review`; "
+                          "the tiers' own task settings replace the judging flags (docs/TRUST.md)")
     jobs = parser.add_argument_group("provider batch")
     jobs.add_argument("--provider-batch", action="store_true",
                       help="send the calls as the provider's batch jobs (OpenAI, Azure, ...; about half price, "
@@ -261,21 +266,33 @@ def prepare(args: argparse.Namespace, items: list[Item] | None = None, out: Path
     A Ray task hands its own items and results file (the input is the driver's, not on its machine).
     """
     from debate_tui.batch.results import ResultsFile
-    from debate_tui.batch.runner import BatchRun, BatchSettings
-    from debate_tui.config import effective_config
-    from debate_tui.engine.budget import Budget
-    from debate_tui.engine.runner import RetryPolicy
-    from debate_tui.inputs import InputError
-    from debate_tui.llm.cache import ResponseCache
 
     _check_flags(args)
-    try:
-        config = effective_config(args)
-    except InputError as exc:  # ConfigError: names the flag, variable or file line at fault
-        raise BadInput(str(exc)) from None
+    config = _config(args)
     whole = _read_items(args) if items is None else items
     template = build_template(args, whole[0].task, config)
     items = _select(args, whole) if items is None else items
+    return batch_for(args, config, template, items, ResultsFile(out or Path(args.out).expanduser()))
+
+
+def _config(args: argparse.Namespace) -> Config:
+    from debate_tui.config import effective_config
+    from debate_tui.inputs import InputError
+
+    try:
+        return effective_config(args)
+    except InputError as exc:  # ConfigError: names the flag, variable or file line at fault
+        raise BadInput(str(exc)) from None
+
+
+def batch_for(args: argparse.Namespace, config: Config, template: Session, items: list[Item],
+              results: ResultsFile) -> BatchRun:
+    """One batch of `template` over `items` into `results`, with the flags' settings (a tier of a ladder is one)."""
+    from debate_tui.batch.runner import BatchRun, BatchSettings
+    from debate_tui.engine.budget import Budget
+    from debate_tui.engine.runner import RetryPolicy
+    from debate_tui.llm.cache import ResponseCache
+
     _check_tasks(template, items)
     limits = config.limits
     settings = BatchSettings(
@@ -285,11 +302,33 @@ def prepare(args: argparse.Namespace, items: list[Item] | None = None, out: Path
     )
     cache = None if args.no_cache else ResponseCache(config.cache_dir)
     _warm_up(template)
-    results, store = ResultsFile(out or Path(args.out).expanduser()), config.session_store(sessions_dir(args))
+    store = config.session_store(sessions_dir(args))
     if args.provider_batch:
         return _provider_batch(args, items, template, results, store, cache, settings)
     return BatchRun(items, template, results, store,
                     _model_client(args, config), cache=cache, settings=settings)
+
+
+def prepare_ladder(args: argparse.Namespace) -> LadderRun:
+    """`--policy`: each tier of the policy a batch of its recorded task, over what the tiers before passed on."""
+    import functools
+
+    from debate_tui.batch.ladder import LadderError, LadderRun, load_tiers
+    from debate_tui.batch.results import ResultsFile
+
+    _check_flags(args)
+    if args.ray:
+        raise BadInput("--policy runs its tiers one after the other in this process; it cannot be used with --ray")
+    config = _config(args)
+    items = _select(args, _read_items(args))
+    if args.seed is None:
+        args.seed = 0
+    try:
+        tiers = load_tiers(Path(args.policy).expanduser(), items[0].task)
+    except LadderError as exc:
+        raise BadInput(str(exc)) from None
+    return LadderRun(items, tiers, ResultsFile(Path(args.out).expanduser()),
+                     functools.partial(batch_for, args, config))
 
 
 def _provider_batch(args: argparse.Namespace, items: list[Item], template: Session, results: ResultsFile,
@@ -303,7 +342,7 @@ def _provider_batch(args: argparse.Namespace, items: list[Item], template: Sessi
     return ProviderBatchRun(items, template, results, store, options=options, cache=cache, settings=settings)
 
 
-def run_until_done(batch: BatchRun) -> None:
+def run_until_done(batch: BatchRun | LadderRun) -> None:
     """Run on a fresh loop; Ctrl+C or SIGTERM stops the batch cleanly instead of killing it mid-write.
 
     `asyncio.Runner` also cancels what litellm leaves running (its logging worker) before the loop closes.
@@ -339,9 +378,9 @@ def handle(args: argparse.Namespace) -> int:
     from debate_tui.batch.results import ResultsError
 
     try:
-        batch = prepare(args)
-        if args.ray:
-            _run_on_ray(batch, args)
+        batch: BatchRun | LadderRun = prepare_ladder(args) if args.policy else prepare(args)
+        if args.ray and not args.policy:
+            _run_on_ray(batch, args)  # type: ignore[arg-type]
         else:
             run_until_done(batch)
     except (BadInput, ResultsError) as exc:

@@ -12,6 +12,7 @@ from debate_tui.cli.dataset import FILE_FLAGS, add_column_flags, columns_of
 from debate_tui.meta.evaluate import format_table, meta_evaluate, validate_row
 from debate_tui.meta.labels import LabelsError, join, load_labels
 from debate_tui.meta.plots import PlotError, plot_data, write_plot
+from debate_tui.meta.trust import format_risk_coverage, risk_coverage
 from debate_tui.safefile import TargetError, check_target, write_atomic
 from debate_tui.textsafe import inert
 
@@ -48,6 +49,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--tui", action="store_true",
                         help="open the meta screen: the table, judge against human, calibration and cost against "
                              "agreement, drawn in the terminal (keys 1-4 switch, q quits)")
+    trust = parser.add_argument_group("risk against coverage")
+    trust.add_argument("--risk-coverage", action="store_true",
+                       help="also show, per tier (or protocol), the agreement among the lines trusted at each "
+                            "confidence threshold against their share (see docs/TRUST.md)")
+    trust.add_argument("--alpha", type=float, default=0.2, metavar="A",
+                       help="with --risk-coverage: mark agreement of at least 1 - A (default 0.2)")
+    trust.add_argument("--tolerance", type=float, default=0.5, metavar="T",
+                       help="with --risk-coverage: a score agrees with a label within T (default 0.5)")
     add_column_flags(parser)
     parser.set_defaults(handler=handle)
 
@@ -90,12 +99,20 @@ def with_labels(rows: list[dict[str, Any]], args: argparse.Namespace) -> list[di
     return joined
 
 
+def printed_table(args: argparse.Namespace, result: dict[str, Any], rows: list[dict[str, Any]]) -> str:
+    """What meta prints (and its HTML page quotes): the tables, with the risk-coverage one when asked."""
+    table = format_table(result, rows)
+    if args.risk_coverage:
+        table += "\n\n" + format_risk_coverage(result["risk_coverage"]["curves"], args.alpha)
+    return table
+
+
 def write_html(args: argparse.Namespace, result: dict[str, Any], rows: list[dict[str, Any]]) -> None:
     from debate_tui.meta.html import render_meta_html
 
     out = check_target(Path(args.html).expanduser(), force=args.force, flag="--html")
     page = render_meta_html(f"meta: {Path(args.results).name} ({args.level} level)", result,
-                            format_table(result, rows), plot_data(rows, result))
+                            printed_table(args, result, rows), plot_data(rows, result))
     try:
         write_atomic(out, page)
     except OSError as exc:
@@ -114,6 +131,11 @@ def handle(args: argparse.Namespace) -> int:
         elif given := [f"--{f.replace('_', '-')}" for f in FILE_FLAGS if getattr(args, f) is not None]:
             raise ValueError(f"{', '.join(given)} name columns of a --labels file; give --labels FILE")
         result = meta_evaluate(rows, args.level, bootstrap=args.bootstrap, seed=args.seed)
+        if args.risk_coverage:
+            if not 0 < args.alpha < 1 or args.tolerance < 0:
+                raise ValueError("--alpha must be between 0 and 1 and --tolerance 0 or more")
+            result["risk_coverage"] = {"alpha": args.alpha, "tolerance": args.tolerance,
+                                       "curves": risk_coverage(rows, args.tolerance)}
         if args.plot is not None:
             write_plot(Path(args.plot), plot_data(rows, result))
         if args.html is not None:
@@ -121,11 +143,11 @@ def handle(args: argparse.Namespace) -> int:
     except (BadInput, LabelsError, PlotError, ValueError, TargetError) as exc:
         print(f"error: {inert(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    table = printed_table(args, result, rows)
     if args.tui:
         from debate_tui.ui.meta_view import MetaApp
 
-        MetaApp(f"meta: {args.results} ({args.level} level)", format_table(result, rows),
-                plot_data(rows, result)).run()
+        MetaApp(f"meta: {args.results} ({args.level} level)", table, plot_data(rows, result)).run()
         return 0
-    print(json.dumps(result) if args.json else format_table(result, rows))
+    print(json.dumps(result) if args.json else table)
     return 0

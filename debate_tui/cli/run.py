@@ -46,6 +46,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_task_arguments(parser, text_required=True)
     add_history_arguments(add_limit_arguments(parser))
     add_output_arguments(parser)
+    parser.add_argument("--policy", metavar="POLICY.json",
+                        help="judge with a trust ladder (from `debate-tui calibrate`): tier 1 first, the next tier "
+                             "only while the one before is not sure; the tiers' own task settings replace the "
+                             "judging flags; exit 5 when no tier trusts its answer (docs/TRUST.md)")
     parser.set_defaults(handler=handle)
 
 
@@ -143,8 +147,9 @@ def summary_line(session: Session, **extra: str) -> str:
     })
 
 
-def execute(session: Session, *, session_path: Path, report_path: Path, config: Config | None = None) -> int:
-    """Run to the end, saving after every turn; shared by `run` and `resume`."""
+def play(session: Session, session_path: Path, config: Config | None = None) -> str | None:
+    """Run to the end, saving after every turn, the debate on stderr; the reason when the file could not be
+    written (the session is then marked failed)."""
     limits = (config or load_config()).limits
     control = RunControl()
     save = SaveGuard(session_path, control)  # a session file that cannot be written stops the run
@@ -154,8 +159,14 @@ def execute(session: Session, *, session_path: Path, report_path: Path, config: 
     _run_on_new_loop(runner, control)
     if save.error is not None:
         save.mark_failed(session)
+    return save.error
+
+
+def execute(session: Session, *, session_path: Path, report_path: Path, config: Config | None = None) -> int:
+    """Run to the end, saving after every turn; shared by `run` and `resume`."""
+    if (error := play(session, session_path, config)) is not None:
         print_line(summary_line(session, session_path=str(session_path)))
-        return _fail(save.error)
+        return _fail(error)
     try:
         write_atomic(report_path, report_text(session, report_path))
     except OSError as exc:
@@ -182,6 +193,10 @@ def _run_on_new_loop(runner: Runner, control: RunControl) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    if args.policy:
+        from debate_tui.cli.run_ladder import run_ladder
+
+        return run_ladder(args)
     try:
         config = effective_config(args)
         session = session_from_args(args, build_task(args, warn_stderr), warn_stderr, config).session

@@ -28,6 +28,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--autostart", action="store_true", help="start the debate at once")
     parser.add_argument("--step", action="store_true", help="start in step mode (one turn per key press)")
     parser.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
+    parser.add_argument("--policy", metavar="POLICY.json",
+                        help="judge the text up a trust ladder (from `debate-tui calibrate`), starting at once: "
+                             "each next tier plays in its own panes while the one before is not sure; you decide "
+                             "when no tier is (docs/TRUST.md)")
     parser.set_defaults(handler=handle)
 
 
@@ -37,8 +41,9 @@ def tui_request(args: argparse.Namespace) -> TuiRequest:
 
     return TuiRequest(choices=choices_from_args(args), texts=text_refs(args),
                       config_flags={key: value for key, value in vars(args).items() if value is not None},
-                      autostart=args.autostart, step=args.step, sessions_dir=args.sessions_dir,
-                      history={"max_history_tokens": args.max_history_tokens, "condense": args.condense})
+                      autostart=args.autostart or bool(args.policy), step=args.step, sessions_dir=args.sessions_dir,
+                      history={"max_history_tokens": args.max_history_tokens, "condense": args.condense},
+                      policy=args.policy)
 
 
 def handle(args: argparse.Namespace) -> int:

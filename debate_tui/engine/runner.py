@@ -50,6 +50,7 @@ from debate_tui.engine.events import (
     TurnFailed,
     TurnStarted,
 )
+from debate_tui.engine.mass import score_mass
 from debate_tui.generation import Generation
 from debate_tui.llm import tokens
 from debate_tui.llm.base import ChatRequest, Completion, LLMClient, LLMError, Message
@@ -440,6 +441,7 @@ def _weigh_score(turn: Turn, completion: Completion, expect: Expect, criterion: 
     if completion.top_logprobs and expect == "score" and criterion is not None and turn.score is not None:
         turn.weighted_score = parsing.weighted_score(completion.top_logprobs, criterion.low, criterion.high,
                                                      turn.score)
+        turn.score_mass = score_mass(completion.top_logprobs, criterion.low, criterion.high, turn.score)
 
 
 def _has_answer(turn: Turn, expect: Expect) -> bool:
@@ -477,9 +479,11 @@ def apply_overrides(outcome: Outcome, actions: list[HumanAction]) -> Outcome:
             outcome.notes.append(f"verdict overridden by {action.who} from {outcome.verdict or 'none'} to "
                                  f"{action.value}" + (f": {action.text}" if action.text else ""))
             outcome.verdict = action.value
+            outcome.confidence[action.criterion] = None  # a person's answer: no judge's confidence in it
             continue
         before = outcome.scores.get(action.criterion)
         outcome.scores[action.criterion] = float(action.value) if action.value is not None else None
+        outcome.confidence[action.criterion] = None
         why = f": {action.text}" if action.text else ""
         outcome.notes.append(
             f"{action.criterion}: score overridden by {action.who} from {before} to {action.value}{why}"

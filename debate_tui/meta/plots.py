@@ -39,9 +39,13 @@ class PlotData:
     cost_label: str = "agreement"
     cost_gaps: list[str] = field(default_factory=list)
     """Why a protocol has no point on the cost plot: "<protocol> <criterion>: <meta's reason>"."""
+    risk: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
+    """tier (or protocol) -> (share trusted, agreement among the trusted) per threshold (`meta --risk-coverage`)."""
+    alpha: float | None = None
+    """The alpha marked on the risk-coverage plot (a line at 1 - alpha)."""
 
     def empty(self) -> bool:
-        return not (self.scatter or self.confusion or self.cost)
+        return not (self.scatter or self.confusion or self.cost or self.risk)
 
 
 def _number(value: Any) -> float | None:
@@ -63,6 +67,10 @@ def plot_data(rows: list[dict[str, Any]], result: dict[str, Any]) -> PlotData:
         for h, p in points:
             bins.setdefault(float(round(h)), []).append(p)
         data.calibration[name] = [(h, sum(ps) / len(ps), len(ps)) for h, ps in sorted(bins.items())]
+    if trust := result.get("risk_coverage"):
+        data.alpha = trust["alpha"]
+        data.risk = {name: [(p["coverage"], p["agreement"]) for p in curve]
+                     for name, curve in trust["curves"].items() if curve}
     if (verdicts := result.get("verdicts")) and verdicts.get("n"):
         data.confusion = verdicts["confusion"]
     for key, run in (result.get("protocols") or {}).items():
@@ -93,7 +101,8 @@ def write_plot(path: Path, data: PlotData) -> None:
     from matplotlib import pyplot
 
     panels = [p for p, has in (("scatter", data.scatter), ("calibration", data.calibration),
-                                 ("confusion", data.confusion), ("cost", data.cost)) if has]
+                                 ("confusion", data.confusion), ("cost", data.cost),
+                                 ("risk", data.risk)) if has]
     with matplotlib.rc_context({"text.parse_math": False, "svg.hashsalt": "debate-tui"}):
         figure, axes = pyplot.subplots(1, len(panels), figsize=(4.2 * len(panels), 4), squeeze=False)
         for axis, panel in zip(axes[0], panels, strict=True):
@@ -142,4 +151,13 @@ def _cost(axis: Any, data: PlotData) -> None:
     axis.set(title="cost against agreement", xlabel="dollars per item", ylabel=data.cost_label)
 
 
-DRAW = {"scatter": _scatter, "calibration": _calibration, "confusion": _confusion, "cost": _cost}
+def _risk(axis: Any, data: PlotData) -> None:
+    for name, points in data.risk.items():
+        axis.plot([c for c, _ in points], [a for _, a in points], marker=".", label=name)
+    if data.alpha is not None:
+        axis.axhline(1 - data.alpha, linestyle="--", color="grey", label=f"1 - alpha ({1 - data.alpha:g})")
+    axis.set(title="risk against coverage", xlabel="share trusted", ylabel="agreement among the trusted")
+    axis.legend(fontsize="small")
+
+
+DRAW = {"scatter": _scatter, "calibration": _calibration, "confusion": _confusion, "cost": _cost, "risk": _risk}

@@ -45,6 +45,7 @@ from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn
 from debate_tui.engine.condense import condense_log
 from debate_tui.engine.runner import Context
 from debate_tui.llm.base import Message
+from debate_tui.protocols import confidence
 from debate_tui.protocols.common import ModelChoice, concurrently, counted, criterion_block
 from debate_tui.protocols.pairs import answer_form, in_both_orders, mean, pair_keys, tally, unscored_note
 from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
@@ -273,4 +274,5 @@ SPEC = ProtocolSpec(
     options=Options, criteria=CriteriaRule("score", ("coherence",)), optional=("text_b", "source", "context"),
     build_agents=build_agents, run=run, calls=calls, personas=True,
     calls_formula="N*T per criterion (+T with the summarizer), twice with --swap on a pair",
+    confidence=confidence.DISCUSSION,
 )

@@ -32,6 +32,7 @@ from debate_tui.catalog import find_persona
 from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Turn, task_block
 from debate_tui.engine.condense import condense, condense_log
 from debate_tui.engine.runner import Context
+from debate_tui.protocols import confidence
 from debate_tui.protocols.common import ModelChoice, counted, criterion_block, excerpt, score_form
 from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
 from debate_tui.protocols.vote import first_answers, first_round_slots, vote_from
@@ -225,4 +226,5 @@ SPEC = ProtocolSpec(
     options=Options, criteria=CriteriaRule("score", ("coherence",)), optional=("source", "context"),
     build_agents=build_agents, run=run, calls=calls, personas=True,
     calls_formula="2k with agreement at iteration k; 2n+1 without (+1 Tie-Breaker), per criterion",
+    confidence=confidence.DEBATE,
 )

@@ -73,6 +73,7 @@ from debate_tui import parsing
 from debate_tui.domain import AgentSpec, Criterion, ErrorSpan, Outcome, Persona, Task, Turn, Vote, task_block
 from debate_tui.engine.runner import Context
 from debate_tui.inputs import InputError
+from debate_tui.protocols import confidence
 from debate_tui.protocols.common import ModelChoice, counted
 from debate_tui.protocols.mateval_prompts import WORDINGS, Wording
 from debate_tui.protocols.pairs import mean
@@ -441,4 +442,5 @@ SPEC = ProtocolSpec(
     optional=("source", "context"), build_agents=build_agents, run=run, calls=calls, check=check_task,
     personas=True, report=("result", "errors", "how", "actions", "usage", "transcript"),
     calls_formula="SR+CoT K*(2E+f)+1, CoT K*(E+f)+1, SR R*(2E+f)+1, O_b_O R*(E+f)+1, SA 2+f (f = feedback)",
+    confidence=confidence.MATEVAL,
 )

@@ -41,6 +41,7 @@ from pydantic import Field
 
 from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn, Verdict, Vote
 from debate_tui.engine.runner import Context
+from debate_tui.protocols import confidence
 from debate_tui.protocols.common import ModelChoice, counted, excerpt
 from debate_tui.protocols.criteria_variants import Variant, rubric, vary
 from debate_tui.protocols.pairs import FLIP, describe_votes, majority
@@ -293,4 +294,5 @@ SPEC = ProtocolSpec(
     required=("text_b",), optional=("source", "context"), build_agents=build_agents, run=run, calls=calls,
     report=("result", "verdicts", "how", "actions", "usage", "transcript"),
     calls_formula="N speakers, +N per discussion round until unanimous (at most N*(1+rounds))",
+    confidence=confidence.DISCUSSION,
 )

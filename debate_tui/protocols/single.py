@@ -47,6 +47,7 @@ from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn
 from debate_tui.engine.runner import Context
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.llm.base import Message
+from debate_tui.protocols import confidence
 from debate_tui.protocols.common import ModelChoice, concurrently, criterion_block
 from debate_tui.protocols.pairs import answer_form, in_both_orders, mean, pair_keys, tally, unscored_note
 from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
@@ -211,4 +212,5 @@ SPEC = ProtocolSpec(
     options=Options, criteria=CriteriaRule("score", ("coherence",)), optional=("text_b", "source", "context"),
     build_agents=build_agents, run=run, calls=calls, personas=True,
     calls_formula="samples per criterion (times the judges of a --jury), twice with --swap on a pair",
+    confidence=confidence.SINGLE,
 )

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict
 
 from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task
 from debate_tui.inputs import InputError
+from debate_tui.protocols.confidence import DISCUSSION, Confidence, of_outcome
 
 if TYPE_CHECKING:
     from debate_tui.engine.runner import Context
@@ -90,6 +91,15 @@ class ProtocolSpec:
     """The protocol's own refusals of a task, beyond what the spec says (run before any call)."""
     personas: bool = False
     """Whether `--personas` gives the agents their personas."""
+    confidence: Confidence = DISCUSSION
+    """How an answer's confidence is computed from the session (see `protocols.confidence`); a protocol that
+    declares none gets the agents' agreement with the final answer (and with their vote, if it has one)."""
+
+    async def play(self, ctx: Context) -> Outcome:
+        """The run, its outcome carrying each criterion's confidence by this protocol's rule."""
+        outcome = await self.run(ctx)
+        outcome.confidence = of_outcome(self.confidence, ctx.session, outcome)
+        return outcome
 
     @property
     def summary(self) -> str:

@@ -191,3 +191,20 @@ def turn_heading(turn: Turn, swapped: bool = False) -> str:
     if turn.error:
         facts.append(f"failed: {turn.error}" + (" (partial text kept)" if turn.partial else ""))
     return f"{turn.agent} ({turn.role.replace('_', ' ')}): {', '.join(facts)}"
+
+
+def ladder(session: Session) -> tuple[str, Table] | None:
+    """`--policy`: who decided, and each tier's answer, confidence against its threshold, and cost."""
+    recorded = session.state.get("ladder")
+    if not isinstance(recorded, dict):
+        return None
+    rows = []
+    for rung in recorded.get("rungs") or []:
+        answer = rung.get("verdict") or ", ".join(f"{k} {fmt_score(v)}" for k, v in (rung.get("scores") or {}).items())
+        confidence = "none" if rung.get("confidence") is None else f"{rung['confidence']:.2f}"
+        threshold = "-" if rung.get("threshold") is None else f"{rung['threshold']:.2f}"
+        rows.append([str(rung.get("tier")), str(rung.get("protocol")), answer or "none", confidence, threshold,
+                     "yes" if rung.get("trusted") else "no", str(rung.get("calls")),
+                     f"${rung.get('cost_usd', 0):.4f}"])
+    head = ["Tier", "Protocol", "Answer", "Confidence", "Threshold", "Trusted", "Calls", "Cost"]
+    return str(recorded.get("decided_by")), Table(head, rows)

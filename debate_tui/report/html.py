@@ -7,8 +7,7 @@ collapsible sections. The frame (no script, a Content-Security-Policy, every
 string escaped) is `debate_tui.htmlpage`'s.
 
 A section is a function `Session -> str` (HTML, "" when it has nothing to
-say); `SECTIONS` lists them in page order, the place for a new one (the
-trust ladder's goes after the result).
+say); `SECTIONS` lists them in page order, the place for a new one.
 """
 
 from __future__ import annotations
@@ -259,7 +258,15 @@ def _transcript(session: Session) -> str:
     return html_section("transcript", "Transcript", "".join(turns))
 
 
-SECTIONS: list[Callable[[Session], str]] = [_result, _judged, _errors, _how, _usage, _transcript]
+def _ladder(session: Session) -> str:
+    found = facts.ladder(session)
+    if found is None:
+        return ""
+    decided_by, table = found
+    return html_section("ladder", "Trust ladder", _para("Decided by", decided_by) + _table(table))
+
+
+SECTIONS: list[Callable[[Session], str]] = [_result, _ladder, _judged, _errors, _how, _usage, _transcript]
 """The page's sections in order; each gives "" when it has nothing to say."""
 
 

@@ -21,6 +21,7 @@ from debate_tui.report.facts import (
     deduction,
     digest,
     has_verdicts,
+    ladder,
     location,
     no_result,
     per_agent_table,
@@ -144,6 +145,15 @@ def _quotes(session: Session, quotes: list[ErrorSpan]) -> list[str]:
     return [*lines, ""]
 
 
+def _ladder(session: Session) -> list[str]:
+    found = ladder(session)
+    if found is None:
+        return []
+    decided_by, table = found
+    return ["## Trust ladder", "", f"Decided by: {cell(decided_by)}.", "",
+            *_table(table)]
+
+
 def _how(session: Session) -> list[str]:
     outcome = session.outcome
     if outcome is None or not outcome.notes:
@@ -171,7 +181,7 @@ def _turn(turn: Turn, swapped: bool = False) -> list[str]:
 
 
 def render(session: Session) -> str:
-    lines = _header(session) + [""] + _scores(session)
+    lines = _header(session) + [""] + _scores(session) + _ladder(session)
     errors = session.outcome.errors if session.outcome else []
     if errors:
         lines += _errors(session, errors) + section(session)

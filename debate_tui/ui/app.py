@@ -157,6 +157,8 @@ class DebateTUI(App[int]):
             self.notify(note, severity="warning", markup=False)
         if self.opening is not None:
             self.push_screen(SetupScreen(self.opening.top, self.opening.texts))
+        elif self.launch.session is not None and self.launch.ladder:
+            self.start_ladder(self.launch.session)
         elif self.launch.session is not None:
             self.start_run(self.launch.session, demo=self.launch.demo)  # setup is built when someone goes back
         else:
@@ -248,7 +250,8 @@ class DebateTUI(App[int]):
             return
         self._run(session, path, kind="resumed")
 
-    def _run(self, session: Session, path: Path, *, kind: str) -> None:
+    def _run(self, session: Session, path: Path, *, kind: str,
+             after: Callable[[DebateScreen], None] | None = None) -> None:
         from debate_tui.engine.budget import Budget
         from debate_tui.engine.control import RunControl
         from debate_tui.engine.runner import RetryPolicy
@@ -274,7 +277,19 @@ class DebateTUI(App[int]):
                                 budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens))
             return LockedRun(runner, lock)
 
-        self.push_screen(DebateScreen(session, control, make, kind=kind, clock=self.clock))
+        self.push_screen(DebateScreen(session, control, make, kind=kind, clock=self.clock, after=after))
+
+    def start_ladder(self, session: Session) -> None:
+        """`--policy`: tier 1 plays; `LadderPlay` takes each next step when a tier's run ends."""
+        from debate_tui.ui.ladder_play import LadderPlay
+
+        LadderPlay(self, self.launch.ladder, self.launch.policy or "").start(session)
+
+    def run_tier(self, session: Session, kind: str, after: Callable[[DebateScreen], None]) -> None:
+        """One tier of a ladder: a new debate screen over the earlier ones (Escape goes back to them)."""
+        if self.stamp is not None:
+            self.stamp(session)
+        self._run(session, self.store.path_for(session.id), kind=kind, after=after)
 
     def replay(self, session: Session) -> None:
         from debate_tui.engine.control import RunControl

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from debate_tui.config import Config, Resolved, load_config, resolve_current
 from debate_tui.domain import Session, Task
@@ -21,6 +22,9 @@ from debate_tui.llm import DEMO_MODEL
 from debate_tui.ui.locations import ui_state_path
 from debate_tui.ui.opening import TuiRequest, read_texts, top_of_form
 from debate_tui.ui.state import SetupChoices, UiState
+
+if TYPE_CHECKING:
+    from debate_tui.batch.ladder import Tier
 
 
 @dataclass
@@ -46,6 +50,9 @@ class Launch:
     """Where the form's protocol, model and API base came from, for their tooltips (see `prefill`)."""
     session_state: dict[str, object] = field(default_factory=dict)
     """What --max-history-tokens and --condense keep in each new session, as `run` keeps them."""
+    ladder: list[Tier] = field(default_factory=list)
+    """`--policy`: the tiers, the first of which is `session`."""
+    policy: str | None = None
 
 
 def launch_from(request: TuiRequest, state: UiState, texts: dict[str, str] | None = None) -> Launch:
@@ -61,7 +68,9 @@ def launch_from(request: TuiRequest, state: UiState, texts: dict[str, str] | Non
                     criteria_file=request.choices.criteria_file, theme=config.theme)
     launch.texts = read_texts(request.texts, notes.append) if texts is None else texts
     launch.session_state = history_state(**request.history) if request.history else {}
-    if request.autostart:
+    if request.policy:
+        _ladder(launch, request.policy)
+    elif request.autostart:
         try:
             built = build_session(task_of(launch.texts), request.choices, config)
             launch.session, launch.demo = built.session, built.demo
@@ -71,6 +80,17 @@ def launch_from(request: TuiRequest, state: UiState, texts: dict[str, str] | Non
     launch.choices = prefill(SetupChoices() if request.autostart else state.setup, request, config, resolved=resolved,
                              config_newer=config_is_newer(resolved.path, ui_state_path()), sources=launch.sources)
     return launch
+
+
+def _ladder(launch: Launch, policy: str) -> None:
+    """The ladder's tiers and tier 1's session; InputError (one line) when the policy cannot be run live."""
+    from debate_tui.batch.ladder import LadderError, load_tiers, tier_session
+
+    try:
+        launch.ladder = load_tiers(Path(policy).expanduser(), task_of(launch.texts))
+    except LadderError as exc:
+        raise InputError(str(exc)) from None
+    launch.session, launch.demo, launch.policy = tier_session(launch.ladder[0], task_of(launch.texts)), False, policy
 
 
 def config_is_newer(config_file: Path, state_file: Path) -> bool:

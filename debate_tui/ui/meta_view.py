@@ -1,14 +1,16 @@
 """The meta screen: `meta`'s table and its pictures in the terminal (`debate-tui meta RESULTS --tui`).
 
 Tabs: the table (the same text `meta` prints), judge against human (or the
-verdicts' confusion matrix), calibration, and cost against agreement for the
-protocols in the file. The series come from `meta.plots.plot_data`, the same
-ones `meta --plot` writes to a file; here plotext draws them, through its
-Textual widget (textual-plotext), so a plot is an ordinary widget that
+verdicts' confusion matrix), calibration, cost against agreement for the
+protocols in the file, and risk against coverage (`--risk-coverage`). The
+series come from `meta.plots.plot_data`, the same ones `meta --plot` writes
+to a file; here plotext draws them, through its Textual widget (textual-plotext), so a plot is an ordinary widget that
 resizes with the terminal. Names are made inert before plotext sees them.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -22,7 +24,7 @@ from debate_tui.textsafe import inert
 from debate_tui.ui.keymap import apply_keymap
 from debate_tui.ui.literal import literal
 
-TABS = ("table", "scatter", "calibration", "cost")
+TABS = ("table", "scatter", "calibration", "cost", "risk")
 
 
 def confusion_text(confusion: dict[str, dict[str, int]]) -> str:
@@ -83,6 +85,12 @@ class MetaApp(App[None]):
                     yield PlotextPlot(id="cost-plot")
                 else:
                     yield Static(literal(cost_note(self.data)), classes="note")
+            with TabPane("5 Risk-coverage", id="risk"):
+                if self.data.risk:
+                    yield PlotextPlot(id="risk-plot")
+                else:
+                    yield Static("No risk-coverage curve: run meta with --risk-coverage on lines with a "
+                                 "confidence and a label.", classes="note")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -106,6 +114,18 @@ class MetaApp(App[None]):
                 plt.scatter([cost], [agreement], label=inert(name))
             plt.title(f"cost against agreement ({self.data.cost_label})")
             plt.xlabel("dollars per item")
+        if self.data.risk:
+            self._draw_risk(self.query_one("#risk-plot", PlotextPlot).plt)
+
+    def _draw_risk(self, plt: Any) -> None:
+        for name, points in self.data.risk.items():
+            plt.plot([c for c, _ in points], [a for _, a in points], label=inert(name), marker="dot")
+        if self.data.alpha is not None:
+            plt.hline(1 - self.data.alpha)
+        plt.title("risk against coverage" + (f" (line: 1 - alpha = {1 - self.data.alpha:g})"
+                                             if self.data.alpha is not None else ""))
+        plt.xlabel("share trusted")
+        plt.ylabel("agreement among the trusted")
 
     def action_show(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab

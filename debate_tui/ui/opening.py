@@ -58,6 +58,8 @@ class TuiRequest:
     sessions_dir: str | None = None
     history: dict[str, Any] = field(default_factory=dict)
     """--max-history-tokens and --condense as given (`engine.condense.history_state` reads them)."""
+    policy: str | None = None
+    """`--policy POLICY.json`: judge the text up a trust ladder (implies starting at once)."""
 
 
 @dataclass

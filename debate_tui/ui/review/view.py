@@ -85,7 +85,7 @@ def heading(item: ReviewItem, left: int, total: int) -> str:
     row = item.rows[0] if item.rows else {}
     group = f" · group {row['group']}" if row.get("group") is not None else ""
     criteria = ", ".join(str(r.get("criterion")) for r in item.rows)
-    queue = "Override queue" if item.criterion is not None else "Review queue"
+    queue = "Override queue" if item.criterion is not None and not item.ladder else "Review queue"
     return f"{queue} · {left} of {total} left · item {item.id}{group} · {criteria} · {item.status.replace('_', ' ')}"
 
 

@@ -104,8 +104,11 @@ class DebateScreen(BaseScreen[None]):
     ]
 
     def __init__(self, session: Session, control: RunControl, make_player: PlayerFactory, *,
-                 kind: str = "live", clock: Callable[[], float] = time.monotonic) -> None:
+                 kind: str = "live", clock: Callable[[], float] = time.monotonic,
+                 after: Callable[[DebateScreen], None] | None = None) -> None:
+        """`after`: called once the run has finished and its outcome is shown (a trust ladder's next step)."""
         super().__init__()
+        self.after = after
         self.session = session
         self.control = control
         self.make_player = make_player
@@ -244,6 +247,8 @@ class DebateScreen(BaseScreen[None]):
                     self.notify(f"{status}: {error}", severity="warning" if status == "cancelled" else "error",
                                 markup=False)
                 self._show_outcome()
+                if self.after is not None:
+                    self.after(self)
         self.status.mode = self._mode()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -251,6 +256,10 @@ class DebateScreen(BaseScreen[None]):
         if event.worker.group == "debate" and event.state == WorkerState.ERROR and not self.finished:
             self.finished = True
             self.status.mode = self._mode()
+
+    def refresh_outcome(self) -> None:
+        """Show the outcome again, after something outside the run changed it (a ladder's decision)."""
+        self._show_outcome()
 
     def _show_outcome(self) -> None:
         outcome = self.session.outcome

@@ -160,8 +160,10 @@ class DecisionDialog(Dialog[str | None]):
     ]
 
     def __init__(self, question: str, options: tuple[str, ...], labels: tuple[str, ...] = (),
-                 details: tuple[tuple[str, str], ...] = ()) -> None:
+                 details: tuple[tuple[str, str], ...] = (),
+                 escape: str = "Escape stops the run (it can be resumed)") -> None:
         super().__init__("Your decision is needed")
+        self.escape = escape
         self.question = question
         self.options = options
         self.labels = labels if len(labels) == len(options) else ()
@@ -180,7 +182,7 @@ class DecisionDialog(Dialog[str | None]):
                 yield Button(literal(shown), id=f"decide-{index}", variant="primary")
         keys = "/".join(o for o in self.options if len(o) == 1 and o.isdigit())
         yield Static((f"{keys} decide{'s' if '/' not in keys else ''}, " if keys else "")
-                     + "arrows move, Enter presses the highlighted button; Escape stops the run (it can be resumed)",
+                     + f"arrows move, Enter presses the highlighted button; {self.escape}",
                      classes="dialog-help")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -33,6 +33,12 @@ class StatusLine(Static, KeptLines):
     calls: reactive[int] = reactive(0)
     tokens: reactive[int] = reactive(0)
     cost: reactive[float] = reactive(0.0)
+    trust: reactive[str] = reactive("")
+    """With a trust ladder (`--policy`): this tier's confidence against its threshold, and what follows."""
+
+    def watch_trust(self, trust: str) -> None:
+        """A ladder's message gets lines of its own under the usual one, wrapped to the width."""
+        self.styles.height = "auto" if trust else 1
 
     def set_usage(self, usage: Usage) -> None:
         self.calls, self.tokens, self.cost = usage.calls, usage.prompt_tokens + usage.completion_tokens, usage.cost_usd
@@ -48,4 +54,6 @@ class StatusLine(Static, KeptLines):
         ]
         if self.speaking:
             parts += [" │ ", (f"{self.speaking} speaking", "italic")]
+        if self.trust:
+            parts += ["\n", (self.trust, "bold")]
         return Content.assemble(*parts)

@@ -1,0 +1,95 @@
+"""`debate-tui run --text F --policy POLICY.json`: one text up a trust ladder, headless.
+
+Tier 1 judges first; while a tier's confidence stays below its threshold on some
+criterion, the next tier judges the same text in a session of its own (the
+earlier ones are kept). Each tier's status goes to stderr: "trusted: >= 85%
+agreement at 90% confidence, calibrated on 412 items" or "not sure (0.61 <
+0.78): escalating to tier 2, chateval". The last session run carries the ladder
+(`state["ladder"]`), which its report shows: each tier's answer, confidence,
+threshold and cost, and who decided. When no tier trusts itself the run ends
+with exit code 5 (a person decides: the answers are in the report).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from debate_tui.batch.ladder import (
+    LadderError,
+    load_tiers,
+    lowest_confidence,
+    record_ladder,
+    rung,
+    step_message,
+    tier_session,
+)
+from debate_tui.cli.outputs import print_line
+from debate_tui.cli.run import EXIT, _fail, play, summary_line
+from debate_tui.cli.task_args import build_task, sessions_dir, warn_stderr
+from debate_tui.config import effective_config
+from debate_tui.engine.condense import preflight
+from debate_tui.inputs import InputError
+from debate_tui.report.markdown import render
+from debate_tui.safefile import SessionLock, check_target
+from debate_tui.store import write_atomic, write_session
+from debate_tui.textsafe import inert
+
+
+def say(message: str) -> None:
+    print(f"[trust] {inert(message)}", file=sys.stderr, flush=True)
+
+
+def run_ladder(args: argparse.Namespace) -> int:
+    try:
+        config = effective_config(args)
+        task = build_task(args, warn_stderr)
+        tiers = load_tiers(Path(args.policy).expanduser(), task)
+        store = config.session_store(sessions_dir(args))
+        report_path = (check_target(Path(args.report).expanduser(), force=args.force, flag="--report")
+                       if args.report else None)
+    except (InputError, LadderError) as exc:
+        return _fail(str(exc))
+    ladder: list[dict[str, Any]] = []
+    session = path = None
+    for index, tier in enumerate(tiers):
+        session = tier_session(tier, task)
+        path = store.path_for(session.id)
+        try:
+            preflight(session)
+            lock = SessionLock(path, session.id).acquire()
+        except InputError as exc:
+            return _fail(str(exc))
+        say(f"tier {tier.number}: {tier.protocol} ({', '.join(session.models)}), threshold {tier.threshold:.3g}")
+        try:
+            error = play(session, path, config)
+        finally:
+            lock.release()
+        if error is not None:
+            return _fail(error)
+        confidence = lowest_confidence(session)
+        trusted = tier.trusts(confidence)
+        ladder.append(rung(tier, session, confidence, trusted))
+        later = tiers[index + 1] if index + 1 < len(tiers) else None
+        say(step_message(tier, confidence, trusted, later, session.status))
+        if session.status != "completed" or trusted:
+            break
+    assert session is not None and path is not None
+    record_ladder(session, ladder, str(args.policy))
+    decided = any(r["trusted"] for r in ladder)
+    try:
+        write_session(path, session)
+        report = report_path or path.with_suffix(".md")
+        write_atomic(report, render(session))
+    except OSError as exc:
+        return _fail(f"cannot write the session or report: {exc.strerror or exc}")
+    status = session.status if session.status != "completed" or decided else "needs_human"
+    summary = json.loads(summary_line(session, session_path=str(path), report=str(report)))
+    summary |= {"ladder_status": status, "tier": ladder[-1]["tier"] if decided else None, "tiers": ladder,
+                "ladder_calls": sum(r["calls"] for r in ladder),
+                "ladder_cost_usd": round(sum(r["cost_usd"] for r in ladder), 8)}
+    print_line(json.dumps(summary))
+    return EXIT[status]
