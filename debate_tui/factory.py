@@ -101,7 +101,7 @@ def _agents(spec: ProtocolSpec, options: Any, choices: Choices, config: Config, 
     params = {"api_base": choices.api_base} if choices.api_base and (model != DEMO_MODEL or named) else {}
     models = ModelChoice(default=model, per_agent=dict(choices.agent_models),
                          per_role={} if demo else config.role_models(), params=params, demo=demo)
-    agents = spec.build_agents(options, models, chosen_personas(spec, choices, catalog))
+    agents = spec.build_agents(options, models, chosen_personas(spec, choices, options, catalog))
     check_agent_names(choices.agent_models, agents)
     with_personas(agents, choices.agent_personas, catalog)
     with_model_params(agents, config, generation_of(choices, config))
@@ -137,9 +137,11 @@ def chosen_criteria(spec: ProtocolSpec, choices: Choices, catalog: Catalog) -> l
     return catalog.resolve_criteria(names, choices.custom_criteria)
 
 
-def chosen_personas(spec: ProtocolSpec, choices: Choices, catalog: Catalog) -> list[Persona] | None:
+def chosen_personas(spec: ProtocolSpec, choices: Choices, options: Any, catalog: Catalog) -> list[Persona] | None:
+    """`--personas`, else the persona an option names (`--critic-persona`), from the same catalog."""
     if not choices.personas:
-        return None
+        named = getattr(options, spec.persona_option) if spec.persona_option else None
+        return catalog.resolve_personas(named) if named else None
     if not spec.personas:
         raise InputError(f"--personas: {spec.title} gives its agents no persona")
     return catalog.resolve_personas(choices.personas)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from debate_tui.cli.task_args import sessions_dir, warn_stderr
 from debate_tui.cli.task_flags import RawSpecHelpFormatter, add_task_arguments
+from debate_tui.config import DEFAULT_CONCURRENCY
 from debate_tui.domain import Session, Task
 from debate_tui.textsafe import inert
 
@@ -38,7 +39,6 @@ if TYPE_CHECKING:  # imported where used: `debate-tui --help` stays light
     from debate_tui.store import SessionStore
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_STOPPED = 0, 2, 3, 4
-DEFAULT_CONCURRENCY = 8
 SHARED_GROUPS = ("how to judge", "generation", "models")
 
 
@@ -136,12 +136,6 @@ def _check_ray(args: argparse.Namespace) -> None:
     if args.max_cost is not None or args.max_tokens is not None or args.provider_batch:
         raise BadInput("--ray runs calls in several processes: --max-cost, --max-tokens and --provider-batch "
                        "cannot be held across them")
-
-
-def concurrency(config: Config) -> int:
-    """--concurrency, DEBATE_TUI_CONCURRENCY or config.toml when set; else the batch default."""
-    limits = config.limits
-    return limits.concurrency if "concurrency" in limits.model_fields_set else DEFAULT_CONCURRENCY
 
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:
@@ -281,7 +275,7 @@ def prepare(args: argparse.Namespace, items: list[Item] | None = None, out: Path
     _check_tasks(template, items)
     limits = config.limits
     settings = BatchSettings(
-        concurrency=concurrency(config), budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens),
+        concurrency=limits.concurrency, budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens),
         retry=RetryPolicy.of(limits),
         seed=args.seed, progress_interval_s=args.progress_interval,
     )

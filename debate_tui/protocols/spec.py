@@ -90,6 +90,9 @@ class ProtocolSpec:
     """The protocol's own refusals of a task, beyond what the spec says (run before any call)."""
     personas: bool = False
     """Whether `--personas` gives the agents their personas."""
+    persona_option: str | None = None
+    """An option naming an agent's persona (DEBATE's critic_persona), looked up like `--personas`: the user's
+    personas_dir and a .toml file included."""
 
     @property
     def summary(self) -> str:
