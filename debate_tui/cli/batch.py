@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from debate_tui.cli.task_args import sessions_dir, warn_stderr
-from debate_tui.cli.task_flags import RawSpecHelpFormatter, add_task_arguments
+from debate_tui.cli.task_flags import TEXT_FLAGS, RawSpecHelpFormatter, add_task_arguments
 from debate_tui.config import DEFAULT_CONCURRENCY
 from debate_tui.domain import Session, Task
 from debate_tui.textsafe import inert
@@ -167,7 +167,7 @@ def build_template(args: argparse.Namespace, first_task: Task, config: Config) -
     try:
         choices = choices_from_args(args)
         choices.options.update(extra)
-        built = build_session(first_task, choices, config)
+        built = build_session(first_task, choices, config, check_inputs=False)  # each line's: _check_tasks
     except OptionError as exc:
         if exc.key not in extra:
             raise BadInput(str(exc)) from None
@@ -186,9 +186,10 @@ def _check_tasks(template: Session, items: list[Item]) -> None:
     from debate_tui.factory import check_task
     from debate_tui.inputs import InputError
 
+    fields = {key: f'"{key}"' for key in TEXT_FLAGS}  # a line gives its texts as fields, not flags
     for item in items:
         try:
-            check_task(template, item.task)
+            check_task(template, item.task, fields)
         except InputError as exc:
             raise BadInput(f"line {item.line} (id {item.id!r}): {exc}") from None
 
