@@ -73,3 +73,28 @@ def test_the_reproduction_command_checks_the_figures_the_readme_quotes():
     for name, (r, tau) in zip(("naturalness", "coherence", "engagingness", "groundedness"), pairs, strict=True):
         assert f'"{name}": (0.{r}, 0.{tau})' in checks, name
     assert "to_six_decimals" in checks
+
+
+def test_the_performance_tokens_rows_are_what_the_benchmark_counts(tmp_path, monkeypatch):
+    """Issue 33 #16: the condensed-to-700 row and every MATEval row had drifted from the program."""
+    import asyncio
+
+    from benchmarks import tokens
+
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    names = ("chateval one-by-one, condensed to 700", "mateval SA")
+    results = asyncio.run(tokens.run_all(tmp_path, names))
+    table = (REPO / "docs" / "PERFORMANCE.md").read_text().splitlines()
+    for name in names:
+        r = results[name]
+        row = (f"| {name} | {r['calls']} | {r['prompt_tokens']:,} | {r['completion_tokens']:,} | "
+               f"{r['prompt_tokens'] + r['completion_tokens']:,} | {r['prefix']['cached_share']:.0%} |")
+        assert row in table, row
+
+
+def test_performance_gives_one_run_time_the_measured_one():
+    """Issue 33 #16: "about 7 minutes", "11.0 min" and "6-8 minutes" in three places."""
+    said = (REPO / "docs" / "PERFORMANCE.md").read_text() + (REPO / "benchmarks" / "__main__.py").read_text()
+    durations = re.findall(r"[\d.-]+ min(?:utes)?\b", said)
+    assert len(re.findall(r"Produced by `python -m benchmarks` on .* in [\d.]+ min ", said)) == 1
+    assert len(durations) == 2 and "0.6 min" in durations  # the full run's, and the tokens refresh's
