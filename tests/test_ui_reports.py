@@ -109,3 +109,16 @@ async def test_the_report_screen_paints_the_quotes_focuses_the_report_and_enter_
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="the question")
         await pilot.press("y")
         await wait_until(pilot, lambda: target.read_text(encoding="utf-8") != "mine", what="the replacement")
+
+
+def test_the_judged_texts_lines_stay_lines_in_any_markdown_viewer():
+    """Issue 33 #7: `> N:` lines without hard breaks were merged into one paragraph by every viewer."""
+    from markdown_it import MarkdownIt
+
+    text = "Tom wanted to swim.\nHe went to the pool every morning.   \nAfter a month he could swim."
+    report = render(make_session(text=text))
+    judged = report.split("## The text judged", 1)[1].split("\n## ", 1)[0]
+    html = MarkdownIt("commonmark").render(judged)
+    assert html.count("<blockquote>") == 1 and html.count("<br />") == 2
+    for number, line in enumerate(text.split("\n"), start=1):
+        assert f"{number}: {line.strip()}" in html
