@@ -122,3 +122,24 @@ def test_the_judged_texts_lines_stay_lines_in_any_markdown_viewer():
     assert html.count("<blockquote>") == 1 and html.count("<br />") == 2
     for number, line in enumerate(text.split("\n"), start=1):
         assert f"{number}: {line.strip()}" in html
+
+
+@pytest.mark.parametrize("keys", [["pagedown"], ["down", "down", "down"], ["j", "j", "j"]])
+async def test_after_switching_tabs_the_keys_scroll_the_tab_on_show(keys):
+    """Issue 33 #8: after `2` then `1`, PageDown, Down and j no longer scrolled the report (the mouse wheel did)."""
+    session = example("mateval")
+    app = DebateTUI(Launch())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.open_report(session)
+        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen), what="the report")
+        await pilot.pause()
+        await pilot.press("2")
+        await pilot.pause()
+        assert app.focused is not None and app.focused.id == "error-table"
+        await pilot.press("1")
+        await pilot.pause()
+        scroll = app.screen.query_one("#report-scroll")
+        assert app.focused is scroll and scroll.scroll_y == 0
+        await pilot.press(*keys)
+        await wait_until(pilot, lambda: scroll.scroll_y > 0, what=f"{keys[0]} scrolling the report")
