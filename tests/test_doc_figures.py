@@ -56,7 +56,8 @@ def test_the_sample_json_line_has_the_keys_run_prints(capsys, tmp_path):
     """Issue 33 #19: the sample lacked `unscored` and `truncated`."""
     (tmp_path / "story.txt").write_text("A short story. It ends well.")
     printed = run_summary(capsys, "--text", str(tmp_path / "story.txt"))
-    samples = [json.loads(line) for line in re.findall(r'(?m)^\{"session": .*\}$', (REPO / "README.md").read_text())]
+    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    samples = [json.loads(line) for page in pages for line in re.findall(r'(?m)^\{"session": .*\}$', page.read_text())]
     assert samples and all(list(sample) == list(printed) for sample in samples)
 
 

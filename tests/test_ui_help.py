@@ -92,11 +92,13 @@ async def test_the_footer_keeps_the_debate_keys_that_matter_at_80_columns(size):
             assert key in footer, footer
 
 
-def readme_keys(where: str) -> list[str]:
-    """The keys the README's key table gives for a screen (`anywhere`), without those it limits ("outside ...")."""
-    row = next(line for line in (REPO / "README.md").read_text().splitlines() if line.startswith(f"| {where} |"))
-    keys_cell = row.split("|")[2]
-    return [key for key, limited in re.findall(r"`([^`]+)`( \(?outside)?", keys_cell) if not limited]
+def documented_keys(where: str) -> list[str]:
+    """The keys the docs' key tables (README.md, docs/) give for a screen (`anywhere`), without those they
+    limit ("outside ...")."""
+    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    rows = [line for page in pages for line in page.read_text().splitlines() if line.startswith(f"| {where} |")]
+    return [key for row in rows for key, limited in re.findall(r"`([^`]+)`( \(?outside)?", row.split("|")[2])
+            if not limited]
 
 
 async def help_opens_from_the_text_box(key: str) -> None:
@@ -112,7 +114,7 @@ async def help_opens_from_the_text_box(key: str) -> None:
 
 async def test_every_help_key_the_readme_gives_for_anywhere_opens_help_from_the_text_box():
     """Issue 33 #3: the README said `?` anywhere, but `?` in the setup screen's text box types a question mark."""
-    help_keys = [key for key in readme_keys("anywhere") if key in ("f1", "?")]
+    help_keys = [key for key in documented_keys("anywhere") if key in ("f1", "?")]
     assert help_keys
     for key in help_keys:
         await help_opens_from_the_text_box(key)
