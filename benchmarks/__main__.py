@@ -1,6 +1,6 @@
 """Run every benchmark and print one table of ratios: `python -m benchmarks` (or `python3 dev.py bench`).
 
-    python -m benchmarks                   all five targets, about 6-8 minutes
+    python -m benchmarks                   all five targets (docs/PERFORMANCE.md says how long its last run took)
     python -m benchmarks --only batch      one or more of: startup streaming batch tokens sessions
     python -m benchmarks --write docs/PERFORMANCE.md
                                            also put the table (and the command) into that file,

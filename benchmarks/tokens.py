@@ -35,6 +35,7 @@ import os
 import re
 import sys
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 
 from benchmarks.common import KNOWN_MODEL, Row, Section, emit, quiet_env, run_child, work_dir
@@ -116,15 +117,10 @@ def reply(request: dict) -> str:
 # ----- the child ---------------------------------------------------------------------------------
 
 
-async def run_all(work: Path) -> dict:
-    from debate_tui.cli import build_parser
-    from debate_tui.cli.run import apply_history_options
-    from debate_tui.cli.task_args import build_task, session_from_args
+async def run_all(work: Path, names: Iterable[str] | None = None) -> dict:
+    """Each configuration (or those named) run three times: measured, filling the cache, served from it."""
     from debate_tui.engine import runner as runner_module
-    from debate_tui.factory import runner_for
-    from debate_tui.llm.cache import CachingClient, ResponseCache
-    from debate_tui.llm.litellm_client import LiteLLMClient, load_litellm
-    from debate_tui.testing.fake_server import FakeLLMServer
+    from debate_tui.llm.litellm_client import load_litellm
 
     load_litellm()
     prompts: dict[str, list[str]] = defaultdict(list)
@@ -135,12 +131,28 @@ async def run_all(work: Path) -> dict:
         return await complete(self, request, slot, agent)
 
     runner_module.Runner._complete = recording  # type: ignore[method-assign]
+    try:
+        return await _run_configs(work, [name for name in CONFIGS if names is None or name in names], prompts)
+    finally:
+        runner_module.Runner._complete = complete  # type: ignore[method-assign]
+
+
+async def _run_configs(work: Path, names: list[str], prompts: dict[str, list[str]]) -> dict:
+    from debate_tui.cli import build_parser
+    from debate_tui.cli.task_args import build_task, session_from_args
+    from debate_tui.engine.condense import history_state
+    from debate_tui.factory import runner_for
+    from debate_tui.llm.cache import CachingClient, ResponseCache
+    from debate_tui.llm.litellm_client import LiteLLMClient
+    from debate_tui.testing.fake_server import FakeLLMServer
+
     (work / "a.txt").write_text(TEXT)
     (work / "b.txt").write_text(TEXT_B)
     (work / "q.txt").write_text(QUESTION)
     results = {}
     with FakeLLMServer(default_reply=reply) as server:
-        for name, flags in CONFIGS.items():
+        for name in names:
+            flags = CONFIGS[name]
             texts = ["--text", str(work / "a.txt")]
             if "scaleeval" in name:
                 texts += ["--text-b", str(work / "b.txt"), "--source", str(work / "q.txt")]
@@ -149,7 +161,7 @@ async def run_all(work: Path) -> dict:
             runs = []
             for client in (LiteLLMClient(), cache, cache):  # measured; fills the cache; served from it
                 session = session_from_args(args, build_task(args, lambda note: None), lambda note: None).session
-                apply_history_options(args, session)
+                session.state.update(history_state(args.max_history_tokens, args.condense))
                 for agent in session.agents:
                     agent.params["temperature"] = 0.0
                 prompts.clear()

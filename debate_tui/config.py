@@ -192,6 +192,10 @@ class RoleModels(Section):
     """DEBATE's Tie-Breaker."""
 
 
+DEFAULT_CONCURRENCY = 8
+"""Batch items in flight at once unless `--concurrency` or `[limits]` says otherwise."""
+
+
 class Limits(Section):
     """The `[limits]` table: what one run may spend, and how calls are timed and retried."""
 
@@ -205,8 +209,9 @@ class Limits(Section):
     """Attempts per model call, the first included."""
     retry_delay: float = Field(1.0, ge=0, le=60)
     """Seconds before the first retry, doubled for each next one (a server's Retry-After wins)."""
-    concurrency: int = Field(4, ge=1, le=256)
-    """Model calls in flight at once in batch runs."""
+    concurrency: int = Field(DEFAULT_CONCURRENCY, ge=1, le=256)
+    """Items in flight at once in batch runs (each item's calls follow one another, or run in parallel
+    where a protocol's agents speak at once)."""
 
 
 class RoleGeneration(Section):

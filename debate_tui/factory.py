@@ -64,8 +64,11 @@ def demo_hint() -> str:
     return DEMO_HINT.format(config_path=config_path())
 
 
-def build_session(task: Task, choices: Choices, config: Config, catalog: Catalog | None = None) -> Built:
-    """Validate every choice against the protocol's spec and the configuration; InputError says what is wrong."""
+def build_session(task: Task, choices: Choices, config: Config, catalog: Catalog | None = None, *,
+                  check_inputs: bool = True) -> Built:
+    """Validate every choice against the protocol's spec and the configuration; InputError says what is wrong.
+
+    `check_inputs=False` leaves the texts to the caller (`check_task`): a batch checks every line, naming it."""
     spec = protocol_spec(choices.protocol or config.protocol)
     try:
         catalog = catalog or load_catalog(config.criteria_dir, config.personas_dir)
@@ -74,7 +77,9 @@ def build_session(task: Task, choices: Choices, config: Config, catalog: Catalog
         agents = _agents(spec, options, choices, config, catalog)
     except CatalogError as exc:
         raise InputError(str(exc)) from None
-    spec.check_task(task, criteria, options)
+    if check_inputs:
+        spec.check_inputs(task)
+    spec.check_choices(task, criteria, options)
     demo_default = not (choices.demo or choices.model or config.default_model or config.role_models()
                         or options.model_dump().get("jury"))
     session = Session(protocol=spec.name, options=options.model_dump(), criteria=criteria, agents=agents, task=task)
@@ -101,7 +106,7 @@ def _agents(spec: ProtocolSpec, options: Any, choices: Choices, config: Config, 
     params = {"api_base": choices.api_base} if choices.api_base and (model != DEMO_MODEL or named) else {}
     models = ModelChoice(default=model, per_agent=dict(choices.agent_models),
                          per_role={} if demo else config.role_models(), params=params, demo=demo)
-    agents = spec.build_agents(options, models, chosen_personas(spec, choices, catalog))
+    agents = spec.build_agents(options, models, chosen_personas(spec, choices, options, catalog))
     check_agent_names(choices.agent_models, agents)
     with_personas(agents, choices.agent_personas, catalog)
     with_model_params(agents, config, generation_of(choices, config))
@@ -137,9 +142,11 @@ def chosen_criteria(spec: ProtocolSpec, choices: Choices, catalog: Catalog) -> l
     return catalog.resolve_criteria(names, choices.custom_criteria)
 
 
-def chosen_personas(spec: ProtocolSpec, choices: Choices, catalog: Catalog) -> list[Persona] | None:
+def chosen_personas(spec: ProtocolSpec, choices: Choices, options: Any, catalog: Catalog) -> list[Persona] | None:
+    """`--personas`, else the persona an option names (`--critic-persona`), from the same catalog."""
     if not choices.personas:
-        return None
+        named = getattr(options, spec.persona_option) if spec.persona_option else None
+        return catalog.resolve_personas(named) if named else None
     if not spec.personas:
         raise InputError(f"--personas: {spec.title} gives its agents no persona")
     return catalog.resolve_personas(choices.personas)
@@ -171,10 +178,12 @@ def options_of(spec: ProtocolSpec, values: dict[str, Any]) -> Any:
         raise OptionError(spec.name, where, error["msg"].removeprefix("Value error, ")) from None
 
 
-def check_task(session: Session, task: Task) -> None:
-    """Whether the session's protocol, options and criteria can judge `task` (a batch item); InputError if not."""
+def check_task(session: Session, task: Task, names: dict[str, str] | None = None) -> None:
+    """Whether the session's protocol, options and criteria can judge `task` (a batch item); InputError if not.
+
+    `names` says how each input was given (default: by its flag)."""
     spec = protocol_spec(session.protocol)
-    spec.check_task(task, session.criteria, options_of(spec, session.options))
+    spec.check_task(task, session.criteria, options_of(spec, session.options), *([names] if names else []))
 
 
 def check_session(session: Session) -> None:

@@ -254,6 +254,20 @@ def test_protocol_refusals_are_reported_per_line_before_any_call(capsys, llm_ser
     assert code == 2 and "line 2 (id 'b')" in err and llm_server.calls == 0
 
 
+@pytest.mark.parametrize(("lines", "protocol", "expected"), [
+    (['{"id": "a", "text": "only one"}', '{"id": "b", "text": "x", "text_b": "y"}'], "scaleeval",
+     "line 1 (id 'a'): ScaleEval compares two texts: give the second with \"text_b\""),
+    (['{"id": "a", "text": "x", "text_b": "y"}'], "mateval", "line 1 (id 'a'): MATEval judges one text; \"text_b\""),
+])
+def test_a_refused_first_line_is_named_by_its_number_and_fields(capsys, llm_server, tmp_path, lines, protocol,
+                                                               expected):
+    """Issue 33 #15: a refusal on line 1 came without its line number, and named --text-b, which batch lacks."""
+    path = tmp_path / "in.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    code, _, err = run_batch(capsys, str(path), "--out", str(tmp_path / "o.jsonl"), "--protocol", protocol, "--demo")
+    assert code == 2 and expected in err and "--text-b" not in err and "--source" not in err
+
+
 @pytest.mark.parametrize(("flags", "message"), [
     (["--option", "tie_breaker=sometimes"], "--option tie_breaker"),
     (["--option", "no_such=1"], "has no option no_such"),

@@ -156,3 +156,30 @@ def test_parallel_turns_are_printed_whole_not_interleaved():
     printer(TurnCompleted(Turn(slot=0, agent="A", role="referee", round=1, content="a1 a2 ")))
     text = out.getvalue()
     assert "a1 a2 " in text and "--- B (referee), round 1, coherence ---\nb1 b2 \n" in text
+
+
+@pytest.mark.parametrize(("flags", "code", "status", "roles"), [
+    (["--tie-breaker", "human"], 5, "needs_human", ["scorer", "critic", "scorer"]),
+    (["--tie-breaker"], 0, "completed", ["scorer", "critic", "scorer", "tie_breaker"]),  # the bare flag, as before
+    (["--tie-breaker", "agent"], 0, "completed", ["scorer", "critic", "scorer", "tie_breaker"]),
+    (["--tie-breaker", "none"], 0, "completed", ["scorer", "critic", "scorer"]),
+])
+def test_the_tie_breaker_flag_reaches_every_value(capsys, story_file, flags, code, status, roles):
+    """Issue 33 #2: `--tie-breaker human` exited 2 ('unrecognized arguments: human'); only config.toml reached it."""
+    # one round: the demo Critic objects first, so Scorer and Critic never agree and the tie-breaker decides
+    exit_code, summary, err = run_cli(capsys, "run", "--demo", "--rounds", "1", *flags, "--text", str(story_file))
+    assert exit_code == code, err
+    session = read_session(Path(summary["session_path"]))
+    assert session.status == status and [t.role for t in session.turns] == roles
+
+
+def test_the_tie_breaker_flag_takes_each_value_the_protocol_has():
+    from typing import get_args
+
+    from debate_tui.cli import build_parser
+    from debate_tui.protocols.debate import Options
+
+    for value in get_args(Options.model_fields["tie_breaker"].annotation):
+        assert build_parser("run").parse_args(["run", "--tie-breaker", value, "--text", "t"]).tie_breaker == value
+    with pytest.raises(SystemExit):
+        build_parser("run").parse_args(["run", "--tie-breaker", "sometimes", "--text", "t"])

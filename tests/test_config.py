@@ -6,6 +6,7 @@ import argparse
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from debate_tui.cli import main
 from debate_tui.cli.config import STARTER
 from debate_tui.cli.run import add_parser as add_run_parser
 from debate_tui.cli.task_args import build_task, session_from_args
-from debate_tui.config import Config, ConfigError, config_path, load_config, resolve_current
+from debate_tui.config import Config, ConfigError, Limits, config_path, load_config, resolve_current
 from debate_tui.engine.runner import RetryPolicy
 from debate_tui.llm import DEFAULT_TIMEOUT_S, DEMO_MODEL
 from debate_tui.llm.base import ChatRequest, LLMError
@@ -377,3 +378,41 @@ async def test_the_key_is_read_from_the_named_variable_at_call_time(monkeypatch,
     assert (await LiteLLMClient(timeout_s=10).complete(request)).text == "Score: 3"
     assert llm_server.requests[0].has_auth and "api_key_env" not in llm_server.requests[0].body
     assert request.params == {"api_base": llm_server.base_url, "api_key_env": "FAKE_LLM_KEY"}
+
+
+def test_the_starter_and_show_give_the_defaults_a_batch_runs_with(capsys, llm_server, tmp_path):
+    """Issue 33 #10: `config show` and `config init` said concurrency 4 while batch ran 8 at once."""
+    from tests.test_batch_support import model_args, run_batch, write_items
+
+    limits = STARTER.split("\n[limits]\n")[1].split("\n[")[0]
+    shown = {key: tomllib.loads(f"v = {value}")["v"]
+             for key, value in re.findall(r"(?m)^# (\w+) = (.+)$", limits)}
+    defaults = Config().limits
+    assert shown.keys() == Limits.model_fields.keys()
+    for key, value in shown.items():  # a budget's example is no default: budgets are unset by default
+        assert getattr(defaults, key) in (None, value), key
+    assert main(["config", "show"]) == 0
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("concurrency = ")]
+    items, out = write_items(tmp_path / "in.jsonl", 1), tmp_path / "out.jsonl"
+    code, summary, _ = run_batch(capsys, str(items), "--out", str(out), *model_args(llm_server))
+    assert code == 0 and line == f"concurrency = {summary['concurrency']['max']}  # default"
+    assert f"concurrency = {summary['concurrency']['max']}" in limits
+
+
+def test_the_critic_persona_is_found_where_personas_are(story_file, tmp_path, monkeypatch):
+    """Issue 33 #9: `--critic-persona editor.toml` and, with personas_dir, `--critic-persona editor` said
+    "unknown persona" while `--personas` found both."""
+    editor = tmp_path / "editor.toml"
+    editor.write_text('[[persona]]\nname = "editor"\nrole_prompt = "You are a newspaper editor."\n')
+    for flag in ("--critic-persona", "--personas"):
+        critic = next(a for a in session_for("--text", str(story_file), "--demo", flag, str(editor)).agents
+                      if a.role == "critic")
+        assert critic.persona.role_prompt == "You are a newspaper editor.", flag
+    write_config(f'personas_dir = "{tmp_path}"')
+    for flag in ("--critic-persona", "--personas"):
+        critic = next(a for a in session_for("--text", str(story_file), "--demo", flag, "editor").agents
+                      if a.role == "critic")
+        assert critic.persona.name == "editor", flag
+    write_config(f'personas_dir = "{tmp_path}"\n[protocols.debate]\ncritic_persona = "editor"')
+    critic = next(a for a in session_for("--text", str(story_file), "--demo").agents if a.role == "critic")
+    assert critic.persona.name == "editor"

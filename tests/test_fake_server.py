@@ -504,3 +504,13 @@ def test_command_line_rejects_a_bad_rules_file(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "when" in result.stderr
+
+
+def test_command_line_help_says_rules_is_a_file(capsys) -> None:
+    """Issue 33 #18: the help said "JSON list of rules" for what is read as a file path."""
+    from debate_tui.testing.fake_server import main
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--rules FILE.json" in help_text and "a JSON file holding a list of rules" in help_text

@@ -52,3 +52,24 @@ def test_the_doc_shows_the_commands_the_test_runs() -> None:
     doc = DOC.read_text()
     assert "debate-tui dataset docs/examples/reviews.csv --id review_id --text review --group product" in doc
     assert "--human coherence=coherence_label" in doc and "0.239" in doc
+
+
+def test_the_doc_shows_the_table_meta_prints_in_any_line_order(tmp_path: Path, capsys) -> None:
+    """Issue 33 #13: the doc's intervals were not the program's, and changed with the results' line order."""
+    assert main(["dataset", str(EXAMPLE), "--id", "review_id", "--text", "review", "--group", "product",
+                 "--human", "coherence=coherence_label"]) == 0
+    items = tmp_path / "items.jsonl"
+    items.write_text(capsys.readouterr().out)
+    single = tmp_path / "single.jsonl"
+    assert main(["batch", str(items), "--demo", "--protocol", "single", "--criteria", "coherence", "--out",
+                 str(single), "--sessions-dir", str(tmp_path / "s"), "--no-cache"]) == 0
+    capsys.readouterr()
+    lines = single.read_text().splitlines(keepends=True)
+    tables = []
+    for order in (lines, lines[::-1], lines[1::2] + lines[::2]):
+        single.write_text("".join(order))
+        assert main(["meta", str(single), "--level", "turn"]) == 0
+        tables.append(capsys.readouterr().out)
+    assert tables[0] == tables[1] == tables[2]
+    shown = "\n".join(line.removeprefix("   ") for line in DOC.read_text().splitlines())
+    assert tables[0] in shown

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -137,3 +138,46 @@ def test_rubric_probe_runs_every_variant_or_says_why_not(tmp_path, capsys):
     _items(items, pairwise=False, n=3)
     assert main(["probe", str(items), "--out", str(tmp_path / "b"), "--demo", "--probes", "rubric", "--json"]) == 0
     assert "has no such option" in json.loads(capsys.readouterr().out)["skipped"]["rubric"]
+
+
+# ----- docs/PROBES.md shows what the command prints (issue 33 #14) ---------------------------------------
+
+PROBES_DOC = Path(__file__).resolve().parents[1] / "docs" / "PROBES.md"
+
+
+def doc_block(marker: str) -> str:
+    """The first fenced block after the line holding `marker`."""
+    text = PROBES_DOC.read_text(encoding="utf-8")
+    start = text.index("```\n", text.index(marker)) + 4
+    return text[start:text.index("```", start)]
+
+
+def probe_output(capsys, tmp_path, case: str, *more: str) -> str:
+    if case == "recorded":
+        assert main(["probe", "--recorded", "topical-chat", *more]) == 0
+        return capsys.readouterr().out
+    dataset, flags = {"summeval": (["summeval", "--limit", "36", "--criteria", "coherence"], []),
+                      "faireval": (["faireval"], ["--protocol", "chateval"])}[case]
+    assert main(["dataset", *dataset]) == 0
+    items = tmp_path / "items.jsonl"
+    items.write_text(capsys.readouterr().out)
+    assert main(["probe", str(items), "--out", str(tmp_path / "run"), "--demo", *flags, *more]) == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("case", "marker"), [
+    ("recorded", "`debate-tui probe --recorded topical-chat` (values, 95% interval, n):"),
+    ("summeval", "(`debate-tui dataset summeval --limit 36 --criteria coherence`, `probe --demo`):"),
+    ("faireval", "FairEval (Vicuna-80, 80 pairs), ChatEval, demo model (`probe --demo --protocol chateval`):"),
+])
+def test_the_doc_shows_exactly_what_probe_prints(capsys, tmp_path, case, marker):
+    assert probe_output(capsys, tmp_path, case) == doc_block(marker)
+
+
+def test_every_json_key_of_a_figure_is_documented(capsys, tmp_path):
+    report = json.loads(probe_output(capsys, tmp_path, "summeval", "--json"))
+    keys = {key for figures in report["probes"].values()
+            for figure in (figures if isinstance(figures, list) else figures.values())
+            for key in figure.get("mean_error", figure)}
+    documented = next(line for line in PROBES_DOC.read_text().splitlines() if line.startswith("| `--json` |"))
+    assert "why" in keys and all(f'"{key}"' in documented for key in keys)

@@ -245,3 +245,15 @@ def test_the_command_overrides_without_the_screen(capsys, scored):
     assert json.loads(capsys.readouterr().out.splitlines()[0])["criterion"] == "relevance"
     rows = {(r["id"], r["criterion"]): r for r in read_rows(scored)}
     assert rows["i1", "relevance"]["predicted"] == 1 and rows["i1", "relevance"]["decided_by"] == "cli-test"
+
+
+def test_the_list_names_the_criterion_a_tie_break_is_about(capsys, tie_breaks):
+    """Issue 33 #20: `review --list` showed "criterion": null for a DEBATE tie-break about coherence."""
+    assert main(["review", str(tie_breaks), "--list"]) == 0
+    listed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(x["id"], x["criterion"]) for x in listed] == [("i0", "coherence"), ("i1", "coherence")]
+
+
+def test_the_list_names_the_criterion_of_a_pairs_verdict(capsys, pairs):
+    assert main(["review", str(pairs), "--list"]) == 0
+    assert {json.loads(line)["criterion"] for line in capsys.readouterr().out.splitlines()} == {"helpfulness"}

@@ -7,6 +7,7 @@ is tested in test_ui_controls.
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Button, Input
 
 from debate_tui.catalog import find_criterion
@@ -165,10 +166,43 @@ async def test_the_status_line_says_round_k_of_r_and_the_calls_and_cost_so_far()
         await wait_until(pilot, client.held.is_set, what="the Scorer's second turn")
         await pilot.pause(0.1)
         status = screen_text(app).splitlines()[-2].strip()
-        assert status.startswith("round 1 of 0–3 │ auto │ 2 calls │") and "$0.0000" in status, status
+        assert status.startswith("round 1 of 3 │ auto │ 2 calls │") and "$0.0000" in status, status
         client.release.set()
         await wait_until(pilot, lambda: debate.finished, what="the end")
-        assert screen_text(app).splitlines()[-2].strip().startswith("round 2 of 0–3 │ finished: completed │ 4 calls")
+        assert screen_text(app).splitlines()[-2].strip().startswith("round 2 of 3 │ finished: completed │ 4 calls")
+
+
+@pytest.mark.parametrize(("protocol", "options", "opening", "later"), [
+    ("debate", {"rounds": 4}, "opening round (then up to 4)", "round 1 of 4"),
+    ("scaleeval", {"rounds": 0}, "opening round", None),
+])
+async def test_the_status_line_names_the_opening_round_and_keeps_the_time_at_80_columns(protocol, options, opening,
+                                                                                     later):
+    """Issue 33 #5: it said `round 1 of 0–4` (DEBATE) and `round 0 of 0–0` (ScaleEval); at 80 columns the
+    elapsed time was cut off."""
+    from debate_tui.choices import Choices
+    from debate_tui.config import Config
+    from debate_tui.factory import build_session
+    from debate_tui.ui.widgets.status_line import StatusLine
+
+    task = Task(text=STORY, text_b="A short answer.", source="Which is better?") if protocol == "scaleeval" \
+        else Task(text=STORY)
+    session = build_session(task, Choices(protocol=protocol, options=options, demo=True), Config()).session
+    app = DebateTUI(Launch(session=session, demo=True, step=True), client=RecordingDemo())
+    async with app.run_test(size=(80, 24)) as pilot:
+        debate = await start(pilot)
+        status = debate.query_one(StatusLine)
+        await wait_until(pilot, lambda: status.first_round == 0, what="the run's plan")
+        status.round, status.mode, status.speaking = 0, "pausing after this turn", "Critic"
+        status.calls, status.tokens, status.elapsed = 26, 14_317, 754.0
+        await pilot.pause()
+        line = screen_text(app).splitlines()[-2].strip()
+        assert line.startswith(opening) and "12:34" in line and "–" not in line, line
+        if later:
+            status.round = 1
+            await pilot.pause()
+            line = screen_text(app).splitlines()[-2].strip()
+            assert line.startswith(later) and "12:34" in line, line
 
 
 async def test_a_decision_on_a_1_to_10_scale_keeps_every_button_on_an_80_column_screen():

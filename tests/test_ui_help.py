@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from textual.widgets import TextArea
 
@@ -11,7 +13,7 @@ from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.debate import DebateScreen
 from debate_tui.ui.screens.help import HelpScreen
 from debate_tui.ui.screens.setup import SetupScreen
-from tests.conftest import STORY
+from tests.conftest import REPO, STORY
 from tests.test_ui_flows import make_session
 from tests.test_ui_helpers import RecordingDemo, screen_text, wait_until
 
@@ -88,3 +90,47 @@ async def test_the_footer_keeps_the_debate_keys_that_matter_at_80_columns(size):
         footer = screen_text(app).splitlines()[-1]
         for key in ("f1 Help", "space Step", "a Auto", "p Pause", "i Inject", "o Override", "e Export", "esc Stop"):
             assert key in footer, footer
+
+
+def documented_keys(where: str) -> list[str]:
+    """The keys the docs' key tables (README.md, docs/) give for a screen (`anywhere`), without those they
+    limit ("outside ...")."""
+    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    rows = [line for page in pages for line in page.read_text().splitlines() if line.startswith(f"| {where} |")]
+    return [key for row in rows for key, limited in re.findall(r"`([^`]+)`( \(?outside)?", row.split("|")[2])
+            if not limited]
+
+
+async def help_opens_from_the_text_box(key: str) -> None:
+    app = DebateTUI(Launch(texts={"text": ""}))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen) and app.screen.query(TextArea),
+                         what="the setup form")
+        app.screen.query_one("#text-text", TextArea).focus()
+        await pilot.pause()
+        await pilot.press({"?": "question_mark"}.get(key, key))
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what=f"help opened by {key}")
+
+
+async def test_every_help_key_the_readme_gives_for_anywhere_opens_help_from_the_text_box():
+    """Issue 33 #3: the README said `?` anywhere, but `?` in the setup screen's text box types a question mark."""
+    help_keys = [key for key in documented_keys("anywhere") if key in ("f1", "?")]
+    assert help_keys
+    for key in help_keys:
+        await help_opens_from_the_text_box(key)
+
+
+async def test_the_palette_lists_the_screens_commands_first_as_it_shows_them():
+    """Issue 33 #4: get_system_commands put the screen's first, but the palette sorted them by title."""
+    from textual.command import CommandList, CommandPalette
+
+    app = DebateTUI(Launch(texts={"text": STORY}))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen) and app.screen.query(TextArea),
+                         what="the setup form")
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        commands = app.screen.query_one(CommandList)
+        await wait_until(pilot, lambda: commands.option_count >= 6, what="the palette's commands")
+        shown = [str(commands.get_option_at_index(i).prompt).split("\n")[0] for i in range(commands.option_count)]
+        assert shown[:6] == ["Start", "Load text", "Help", "Quit", "Sessions", "New"], shown

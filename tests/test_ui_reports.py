@@ -109,3 +109,37 @@ async def test_the_report_screen_paints_the_quotes_focuses_the_report_and_enter_
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="the question")
         await pilot.press("y")
         await wait_until(pilot, lambda: target.read_text(encoding="utf-8") != "mine", what="the replacement")
+
+
+def test_the_judged_texts_lines_stay_lines_in_any_markdown_viewer():
+    """Issue 33 #7: `> N:` lines without hard breaks were merged into one paragraph by every viewer."""
+    from markdown_it import MarkdownIt
+
+    text = "Tom wanted to swim.\nHe went to the pool every morning.   \nAfter a month he could swim."
+    report = render(make_session(text=text))
+    judged = report.split("## The text judged", 1)[1].split("\n## ", 1)[0]
+    html = MarkdownIt("commonmark").render(judged)
+    assert html.count("<blockquote>") == 1 and html.count("<br />") == 2
+    for number, line in enumerate(text.split("\n"), start=1):
+        assert f"{number}: {line.strip()}" in html
+
+
+@pytest.mark.parametrize("keys", [["pagedown"], ["down", "down", "down"], ["j", "j", "j"]])
+async def test_after_switching_tabs_the_keys_scroll_the_tab_on_show(keys):
+    """Issue 33 #8: after `2` then `1`, PageDown, Down and j no longer scrolled the report (the mouse wheel did)."""
+    session = example("mateval")
+    app = DebateTUI(Launch())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.open_report(session)
+        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen), what="the report")
+        await pilot.pause()
+        await pilot.press("2")
+        await pilot.pause()
+        assert app.focused is not None and app.focused.id == "error-table"
+        await pilot.press("1")
+        await pilot.pause()
+        scroll = app.screen.query_one("#report-scroll")
+        assert app.focused is scroll and scroll.scroll_y == 0
+        await pilot.press(*keys)
+        await wait_until(pilot, lambda: scroll.scroll_y > 0, what=f"{keys[0]} scrolling the report")

@@ -8,6 +8,7 @@ import json
 import os
 import time
 
+import pytest
 from textual.widgets import Input, Label, SelectionList, TextArea
 
 from debate_tui.cli import build_parser
@@ -121,3 +122,29 @@ def test_a_referee_given_another_persona_is_named_after_it():
     choices.agent_personas = {"General Public": "news-author"}
     session = build(load_catalog(config), choices, {"text": "A story."}, config).session
     assert [a.name for a in session.agents if a.persona] == ["News Author 1", "Critic", "News Author 2"]
+
+
+def shown_in_box(app, area: TextArea) -> str:
+    """The words the text box shows on screen, its frame and padding left out."""
+    from tests.test_ui_helpers import screen_text
+
+    region = area.content_region
+    rows = screen_text(app).splitlines()[region.y:region.y + region.height]
+    return " ".join(" ".join(row[region.x:region.x + region.width].split()) for row in rows).strip()
+
+
+@pytest.mark.parametrize("sizes", [[(80, 24)], [(120, 36)], [(120, 36), (80, 24)], [(80, 24), (100, 30), (80, 24)]],
+                         ids=["80x24", "120x36", "120x36-to-80x24", "80x24-resized"])
+async def test_the_text_box_shows_every_word_of_the_text_at_any_size(sizes):
+    """Issue 33 #6: at 80x24 the box dropped a word at a wrap ("...morning. He / to the pool...", "went" missing)
+    on the first frame and after a resize: lines drawn at the new width with the old wrap were never redrawn."""
+    app = DebateTUI(Launch(texts={"text": STORY}))
+    async with app.run_test(size=sizes[0]) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen) and app.screen.query("#options Select"),
+                         what="the whole form")
+        for size in sizes[1:]:
+            await pilot.resize_terminal(*size)
+            await pilot.pause(0.3)
+        area = app.screen.query_one("#text-text", TextArea)
+        await pilot.pause(0.3)
+        assert shown_in_box(app, area) == " ".join(STORY.split()) and area.text == STORY

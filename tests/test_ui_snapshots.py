@@ -12,6 +12,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from textual.widgets import TabbedContent
 
 from debate_tui.domain import ErrorSpan, Outcome, Session, Task, Turn, Usage
 from debate_tui.store import SessionStore
@@ -159,9 +160,9 @@ def test_debate_finished(snap_compare, size):
 def test_report_with_highlighted_errors(snap_compare, size):
     async def run_before(pilot) -> None:
         pilot.app.open_report(reviewed_session())
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReportScreen))
-        await pilot.press("2")
-        await pilot.pause()
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReportScreen) and pilot.app.focused is not None)
+        await pilot.press("2")  # once the screen is mounted: a key before that went nowhere, now and then
+        await wait_until(pilot, lambda: pilot.app.screen.query_one(TabbedContent).active == "errors")
         pilot.app.screen.show_error(1)
         await settle(pilot)
 

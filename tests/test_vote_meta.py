@@ -123,3 +123,30 @@ def test_meta_reports_a_jury_s_inter_judge_agreement(tmp_path, capsys):
     assert jury["judges"] == ["Judge 1", "Judge 2", "Judge 3"] and jury["models"]["Judge 2"] == "b"
     assert main(["meta", str(results), "--level", "turn"]) == 0
     assert "jury of 3 (Judge 1: a, Judge 2: b, Judge 3: c)" in capsys.readouterr().out
+
+
+def test_docs_vote_shows_what_the_scripted_debate_run_gives(tmp_path, capsys):
+    """Issue 33 #13: docs/VOTE.md's intervals, from tools/vote_table.py's DEBATE run, in any line order."""
+    import importlib.util
+    import random
+    from pathlib import Path
+
+    from debate_tui.testing.fake_server import FakeLLMServer
+
+    repo = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("vote_table", repo / "tools" / "vote_table.py")
+    assert spec is not None and spec.loader is not None
+    vote_table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(vote_table)
+    protocol, dataset, flags = vote_table.RUNS[0]
+    with FakeLLMServer() as server:
+        scripted = ["--model", "openai/oracle", "--api-base", server.base_url]
+        result = vote_table.measure(protocol, dataset, flags, scripted, tmp_path, 30, 1000, server)
+    doc = (repo / "docs" / "VOTE.md").read_text()
+    assert vote_table.row(protocol, dataset, "fake server, scripted", result) in doc.splitlines()
+    (results,) = tmp_path.glob("debate-*.jsonl")
+    lines = results.read_text().splitlines(keepends=True)
+    random.Random(1).shuffle(lines)
+    results.write_text("".join(lines))
+    assert main(["meta", str(results), "--level", "turn"]) == 0
+    assert capsys.readouterr().out in doc

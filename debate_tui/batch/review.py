@@ -49,6 +49,8 @@ Mode = Literal["decide", "override"]
 class Question:
     text: str
     options: tuple[str, ...]
+    criterion: str | None = None
+    """The criterion the question is about, when the protocol says (a DEBATE tie, a ScaleEval verdict)."""
 
 
 @dataclass
@@ -66,6 +68,11 @@ class ReviewItem:
     """Override mode, or a ladder's line: the one score (or verdict) this item is about."""
     ladder: bool = False
     """A line no tier of a `batch --policy` ladder trusted: the person gives its answer (see `ladder_question`)."""
+
+    @property
+    def about(self) -> str | None:
+        """The criterion at stake: the overridden score's, else the one the open question is about."""
+        return self.criterion or (self.question.criterion if self.question else None)
 
     @property
     def status(self) -> str:
@@ -100,7 +107,7 @@ async def ask(session: Session) -> Question:
     await runner_for(session.model_copy(deep=True), _NoCalls(), emit=watch, stream=False,
                      retry=RetryPolicy(attempts=1)).run()
     if asked:
-        return Question(asked[-1].question, tuple(asked[-1].options))
+        return Question(asked[-1].question, tuple(asked[-1].options), asked[-1].criterion)
     return Question(session.pending_question or "", fallback_options(session))
 
 
@@ -276,7 +283,7 @@ class ReviewQueue:
             if value not in question.options:
                 raise ValueError(f"{value!r} is not an answer to this question; expected {', '.join(question.options)}")
             action = HumanAction(kind="decide", value=value, who=self.who, after_turn=completed_turns(session),
-                                 text=f"{PREFIX}{question.text}{replaces}")
+                                 criterion=question.criterion, text=f"{PREFIX}{question.text}{replaces}")
             session.actions.append(action)
             path = self.store.path_for(session.id)
             await runner_for(session, self.client, save=lambda s: write_session(path, s), stream=False,

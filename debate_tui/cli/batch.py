@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from debate_tui.cli.task_args import sessions_dir, warn_stderr
-from debate_tui.cli.task_flags import RawSpecHelpFormatter, add_task_arguments
+from debate_tui.cli.task_flags import TEXT_FLAGS, RawSpecHelpFormatter, add_task_arguments
+from debate_tui.config import DEFAULT_CONCURRENCY
 from debate_tui.domain import Session, Task
 from debate_tui.textsafe import inert
 
@@ -37,7 +38,6 @@ if TYPE_CHECKING:  # imported where used: `debate-tui --help` stays light
     from debate_tui.store import SessionStore
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_STOPPED = 0, 2, 3, 4
-DEFAULT_CONCURRENCY = 8
 SHARED_GROUPS = ("how to judge", "generation", "models")
 
 
@@ -141,12 +141,6 @@ def _check_ray(args: argparse.Namespace) -> None:
                        "cannot be held across them")
 
 
-def concurrency(config: Config) -> int:
-    """--concurrency, DEBATE_TUI_CONCURRENCY or config.toml when set; else the batch default."""
-    limits = config.limits
-    return limits.concurrency if "concurrency" in limits.model_fields_set else DEFAULT_CONCURRENCY
-
-
 def parse_options(pairs: list[str]) -> dict[str, Any]:
     """`KEY=VALUE` strings; a value is read as JSON when it can be (numbers, true), else kept as text."""
     options: dict[str, Any] = {}
@@ -176,7 +170,7 @@ def build_template(args: argparse.Namespace, first_task: Task, config: Config) -
     try:
         choices = choices_from_args(args)
         choices.options.update(extra)
-        built = build_session(first_task, choices, config)
+        built = build_session(first_task, choices, config, check_inputs=False)  # each line's: _check_tasks
     except OptionError as exc:
         if exc.key not in extra:
             raise BadInput(str(exc)) from None
@@ -195,9 +189,10 @@ def _check_tasks(template: Session, items: list[Item]) -> None:
     from debate_tui.factory import check_task
     from debate_tui.inputs import InputError
 
+    fields = {key: f'"{key}"' for key in TEXT_FLAGS}  # a line gives its texts as fields, not flags
     for item in items:
         try:
-            check_task(template, item.task)
+            check_task(template, item.task, fields)
         except InputError as exc:
             raise BadInput(f"line {item.line} (id {item.id!r}): {exc}") from None
 
@@ -296,7 +291,7 @@ def batch_for(args: argparse.Namespace, config: Config, template: Session, items
     _check_tasks(template, items)
     limits = config.limits
     settings = BatchSettings(
-        concurrency=concurrency(config), budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens),
+        concurrency=limits.concurrency, budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens),
         retry=RetryPolicy.of(limits),
         seed=args.seed, progress_interval_s=args.progress_interval,
     )

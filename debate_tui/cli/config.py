@@ -116,8 +116,8 @@ STARTER = """\
 # (DEBATE_TUI_RETRIES, DEBATE_TUI_RETRY_DELAY).
 # retries = 4
 # retry_delay = 1.0
-# Model calls in flight at once in batch runs (DEBATE_TUI_CONCURRENCY).
-# concurrency = 4
+# Items in flight at once in batch runs (DEBATE_TUI_CONCURRENCY, --concurrency).
+# concurrency = 8
 
 [generation]
 # Tokens one reply may have: sent as max_tokens and enforced on the stream

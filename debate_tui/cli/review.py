@@ -89,7 +89,7 @@ async def _list(queue: ReviewQueue) -> None:
             question, options = item.question.text, "/".join(item.question.options)
         else:
             question, options = f"(status {item.session.status if item.session else 'unread'})", ""
-        print(json.dumps({"id": item.id, "criterion": item.criterion, "session": item.session_id,
+        print(json.dumps({"id": item.id, "criterion": item.about, "session": item.session_id,
                           "options": options, "question": question}))
 
 

@@ -23,15 +23,18 @@ GENERATION_FLAGS = ("max_reply_tokens", "temperature", "structured")
 
 @dataclass(frozen=True)
 class OptionFlag:
-    """A flag that sets a protocol option: `key` gets the flag's value, or `value` for a switch."""
+    """A flag that sets a protocol option: `key` gets the flag's value, or `value` for a switch.
+
+    `bare` is the value of a flag given without one (`--tie-breaker` alone: agent, as when it was a switch)."""
 
     key: str
     value: Any = None
+    bare: str | None = None
 
 
 OPTION_FLAGS: dict[str, OptionFlag] = {
     "rounds": OptionFlag("rounds"), "critic_persona": OptionFlag("critic_persona"),
-    "tie_breaker": OptionFlag("tie_breaker", "agent"), "seed": OptionFlag("seed"),
+    "tie_breaker": OptionFlag("tie_breaker", bare="agent"), "seed": OptionFlag("seed"),
     "strategy": OptionFlag("strategy"), "agents": OptionFlag("agents"), "turns": OptionFlag("turns"),
     "swap": OptionFlag("swap", True), "samples": OptionFlag("samples"), "logprobs": OptionFlag("logprobs", True),
     "evaluators": OptionFlag("evaluators"), "no_feedback": OptionFlag("feedback", False),
@@ -64,6 +67,8 @@ def option_help(dest: str) -> str:
             shown = info.default not in (None, "") and flag.key != "seed"
             facts = ([f"default {info.default}"] if shown else []) + bounds
             about += f" ({', '.join(facts)})" if facts else ""
+        if flag.bare is not None:
+            about += f"; the flag alone: {flag.bare}"
         readers.setdefault(about, []).append(spec.title)
     return "; ".join(f"{', '.join(titles)}: {about}" for about, titles in readers.items())
 
@@ -99,8 +104,9 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
     how.add_argument("--criteria", metavar="NAME[,NAME]|FILE.toml",
                      help="criteria to judge, built-in names or a TOML file (default depends on the protocol)")
     how.add_argument("--rounds", type=int, metavar="N", help=SPEC_HELP)
-    how.add_argument("--critic-persona", metavar="NAME", help=SPEC_HELP)
-    how.add_argument("--tie-breaker", action="store_true", help=SPEC_HELP)
+    how.add_argument("--critic-persona", metavar="NAME|FILE.toml", help=SPEC_HELP)
+    how.add_argument("--tie-breaker", nargs="?", const=OPTION_FLAGS["tie_breaker"].bare,
+                     choices=("none", "agent", "human"), help=SPEC_HELP)
     how.add_argument("--seed", type=int, metavar="N", help=SPEC_HELP)
     how.add_argument("--strategy", metavar="NAME", help=SPEC_HELP)
     how.add_argument("--agents", type=int, metavar="N", help=SPEC_HELP)

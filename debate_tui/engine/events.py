@@ -64,6 +64,8 @@ class NeedsHuman:
     options: tuple[str, ...]
     labels: tuple[str, ...] = ()
     details: tuple[tuple[str, str], ...] = ()
+    criterion: str | None = None
+    """The criterion the decision is about (a DEBATE tie on coherence, a ScaleEval verdict on helpfulness)."""
 
 
 @dataclass(frozen=True)

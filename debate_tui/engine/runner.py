@@ -196,7 +196,7 @@ class Runner:
         return second
 
     async def ask_human(self, question: str, options: tuple[str, ...], *, labels: tuple[str, ...] = (),
-                        details: tuple[tuple[str, str], ...] = ()) -> str:
+                        details: tuple[tuple[str, str], ...] = (), criterion: str | None = None) -> str:
         """A decision recorded earlier (on resume), a live one (TUI), or a headless stop.
 
         `labels` (one per option) and `details` (labelled excerpts) tell the person what is decided."""
@@ -205,7 +205,7 @@ class Runner:
             self._decisions_used += 1
             return str(decisions[self._decisions_used - 1].value)
         self.session.pending_question = question
-        self.emit(NeedsHuman(question, options, labels, details))
+        self.emit(NeedsHuman(question, options, labels, details, criterion))
         if not self.interactive:
             raise NeedsHumanDecision(question)
         self.session.status = "needs_human"

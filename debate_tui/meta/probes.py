@@ -36,6 +36,7 @@ def bootstrap(values: Sequence[Any], statistic: Callable[[Sequence[Any]], float 
     """
     import numpy as np
 
+    values = sorted(values, key=repr)  # the same items give the same figure and draws in any order (stats.canonical)
     n = len(values)
     value = statistic(values) if n else None
     if value is None:

@@ -12,7 +12,8 @@ answers on Topical-Chat: 20 samples per response and dimension. From them:
 
 Position cannot be measured from recorded outputs: ScaleEval ships the models'
 answers only, no judge verdicts or debates, and nothing else is pairwise with
-a recorded judge.
+a recorded judge; nor rubric sensitivity: no judge was recorded under a
+perturbed rubric. Both are listed as skipped, with that reason.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ RECORDED = ("topical-chat",)
 JUDGE = "gpt-3.5-turbo"
 NO_POSITION = ("no recorded pairwise judge outputs: ScaleEval ships the models' answers only, "
                "no judge verdicts or debates")
+NO_RUBRIC = "no recorded judge outputs under a perturbed rubric (--criteria-variant)"
 
 
 def topical_chat_probes(root: str | Path | None = None, chosen: tuple[str, ...] = ("length", "self", "retest"),
@@ -51,4 +53,6 @@ def topical_chat_probes(root: str | Path | None = None, chosen: tuple[str, ...] 
                 [(a, b) for a, b in twice if a is not None and b is not None])
     if "position" in chosen:
         report["skipped"]["position"] = NO_POSITION
+    if "rubric" in chosen:
+        report["skipped"]["rubric"] = NO_RUBRIC
     return report

@@ -60,6 +60,18 @@ def _interval(samples: Any) -> Interval:
     return [float(low), float(high)]
 
 
+def canonical(units: Any) -> Any:
+    """The rows of `units` (a 2-D array, one row per resampled item) sorted by their values.
+
+    A bootstrap draws row positions, so unsorted it would draw other items when
+    the same result lines come in another order; sorted, the same data gives the
+    same intervals in any order (NaN sorts last, identical rows are interchangeable).
+    """
+    import numpy as np
+
+    return units[np.lexsort(units.T[::-1])] if len(units) else units
+
+
 def _rowwise_pearson(x: Any, y: Any) -> Any:
     """Pearson r of each row pair of two matrices; NaN where a row is constant."""
     import numpy as np
@@ -76,7 +88,7 @@ def _bootstrap_rows(pred: Sequence[float], human: Sequence[float], b: int, seed:
     import numpy as np
     from scipy import stats
 
-    x, y = np.asarray(pred, dtype=float), np.asarray(human, dtype=float)
+    x, y = np.asarray(pred, dtype=float), np.asarray(human, dtype=float)  # in canonical order (turn_level)
     idx = np.random.default_rng(seed).integers(0, len(x), size=(b, len(x)))
     xs, ys = x[idx], y[idx]
     varied = (xs.min(axis=1) < xs.max(axis=1)) & (ys.min(axis=1) < ys.max(axis=1))
@@ -100,8 +112,9 @@ def turn_level(
 ) -> dict[str, Any]:
     """Correlation over all scored rows, with a row-bootstrap 95% interval."""
     keep, unscored = _scored(pred)
-    p = [float(pred[i]) for i in keep]  # type: ignore[arg-type]
-    h = [float(human[i]) for i in keep]
+    # in a canonical order, so that the figures (to the last bit) and their intervals ignore the lines' order
+    pairs = sorted((float(pred[i]), float(human[i])) for i in keep)  # type: ignore[arg-type]
+    p, h = [x for x, _ in pairs], [y for _, y in pairs]
     result: dict[str, Any] = correlations(p, h)
     defined = bootstrap > 0 and result["pearson"] is not None
     result.update(
@@ -133,14 +146,12 @@ def summary_level(
     import numpy as np
 
     keep, unscored = _scored(pred)
-    by_group: dict[Hashable, tuple[list[float], list[float]]] = {g: ([], []) for g in groups}
+    by_group: dict[Hashable, list[tuple[float, float]]] = {g: [] for g in groups}
     for i in keep:
-        ps, hs = by_group[groups[i]]
-        ps.append(float(pred[i]))  # type: ignore[arg-type]
-        hs.append(float(human[i]))
-    values = np.array(
-        [[np.nan if v is None else v for v in correlations(ps, hs).values()] for ps, hs in by_group.values()]
-    ).reshape(-1, len(METHODS))
+        by_group[groups[i]].append((float(pred[i]), float(human[i])))  # type: ignore[arg-type]
+    # each group's pairs, then the groups, in a canonical order: see turn_level
+    values = canonical(np.array([_group_figures(sorted(pairs)) for pairs in by_group.values()], dtype=float)
+                       .reshape(-1, len(METHODS)))
     used = np.isfinite(values[:, 0])
     result: dict[str, Any] = {
         m: (float(values[used, j].mean()) if used.any() else None) for j, m in enumerate(METHODS)
@@ -155,8 +166,14 @@ def summary_level(
     return result
 
 
+def _group_figures(pairs: list[tuple[float, float]]) -> list[float]:
+    """One group's correlations, NaN where undefined (a constant side, fewer than two pairs)."""
+    figures = correlations([p for p, _ in pairs], [h for _, h in pairs])
+    return [math.nan if v is None else v for v in figures.values()]
+
+
 def _bootstrap_groups(values: Any, b: int, seed: int) -> dict[str, Interval]:
-    """Resample groups (rows of `values`, NaN = skipped) and average the defined ones."""
+    """Resample groups (rows of `values`, in canonical order; NaN = skipped) and average the defined ones."""
     import numpy as np
 
     idx = np.random.default_rng(seed).integers(0, len(values), size=(b, len(values)))

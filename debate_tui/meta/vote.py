@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from debate_tui.meta import stats
 from debate_tui.meta.stats import METHODS
@@ -113,13 +113,14 @@ def _paired(rows: Sequence[Row]) -> list[Row]:
 
 def score_difference(rows: Sequence[Row], level: str, *, bootstrap: int = 1000, seed: int = 0) -> dict[str, Any]:
     """final - vote per correlation method on the rows both scored, with a paired bootstrap interval."""
-    paired = _paired(rows)
-    final = [float(r["predicted"]) for r in paired]
-    vote = [float(r["predicted_vote"]) for r in paired]
-    human = [float(_human(r)) for r in paired]  # type: ignore[arg-type]
+    # in a canonical order (by group, then values): the figures and their intervals ignore the lines' order
+    paired = sorted((str(r.get("group")), float(r["predicted"]), float(r["predicted_vote"]),
+                     float(cast(float, _human(r)))) for r in _paired(rows))
+    groups = [row[0] for row in paired]
+    final, vote, human = [row[1] for row in paired], [row[2] for row in paired], [row[3] for row in paired]
     if level == "turn":
         return _turn_difference(final, vote, human, bootstrap, seed)
-    return _group_difference(final, vote, human, [str(r.get("group")) for r in paired], bootstrap, seed)
+    return _group_difference(final, vote, human, groups, bootstrap, seed)
 
 
 def _subtract(a: dict[str, float | None], b: dict[str, float | None]) -> dict[str, float | None]:
@@ -189,8 +190,8 @@ def verdict_difference(rows: Sequence[Row], *, bootstrap: int = 1000, seed: int 
     import numpy as np
 
     paired = [r for r in rows if r.get("predicted_verdict") is not None and r.get("verdict_vote") is not None]
-    gain = np.array([(r["predicted_verdict"] == r["human_verdict"]) - (r["verdict_vote"] == r["human_verdict"])
-                     for r in paired], dtype=float)
+    gain = np.sort(np.array([(r["predicted_verdict"] == r["human_verdict"]) - (r["verdict_vote"] == r["human_verdict"])
+                             for r in paired], dtype=float))  # sorted: the same draws in any line order
     result: dict[str, Any] = {"accuracy": float(gain.mean()) if gain.size else None, "n": int(gain.size),
                               "ci": {"accuracy": [None, None]}}
     if bootstrap > 0 and gain.size:

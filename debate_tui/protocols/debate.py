@@ -48,7 +48,8 @@ class Options(ProtocolOptions):
     rounds: int = Field(4, ge=1, le=20)
     """Maximum Critic iterations n (the paper's best: 4)."""
     critic_persona: str = "strictly-negative"
-    """The Critic's persona: strictly-negative, moderately-negative, weakly-negative, plain, sophisticated."""
+    """The Critic's persona: strictly-negative, moderately-negative, weakly-negative, plain, sophisticated, or one
+    of yours (a name in personas_dir, or a .toml file)."""
     tie_breaker: Literal["none", "agent", "human"] = "none"
     """Who decides when Scorer and Critic never agree: nobody (the Scorer's last score), an agent, a person."""
     seed: int = 0
@@ -187,7 +188,8 @@ async def debate_one(ctx: Context, criterion: Criterion, options: Options) -> tu
         details = (("Text", excerpt(ctx.task.text)), ("Scorer", f"last score {_shown(score.score)}"),
                    ("Critic", excerpt(objection)))
         value = await ctx.ask_human(f"Scorer and Critic did not agree on {criterion.name} after {iterations} ({last}). "
-                                    f"Decide the score ({criterion.scale}).", choices, details=details)
+                                    f"Decide the score ({criterion.scale}).", choices, details=details,
+                                    criterion=criterion.name)
         return float(value), "decided by a person after no agreement"
     return score.score, record.how(score, f"Scorer's last score: no agreement after {iterations}")
 
@@ -224,7 +226,7 @@ SPEC = ProtocolSpec(
     name="debate", title="DEBATE",
     paper="Kim et al. 2024, DEBATE: Devil's Advocate-Based Assessment and Text Evaluation",
     options=Options, criteria=CriteriaRule("score", ("coherence",)), optional=("source", "context"),
-    build_agents=build_agents, run=run, calls=calls, personas=True,
+    build_agents=build_agents, run=run, calls=calls, personas=True, persona_option="critic_persona",
     calls_formula="2k with agreement at iteration k; 2n+1 without (+1 Tie-Breaker), per criterion",
     confidence=confidence.DEBATE,
 )

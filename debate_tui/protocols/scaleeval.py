@@ -208,10 +208,12 @@ async def settle(ctx: Context, options: Options, finals: dict[str, Verdict | Non
                     f"({views}; in the original numbering). Which text is better? 1 = the first text, "
                     "2 = the second, 0 = a tie.")
         details = decision_details(ctx.task, finals, swapped)
-        decision = await ctx.ask_human(question, VERDICTS, labels=VERDICT_LABELS, details=details)
+        about = ctx.criteria[0].name
+        decision = await ctx.ask_human(question, VERDICTS, labels=VERDICT_LABELS, details=details, criterion=about)
         while decision not in VERDICTS:  # a mistyped decision is asked again, not taken for a verdict
             ctx.notice(f"the decision {decision!r} is not 1, 2 or 0; asking again")
-            decision = await ctx.ask_human(question, VERDICTS, labels=VERDICT_LABELS, details=details)
+            decision = await ctx.ask_human(question, VERDICTS, labels=VERDICT_LABELS, details=details,
+                                           criterion=about)
         return decision, f"decided by a person after no consensus in {counted(rounds, 'discussion round')}"
     if options.on_no_consensus == "majority":
         return majority(finals.values()), f"majority of the final verdicts ({describe_votes(finals.values())})"

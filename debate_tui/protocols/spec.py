@@ -29,6 +29,7 @@ InputName = Literal["text_b", "source", "context"]
 INPUT_NAMES: dict[InputName, str] = {"text_b": "a second text", "source": "a source", "context": "a context"}
 """The extra inputs a protocol may read besides the text, as a sentence names them."""
 INPUT_FLAGS: dict[str, str] = {"text": "--text", "text_b": "--text-b", "source": "--source", "context": "--context"}
+"""How a refusal names each input by default: the flag that gives it (a batch names its lines' fields)."""
 CriteriaKind = Literal["score", "error_type"]
 REPORT_SECTIONS = ("result", "per_agent", "verdicts", "errors", "how", "actions", "usage", "transcript")
 """Every section a report can have, in the order they are written."""
@@ -91,6 +92,9 @@ class ProtocolSpec:
     """The protocol's own refusals of a task, beyond what the spec says (run before any call)."""
     personas: bool = False
     """Whether `--personas` gives the agents their personas."""
+    persona_option: str | None = None
+    """An option naming an agent's persona (DEBATE's critic_persona), looked up like `--personas`: the user's
+    personas_dir and a .toml file included."""
     confidence: Confidence = DISCUSSION
     """How an answer's confidence is computed from the session (see `protocols.confidence`); a protocol that
     declares none gets the agents' agreement with the final answer (and with their vote, if it has one)."""
@@ -113,17 +117,28 @@ class ProtocolSpec:
         """Every extra input the protocol reads, required first."""
         return (*self.required, *self.optional)
 
-    def check_task(self, task: Task, criteria: list[Criterion], options: Any) -> None:
-        """Refuse, before any call and with a one-line reason, what this protocol cannot judge."""
+    def check_task(self, task: Task, criteria: list[Criterion], options: Any,
+                   names: dict[str, str] = INPUT_FLAGS) -> None:
+        """Refuse, before any call and with a one-line reason, what this protocol cannot judge.
+
+        `names` says how the person gave each input (a flag, or a batch line's field)."""
+        self.check_inputs(task, names)
+        self.check_choices(task, criteria, options)
+
+    def check_inputs(self, task: Task, names: dict[str, str] = INPUT_FLAGS) -> None:
+        """The texts this protocol needs, and none it would ignore."""
         if "text_b" in self.required and task.text_b is None:
-            raise InputError(f"{self.title} compares two texts: give the second with --text-b")
+            raise InputError(f"{self.title} compares two texts: give the second with {names['text_b']}")
         if task.text_b is not None and "text_b" not in self.inputs:
-            raise InputError(f"{self.title} judges one text; --text-b is not used")
+            raise InputError(f"{self.title} judges one text; {names['text_b']} is not used")
         for key in ("source", "context"):
             if key in self.required and getattr(task, key) is None:
-                raise InputError(f"{self.title} needs {INPUT_NAMES[key]}: give it with {INPUT_FLAGS[key]}")
+                raise InputError(f"{self.title} needs {INPUT_NAMES[key]}: give it with {names[key]}")
             if getattr(task, key) is not None and key not in self.inputs:
-                raise InputError(f"{self.title} does not read {INPUT_NAMES[key]}; {INPUT_FLAGS[key]} is not used")
+                raise InputError(f"{self.title} does not read {INPUT_NAMES[key]}; {names[key]} is not used")
+
+    def check_choices(self, task: Task, criteria: list[Criterion], options: Any) -> None:
+        """The criteria and options, and the protocol's own refusals."""
         if self.criteria.one_per_run and len(criteria) != 1:
             raise InputError(f"{self.title} judges one criterion per run; give exactly one with --criteria")
         if self.check is not None:

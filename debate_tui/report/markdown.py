@@ -129,7 +129,8 @@ def _judged(session: Session) -> list[str]:
         shown, left_out = numbered(text)
         if task.text_b is not None:
             lines += [f"**{title}**", ""]
-        lines += [f"> {line}".rstrip() for line in shown] + [""]
+        # a hard break (two trailing spaces) ends each line: a viewer would otherwise join them in one paragraph
+        lines += [f"> {line.rstrip()}  " for line in shown[:-1]] + [f"> {shown[-1]}".rstrip(), ""]
         if left_out:
             lines += [f"({counted(left_out, 'more line')} not shown; the whole text has sha256 `{digest(text)}`.)", ""]
     return lines

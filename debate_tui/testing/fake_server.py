@@ -748,7 +748,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before the first byte")
     parser.add_argument("--chunk-delay", type=float, default=0.0, help="seconds between streamed chunks")
     parser.add_argument("--reply", default="Score: 3", help="reply when no rule matches")
-    parser.add_argument("--rules", help="JSON list of rules: {match, model, reply, times, fault, latency, logprobs}")
+    parser.add_argument("--rules", metavar="FILE.json",
+                        help="a JSON file holding a list of rules: {match, model, reply, times, fault, latency, "
+                             "logprobs}")
     parser.add_argument("--fault-rate", type=float, default=0.0,
                         help="share of requests given a random fault")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random fault stream")

@@ -41,7 +41,7 @@ from debate_tui.inputs import InputError
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.locations import examples_dir
 from debate_tui.textsafe import inert
-from debate_tui.ui.commands import binding_commands
+from debate_tui.ui.commands import binding_commands, ordered_commands
 from debate_tui.ui.keymap import load_keymap
 from debate_tui.ui.locations import theme_dirs
 from debate_tui.ui.opening import DEFAULT_THEME, Opening, TuiRequest, read_opening
@@ -91,6 +91,7 @@ def current_user() -> str:
 class DebateTUI(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "debate-tui"
+    COMMANDS = {ordered_commands}
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True,
                 tooltip="Quit; a running debate is stopped and stays resumable"),

@@ -35,6 +35,10 @@ class ReportScreen(BaseScreen[None]):
                 tooltip="Write the report to a Markdown, HTML or JSON file"),
         Binding("c", "copy", "Copy", id="report.copy", tooltip="Copy the Markdown report to the clipboard"),
         Binding("escape", "back", "Back", id="report.back", tooltip="Return to the previous screen"),
+        Binding("j", "line('down')", "Down", id="report.down", show=False,
+                tooltip="Scroll down a line (on the errors tab: the next error), as the down arrow"),
+        Binding("k", "line('up')", "Up", id="report.up", show=False,
+                tooltip="Scroll up a line (on the errors tab: the previous error), as the up arrow"),
     ]
 
     def __init__(self, session: Session) -> None:
@@ -92,6 +96,23 @@ class ReportScreen(BaseScreen[None]):
 
     def action_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
+
+    def action_line(self, direction: str) -> None:
+        """j and k, as a pager has them: what the arrows do to the focused table or text."""
+        focused = self.focused
+        if isinstance(focused, DataTable):
+            focused.action_cursor_down() if direction == "down" else focused.action_cursor_up()
+        elif focused is not None:
+            focused.scroll_down() if direction == "down" else focused.scroll_up()
+
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        """The tab on show takes the focus (by key or click), so the arrows and page keys scroll what is seen:
+        the focus left behind in a hidden tab answered nothing."""
+        if event.pane.id == "report":
+            self.query_one("#report-scroll").focus()
+        else:
+            table = self.query_one("#error-table", DataTable)
+            (table if table.row_count else self.query_one("#text-a")).focus()
 
     def action_export(self) -> None:
         start_export(self, self.session)

@@ -43,6 +43,7 @@ from debate_tui.ui.literal import literal, one_line
 from debate_tui.ui.opening import INPUT_LABELS, TopOfForm
 from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.widgets.footer import AppFooter
+from debate_tui.ui.widgets.text_box import TextBox
 from debate_tui.writing import size
 
 if TYPE_CHECKING:
@@ -110,8 +111,7 @@ class SetupDetails(Vertical):
         for key in EXTRA_INPUTS:
             with Vertical(id=f"input-{key}", classes="extra-input"):
                 yield Label(INPUT_LABELS[key], classes="section")
-                yield TextArea(self.texts.get(key, ""), id=f"text-{key}", soft_wrap=True,
-                               show_line_numbers=False)
+                yield TextBox(self.texts.get(key, ""), id=f"text-{key}", soft_wrap=True, show_line_numbers=False)
         yield Label("Options", classes="section")
         yield Vertical(Static("Loading protocols…", classes="dim"), id="options")
         yield Label("Models", classes="section")
@@ -199,7 +199,7 @@ class SetupScreen(BaseScreen[None]):
                 yield Label("Protocol", classes="form-label")
             yield Static(literal(PROTOCOLS[_shown(self.top.protocol)], "italic"), id="protocol-desc")
             yield Label(INPUT_LABELS["text"], classes="section")
-            yield TextArea(self.texts.get("text", ""), id="text-text", soft_wrap=True, show_line_numbers=False)
+            yield TextBox(self.texts.get("text", ""), id="text-text", soft_wrap=True, show_line_numbers=False)
             yield Vertical(id="setup-rest")
             yield Static(literal(self.refusal or "", "bold $error"), id="setup-errors")
 

@@ -43,17 +43,28 @@ class StatusLine(Static, KeptLines):
     def set_usage(self, usage: Usage) -> None:
         self.calls, self.tokens, self.cost = usage.calls, usage.prompt_tokens + usage.completion_tokens, usage.cost_usd
 
+    def round_text(self) -> str:
+        """"round k of R"; a protocol's round 0 (DEBATE's first score, ScaleEval's initial verdicts) is the opening."""
+        if self.round == 0 and self.first_round == 0:
+            return "opening round" + (f" (then up to {self.last_round})" if self.last_round else "")
+        shown = "-" if self.round is None else str(self.round)
+        return f"round {shown}" + (f" of {self.last_round}" if self.last_round else "")
+
     def render(self) -> Content:
-        mode_style = MODE_STYLES.get(self.mode, "")
-        parts: list[tuple[str, str] | str] = [
-            ("round " + ("-" if self.round is None else str(self.round))
-             + ("" if self.last_round is None else f" of {self.first_round}–{self.last_round}" if self.first_round == 0
-                else f" of {self.last_round}"), "bold"), " │ ",
-            (self.mode, mode_style), " │ ",
-            f"{self.calls} calls │ {self.tokens:,} tokens │ ${self.cost:.4f} │ {clock(self.elapsed)}",
+        parts = [  # (text, style, rank): when the line is too wide, the lowest rank goes first
+            (self.round_text(), "bold", 9), (self.mode, MODE_STYLES.get(self.mode, ""), 9),
+            (f"{self.calls} calls", "", 4), (f"{self.tokens:,} tokens", "", 2), (f"${self.cost:.4f}", "", 3),
+            (clock(self.elapsed), "", 8), *([(f"{self.speaking} speaking", "italic", 1)] if self.speaking else []),
         ]
-        if self.speaking:
-            parts += [" │ ", (f"{self.speaking} speaking", "italic")]
+        room = self.outer_size.width - self.styles.gutter.width
+        while room > 0 and len(" │ ".join(text for text, _, _ in parts)) > room:
+            lowest = min(parts, key=lambda part: part[2])
+            if lowest[2] >= 8:  # the round, the mode and the time stay, cut at the edge if they must
+                break
+            parts.remove(lowest)
+        pieces: list[tuple[str, str] | str] = []
+        for text, style, _ in parts:
+            pieces += [" │ ", (text, style)] if pieces else [(text, style)]
         if self.trust:
-            parts += ["\n", (self.trust, "bold")]
-        return Content.assemble(*parts)
+            pieces += ["\n", (self.trust, "bold")]
+        return Content.assemble(*pieces)
