@@ -27,6 +27,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from debate_tui.domain import SCHEMA_VERSION, Session
+from debate_tui.inputs import InputError
+from debate_tui.readfile import FileError, MissingFile, read_json, read_text
 from debate_tui.safefile import held, write_atomic
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
@@ -61,17 +63,23 @@ def migrate(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def read_session(path: Path) -> Session:
+    """The session in `path`, read through `readfile` (bounded, never a device or FIFO), or SessionFileError
+    whose message is one line naming the file."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return Session.model_validate(migrate(data))
-    except FileNotFoundError:
+        text = read_text(path, "session")
+    except MissingFile:
         raise SessionFileError(f"{path}: no such session file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SessionFileError(f"{path}: cannot read ({exc})") from None
+    except FileError as exc:
+        raise SessionFileError(str(exc)) from None
+    try:
+        data = json.loads(text)
+        return Session.model_validate(migrate(data))
     except json.JSONDecodeError as exc:
         raise SessionFileError(f"{path}: corrupt or truncated session file ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise SessionFileError(f"{path}: not a readable session file (nested too deeply)") from None
     except (ValidationError, ValueError) as exc:
-        first = str(exc).splitlines()[0]
+        first = str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SessionFileError(f"{path}: not a valid session file ({first})") from None
 
 
@@ -147,8 +155,8 @@ class SummaryIndex:
 
     def read(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = read_json(self.path, "index")
+        except InputError:  # FileError, or a bad limit in the environment: read the files instead
             return {}
         return data if isinstance(data, dict) and data.get("version") == INDEX_VERSION else {}
 

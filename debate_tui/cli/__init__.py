@@ -37,6 +37,18 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _escape_unencodable() -> None:
+    """Output in any encoding: with stdout in a legacy one (PYTHONIOENCODING=latin-1), a character it cannot
+    encode (a Chinese session) is shown as an escape (\\u4e2d), as Python already does on stderr."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # already written to in a way that cannot change: left as it is
+                pass
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
@@ -45,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         from debate_tui.cli.batch_merge import main as merge
 
         return merge(argv[2:])
+    _escape_unencodable()
     args = build_parser(argv[0]).parse_args(argv)
     try:
         return args.handler(args)
@@ -59,3 +72,10 @@ def main(argv: list[str] | None = None) -> int:
 
         silence(sys.stdout)
         return 0
+    except Exception as exc:  # a full disk, a used-up quota or a read-only file system, wherever it struck
+        from debate_tui.safefile import disk_problem, write_problem
+
+        if (full := disk_problem(exc)) is None:
+            raise
+        print(f"debate-tui: error: {inert(write_problem(full, full.filename or 'a file'))}", file=sys.stderr)
+        return 2
