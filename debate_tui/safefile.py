@@ -99,6 +99,8 @@ def write_problem(exc: OSError, what: Path | str, remedy: str = "or write elsewh
     reason = exc.strerror or str(exc)
     if exc.errno in FULL:
         reason = f"{reason}: {FULL[exc.errno]}, {remedy}"
+    elif exc.errno in (errno.EACCES, errno.EPERM):  # a read-only home: where to write instead
+        reason = f"{reason}: {remedy.removeprefix('or ')}"
     return f"cannot write {what}: {reason}"
 
 

@@ -234,8 +234,8 @@ class SessionStore:
         if not self.root.is_dir():
             return []
         with os.scandir(self.root) as scan:
-            found = sorted((entry for entry in scan
-                            if not entry.name.startswith(".") and entry.name.endswith(".json") and entry.is_file()),
+            found = sorted((entry for entry in scan  # a device, FIFO or dangling link too: listed as unreadable
+                            if not entry.name.startswith(".") and entry.name.endswith(".json") and not entry.is_dir()),
                            key=lambda entry: (not entry.name.startswith("batch-"), entry.name), reverse=True)
         index = SummaryIndex(self.root, self.index_dir) if self.index_dir is not None else None
         known = index.read().get("entries", {}) if index is not None else {}
@@ -243,8 +243,11 @@ class SessionStore:
         rows: list[SessionSummary] = []
         for entry in found[:newest]:
             path = self.root / entry.name
-            stat = entry.stat()
-            stamp = [stat.st_size, stat.st_mtime_ns, stat.st_ino]
+            try:
+                stat = entry.stat()
+                stamp: list[int] | None = [stat.st_size, stat.st_mtime_ns, stat.st_ino] if entry.is_file() else None
+            except OSError:  # a dangling link
+                stamp = None
             cached = known.get(entry.name)
             summary = None
             if isinstance(cached, dict) and cached.get("stamp") == stamp:
@@ -252,7 +255,8 @@ class SessionStore:
                     summary = _summary_from(path, cached["row"])
             if summary is None:
                 summary = summarize_file(path)
-                entries[entry.name] = {"stamp": stamp, "row": _summary_data(summary)}
+                if stamp is not None:  # a regular file: remembered until it changes
+                    entries[entry.name] = {"stamp": stamp, "row": _summary_data(summary)}
             rows.append(summary)
         changed = entries.keys() != known.keys() or any(entries[name] is not known[name] for name in entries)
         if index is not None and changed:

@@ -27,6 +27,7 @@ from typing import IO, Any
 
 from debate_tui.inputs import InputError
 from debate_tui.readfile import MissingFile, jsonl_lines, jsonl_value, read_text
+from debate_tui.safefile import write_problem
 from debate_tui.store import write_atomic
 
 Row = dict[str, Any]
@@ -155,8 +156,12 @@ class ResultsFile:
     @contextmanager
     def locked(self, purpose: str) -> Iterator[None]:
         """Hold the file's advisory lock, or raise ResultsBusy at once if someone else does."""
-        self.lock_path.parent.mkdir(parents=True, exist_ok=True)
-        with self.lock_path.open("a+", encoding="utf-8") as lock:
+        try:
+            self.lock_path.parent.mkdir(parents=True, exist_ok=True)
+            lock = self.lock_path.open("a+", encoding="utf-8")  # noqa: SIM115 - closed by the `with` below
+        except OSError as exc:
+            raise ResultsError(write_problem(exc, f"beside {self.path}", "or give another path")) from None
+        with lock:
             try:
                 fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:

@@ -307,10 +307,26 @@ def prepare(args: argparse.Namespace, items: list[Item] | None = None, out: Path
     cache = None if args.no_cache else _open_cache(config.cache_dir)
     _warm_up(template)
     results, store = ResultsFile(out or Path(args.out).expanduser()), config.session_store(sessions_dir(args))
+    _check_writable(store.root)
     if args.provider_batch:
         return _provider_batch(args, items, template, results, store, cache, settings)
     return BatchRun(items, template, results, store,
                     _model_client(args, config), cache=cache, settings=settings)
+
+
+def _check_writable(directory: Path) -> None:
+    """BadInput naming the sessions directory when nothing can be written there (a read-only home), before any call."""
+    import tempfile
+
+    from debate_tui.safefile import write_problem
+
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as exc:
+        raise BadInput(write_problem(exc, f"the item sessions in {directory}",
+                                     "or point --sessions-dir (DEBATE_TUI_SESSIONS_DIR) elsewhere")) from None
 
 
 def _open_cache(directory: Path) -> ResponseCache:

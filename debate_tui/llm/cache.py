@@ -94,11 +94,11 @@ class ResponseCache:
     the calls go on, uncached, and the command ends non-zero with that line.
     """
 
-    def __init__(self, directory: Path, lock_wait_s: float = LOCK_WAIT_S):
-        """`directory`: the configuration's `cache_dir`, read at the edge."""
+    def __init__(self, directory: Path, lock_wait_s: float | None = None):
+        """`directory`: the configuration's `cache_dir`, read at the edge; `lock_wait_s`: LOCK_WAIT_S unless given."""
         self.directory = directory
         self.path = self.directory / DB_NAME
-        self.lock_wait_s = lock_wait_s
+        self.lock_wait_s = LOCK_WAIT_S if lock_wait_s is None else lock_wait_s
         self.notes: list[str] = []
         self.problem: str | None = None
         try:
@@ -141,7 +141,7 @@ class ResponseCache:
         if "locked" in str(exc) or "busy" in str(exc):
             return CacheError(f"the response cache {self.path} is locked by another process (waited "
                               f"{self.lock_wait_s:g} s); wait for it to finish, or {REMEDY}")
-        return CacheError(f"cannot use the response cache {self.path} ({exc}); {REMEDY}")
+        return CacheError(f"cannot use the response cache {self.path}: {exc}: {REMEDY}")
 
     def get(self, key: str) -> tuple[str, Usage] | None:
         if self.problem is not None:
@@ -169,8 +169,8 @@ class ResponseCache:
     def _give_up(self, exc: sqlite3.Error) -> None:
         """A cache that failed mid-run is off from here on; `problem` says why and what to do."""
         full = "full" in str(exc)
-        self.problem = (f"cannot write the response cache {self.path}: {exc}: "
-                        f"{'free some space there, or ' if full else ''}{REMEDY}")
+        self.problem = str(self._refused(exc)) if not full else (
+            f"cannot write the response cache {self.path}: {exc}: free some space there, or {REMEDY}")
 
     def __len__(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0])
