@@ -164,8 +164,8 @@ def read_toml(path: Path, kind: str = "toml") -> dict[str, Any]:
 def jsonl_lines(text: str) -> Iterator[tuple[int, str]]:
     """(line number from 1, line) of every non-blank line, split at "\\n" only (a "\\r" before it dropped).
 
-    JSON escapes every line break it needs inside strings, except that U+2028, U+2029, U+0085 and form
-    feeds may stand raw; `str.splitlines()` breaks at those too and cuts a valid record in two."""
+    Inside a JSON string U+2028, U+2029 and U+0085 may stand raw (only C0 controls must be escaped);
+    `str.splitlines()` breaks at them too, and so cut a valid record in two."""
     for number, line in enumerate(text.split("\n"), start=1):
         line = line.removesuffix("\r")
         if line.strip():
