@@ -411,3 +411,85 @@ def test_a_read_only_home_is_one_line_naming_what_and_where_else(tmp_path):
     assert str(home / "config" / "config.toml") in errors[0] and "DEBATE_TUI_CONFIG_DIR" in errors[0]
     assert str(home / "cache") in errors[1] and "--no-cache" in errors[1] and "--cache-dir" in errors[1]
     assert str(home / "sessions") in errors[2] and "--sessions-dir" in errors[2]
+
+
+# ----- a full disk: one line, the last complete version kept, a batch resumable (issue 30) -----------------
+
+FULL_DISK_DRIVER = r'''
+import json, os, subprocess, sys
+cli, root, out = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
+small, full, half = f"{root}/small", f"{root}/full", f"{root}/half"
+for where, size in ((small, "12k"), (full, "4k"), (half, "12k")):
+    os.makedirs(where, exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", where], check=True)
+for where in (full, half):  # one page of filler: full is full, half has a page for its lock and one more
+    with open(f"{where}/filler", "wb") as handle:
+        handle.write(b"x" * 4096)
+story, items, session = f"{root}/story.txt", f"{root}/items.jsonl", f"{root}/ok.json"
+runs = {}
+def run(name, *argv, env=None):
+    done = subprocess.run([*cli, *argv], capture_output=True, text=True, env={**os.environ, **(env or {})})
+    runs[name] = [done.returncode, done.stderr, done.stdout]
+demo = ["run", "--demo", "--text", story]
+run("session", *demo, "--session", f"{small}/s.json")
+run("lock", *demo, "--sessions-dir", f"{full}/sessions")
+run("report", *demo, "--session", session, "--report", f"{full}/r.md")
+run("export", "export", session, "--out", f"{full}/e.md")
+run("config", "config", "init", env={"DEBATE_TUI_CONFIG_DIR": f"{full}/config"})
+run("cache", "batch", items, "--out", f"{root}/c.jsonl", "--demo", "--cache-dir", f"{full}/cache")
+run("item-sessions", "batch", items, "--out", f"{root}/i.jsonl", "--demo", "--no-cache",
+    "--sessions-dir", f"{full}/sessions")
+run("results", "batch", items, "--out", f"{half}/r.jsonl", "--demo", "--no-cache")
+runs["results-after-stop"] = open(f"{half}/r.jsonl", encoding="utf-8").read()
+os.remove(f"{half}/filler")  # room again: the same command resumes
+run("results-resumed", "batch", items, "--out", f"{half}/r.jsonl", "--demo", "--no-cache")
+runs["leftovers"] = sorted(name for where in (small, full, half) for name in os.listdir(where) if ".tmp" in name)
+runs["small-session"] = open(f"{small}/s.json", encoding="utf-8").read()
+with open(out, "w", encoding="utf-8") as handle:
+    json.dump(runs, handle)
+'''
+
+
+def test_a_full_disk_is_one_line_at_every_write_and_loses_nothing(tmp_path, story_file):
+    """On small tmpfs file systems in a private mount namespace (ENOSPC for real, not simulated)."""
+    import subprocess
+    import sys
+
+    from debate_tui.domain import Session
+
+    (tmp_path / "story.txt").write_text(story_file.read_text())
+    items = [{"id": f"item-{n}", "text": f"Text number {n} to judge. It has two sentences."} for n in range(18)]
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(item) + "\n" for item in items))
+    driver = tmp_path / "driver.py"
+    driver.write_text(FULL_DISK_DRIVER)
+    out = tmp_path / "runs.json"
+    command = private_mount(f"exec '{sys.executable}' '{driver}' '{json.dumps(cli_command())}' '{tmp_path}' '{out}'")
+    if command is None:
+        pytest.skip("no private mount namespace here (the same paths are covered by simulated OSErrors elsewhere)")
+    done = subprocess.run(command, env=cli_env(tmp_path), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    runs = json.loads(out.read_text())
+    said = {}
+    for name in ("session", "lock", "report", "export", "config", "cache", "item-sessions", "results"):
+        code, err, _ = runs[name]
+        assert code == 2, (name, err)
+        said[name] = one_error_line("\n".join(line for line in err.splitlines()
+                                              if line.startswith("debate-tui: error:")) + "\n" + (
+            err if "Traceback" in err else ""))
+        assert "No space left on device" in said[name] or "disk is full" in said[name], (name, said[name])
+    assert f"{tmp_path}/small/s.json" in said["session"] and "the last complete version is kept" in said["session"]
+    assert f"{tmp_path}/full/sessions" in said["lock"] and "--sessions-dir" in said["lock"]
+    assert f"{tmp_path}/full/r.md" in said["report"] and "--report" in said["report"]
+    assert f"{tmp_path}/full/e.md" in said["export"] and "--out" in said["export"]
+    assert f"{tmp_path}/full/config" in said["config"] and "DEBATE_TUI_CONFIG_DIR" in said["config"]
+    assert f"{tmp_path}/full/cache" in said["cache"] and "--no-cache" in said["cache"]
+    assert f"{tmp_path}/full/sessions" in said["item-sessions"]
+    assert f"{tmp_path}/half/r.jsonl" in said["results"]
+    assert runs["leftovers"] == []
+    assert Session.model_validate_json(runs["small-session"]).turns  # the last version that fitted, whole
+    kept = [json.loads(line) for line in runs["results-after-stop"].split("\n")[:-1]]  # a cut-off last line aside
+    assert 0 < len(kept) < len(items)
+    code, err, stdout = runs["results-resumed"]
+    assert code == 0, err
+    summary = json.loads(stdout.splitlines()[-1])
+    assert summary["skipped"] == len(kept) and summary["done"] == len(items) - len(kept)

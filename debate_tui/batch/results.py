@@ -168,10 +168,12 @@ class ResultsFile:
                 lock.seek(0)
                 holder = lock.read().strip() or "another process"
                 raise ResultsBusy(f"{self.path} is in use ({holder}); wait for it to finish") from None
-            lock.seek(0)
-            lock.truncate()
-            lock.write(f"{purpose}, pid {os.getpid()}\n")
-            lock.flush()
+            try:  # who holds it, for the message above; a full disk refuses even that
+                os.ftruncate(lock.fileno(), 0)  # unbuffered: nothing is left to fail again at close
+                os.pwrite(lock.fileno(), f"{purpose}, pid {os.getpid()}\n".encode(), 0)
+            except OSError as exc:
+                fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+                raise ResultsError(write_problem(exc, self.lock_path, "or give another path")) from None
             try:
                 yield
             finally:
