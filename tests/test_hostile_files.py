@@ -493,3 +493,27 @@ def test_a_full_disk_is_one_line_at_every_write_and_loses_nothing(tmp_path, stor
     assert code == 0, err
     summary = json.loads(stdout.splitlines()[-1])
     assert summary["skipped"] == len(kept) and summary["done"] == len(items) - len(kept)
+
+
+async def test_the_tui_goes_on_when_its_state_cannot_be_saved(isolated_dirs, monkeypatch):
+    """A simulated full disk under ui-state.json: one warning, said once, and the app keeps running."""
+    import errno
+
+    from debate_tui.ui import state as state_module
+    from debate_tui.ui.app import DebateTUI
+    from debate_tui.ui.launch import Launch
+    from tests.test_ui_helpers import RecordingDemo, wait_until
+
+    def full(path: Path, text: str) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(state_module, "write_atomic", full)
+    app = DebateTUI(Launch(), client=RecordingDemo())
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.theme = "textual-light"
+        await wait_until(pilot, lambda: app._notifications, what="the warning")
+        app.theme = "textual-dark"
+        await pilot.pause(0.3)
+        said = [str(n.message) for n in app._notifications]
+        assert len(said) == 1 and "ui-state.json: No space left on device: free some space there" in said[0], said
+        assert app.is_running

@@ -112,6 +112,8 @@ class DebateTUI(App[int]):
         super().__init__()
         self.client = client
         self._own_client: ThreadedClient | None = None
+        self._state_problem: str | None = None
+        """Why ui-state.json could not be saved, once said (a full disk, a read-only home)."""
         self.clock = clock
         self.stamp = stamp
         self.demo_delay_s = demo_delay_s
@@ -295,7 +297,13 @@ class DebateTUI(App[int]):
     def _save_state(self) -> None:
         from debate_tui.ui.state import save_state
 
-        self.run_worker(save_state(self.state.model_copy(deep=True)), group="state", description="save ui state")
+        async def save() -> None:
+            problem = await save_state(self.state.model_copy(deep=True))
+            if problem is not None and problem != self._state_problem:  # said once, not at every change
+                self._state_problem = problem
+                self.notify(inert(problem), severity="warning", markup=False, timeout=8)
+
+        self.run_worker(save(), group="state", description="save ui state")
 
     def watch_theme(self, theme: str) -> None:
         # No state to save before it is read (opening); a configured theme is not a pick. (App.is_mounted is a
