@@ -517,3 +517,52 @@ async def test_the_tui_goes_on_when_its_state_cannot_be_saved(isolated_dirs, mon
         said = [str(n.message) for n in app._notifications]
         assert len(said) == 1 and "ui-state.json: No space left on device: free some space there" in said[0], said
         assert app.is_running
+
+
+# ----- huge sessions in the TUI ------------------------------------------------------------------------------
+
+
+def huge_session(tmp_path: Path, chars: int) -> Path:
+    path = demo_session(tmp_path)
+    session = read_session(path)
+    session.turns[0].content = "The judge wrote at length.\n" * (chars // 27)
+    write_session(path, session)
+    return path
+
+
+def test_the_report_screen_shows_a_huge_turn_trimmed_with_the_way_to_all_of_it(tmp_path, capfd):
+    from debate_tui.ui.screens.report import ReportScreen
+    from debate_tui.ui.trimmed import SHOWN_CHARS
+
+    path = huge_session(tmp_path, 3 * SHOWN_CHARS)
+    session = read_session(path)
+    screen = ReportScreen(session)
+    assert len(screen.markdown) < SHOWN_CHARS + 20_000
+    hidden = len(session.turns[0].content) - SHOWN_CHARS
+    assert f"{hidden:,} more characters of this turn not shown here" in screen.markdown
+    assert f"debate-tui export {session.id}" in screen.markdown
+    assert read_session(path).turns[0].content == session.turns[0].content  # the session is not changed
+    capfd.readouterr()
+    assert main(["export", str(path), "--format", "json"]) == 0  # the export has every character
+    assert json.loads(capfd.readouterr().out)["turns"][0]["content"] == session.turns[0].content
+
+
+async def test_a_replay_stops_within_a_chunk_of_a_long_turn():
+    from debate_tui.domain import Session, Task, Turn
+    from debate_tui.engine.control import RunControl
+    from debate_tui.engine.events import Finished, TextDelta
+    from debate_tui.ui.replay import Replayer
+
+    session = Session(protocol="single", task=Task(text="A text."), criteria=[], agents=[])
+    session.turns.append(Turn(slot=0, agent="Judge", role="judge", round=1, content="x" * 1_000_000))
+    control = RunControl()
+    seen: list[object] = []
+
+    def emit(event: object) -> None:
+        seen.append(event)
+        if sum(isinstance(e, TextDelta) for e in seen) == 3:
+            control.stop("stopped by the user")
+
+    await Replayer(session, emit=emit, control=control, chunk_delay_s=0).run()
+    assert sum(isinstance(e, TextDelta) for e in seen) == 3  # it went on to the end of the turn before
+    assert isinstance(seen[-1], Finished) and seen[-1].status == "cancelled"

@@ -276,7 +276,9 @@ class DebateTUI(App[int]):
         from debate_tui.engine.control import RunControl
         from debate_tui.ui.replay import Replayer
         from debate_tui.ui.screens.debate import DebateScreen
+        from debate_tui.ui.trimmed import trimmed
 
+        session = trimmed(session)  # a replay only shows: a huge turn is cut, with the way to all of it
         control = RunControl(mode="step")
 
         def make(emit: Callable[[Event], None]) -> Replayer:
