@@ -10,6 +10,7 @@ imported, so opening the TUI pays for no other command's imports.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 
@@ -43,10 +44,8 @@ def _escape_unencodable() -> None:
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
-            try:
+            with contextlib.suppress(ValueError, OSError):  # a stream that cannot change is left as it is
                 reconfigure(errors="backslashreplace")
-            except (ValueError, OSError):  # already written to in a way that cannot change: left as it is
-                pass
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -40,7 +40,6 @@ from typing import Any
 
 from debate_tui.cli.batch import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInput, add_judging_arguments
 from debate_tui.cli.task_flags import RawSpecHelpFormatter
-from debate_tui.batch.results import ResultsFile
 from debate_tui.meta.recorded_probes import RECORDED
 from debate_tui.readfile import jsonl_lines, parse_json, read_text
 from debate_tui.readfile import limit as limit_bytes
@@ -117,6 +116,8 @@ def _run(args: argparse.Namespace, lines: list[dict[str, Any]], out: Path, name:
     run_until_done(batch)
     if batch.summary()["failed"]:
         args.failed = True
+    from debate_tui.batch.results import ResultsFile
+
     return ResultsFile(Path(ns.out)).read().rows
 
 
