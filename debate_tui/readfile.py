@@ -28,7 +28,7 @@ import json
 import os
 import stat
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -135,22 +135,23 @@ def read_text(path: Path, kind: str) -> str:
 
 def parse_json(text: str, where: str) -> Any:
     """JSON, or FileError: "WHERE: not valid JSON (... at line L column C)", nesting too deep included."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FileError(f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
-    except RecursionError:
-        raise FileError(f"{where}: not readable JSON (nested too deeply)") from None
+    return _parsed(json.loads, text, where, "JSON")
 
 
 def parse_toml(text: str, where: str) -> dict[str, Any]:
     """TOML, or FileError naming the line; nesting too deep included."""
+    return _parsed(tomllib.loads, text, where, "TOML")
+
+
+def _parsed(loads: Callable[[str], Any], text: str, where: str, what: str) -> Any:
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise FileError(f"{where}: not valid TOML: {exc}") from None
+        return loads(text)
     except RecursionError:
-        raise FileError(f"{where}: not readable TOML (nested too deeply)") from None
+        raise FileError(f"{where}: not readable {what} (nested too deeply)") from None
+    except ValueError as exc:  # json.JSONDecodeError and tomllib.TOMLDecodeError are ValueErrors
+        detail = (f"{exc.msg} at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError)
+                  else str(exc))
+        raise FileError(f"{where}: not valid {what} ({detail})") from None
 
 
 def read_json(path: Path, kind: str) -> Any:

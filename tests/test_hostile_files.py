@@ -95,11 +95,11 @@ async def test_the_tui_sessions_screen_lists_an_unreadable_file_and_finishes_loa
     store.root.mkdir(parents=True)
     (store.root / "2026-01-02-deep.json").write_text(DEEP_JSON)
     app = DebateTUI(Launch(), client=RecordingDemo())
-    async with app.run_test(size=(160, 36)) as pilot:
+    async with app.run_test(size=(160, 36)) as pilot:  # as a person opens it: the setup form, then F2
         await open_setup(pilot)
         await pilot.press("f2")
-        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen) and len(app.screen.rows) >= 1,
-                         what="the unreadable row")
+        listed = lambda: isinstance(app.screen, SessionsScreen) and len(app.screen.rows) >= 1  # noqa: E731
+        await wait_until(pilot, listed, what="the unreadable row")
         await pilot.pause(0.2)
         text = screen_text(app)
         assert "unreadable" in text and "2026-01-02-deep.json: not a readable session fi" in text, text
