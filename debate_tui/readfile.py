@@ -52,6 +52,9 @@ class Limit:
     """The environment variable that overrides the default."""
     default: int
     """Bytes read at most."""
+    streams: bool = False
+    """Whether a pipe or a character device may be read (bounded by the limit), as batch input may come from
+    `<(zcat items.jsonl.gz)`; every other kind is a file, and anything else is refused unread."""
 
 
 LIMITS: dict[str, Limit] = {
@@ -61,7 +64,7 @@ LIMITS: dict[str, Limit] = {
     "ui-state": Limit("ui-state file", "DEBATE_TUI_MAX_UI_STATE_BYTES", 1_000_000),
     "labels": Limit("labels file", "DEBATE_TUI_MAX_LABELS_BYTES", 100_000_000),
     "index": Limit("session index", "DEBATE_TUI_MAX_INDEX_BYTES", 100_000_000),
-    "batch": Limit("batch input", "DEBATE_TUI_MAX_BATCH_BYTES", 100_000_000),
+    "batch": Limit("batch input", "DEBATE_TUI_MAX_BATCH_BYTES", 100_000_000, streams=True),
     "json": Limit("JSON file", "DEBATE_TUI_MAX_JSON_BYTES", 100_000_000),
 }
 """Kind -> its bound. A session holds a debate's whole transcript (a 100 MB reply fits); a results
@@ -98,26 +101,29 @@ def read_bytes(path: Path, kind: str) -> bytes:
     most = limit(kind)
     try:
         found = os.stat(path)  # the type first: a FIFO would block an open, a device never ends
-        if (other := _kind_of(found.st_mode)) is not None:
+        other = _kind_of(found.st_mode)
+        stream = bound.streams and (stat.S_ISFIFO(found.st_mode) or stat.S_ISCHR(found.st_mode))
+        if other is not None and not stream:
             raise FileError(f"{path}: is {other}, not a regular file; not read")
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        nonblocking = 0 if stream else getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(path, os.O_RDONLY | nonblocking | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:
         raise MissingFile(f"{path}: cannot read (no such file)") from None
     except OSError as exc:
         raise FileError(f"{path}: cannot read ({exc.strerror or exc})") from None
     with os.fdopen(fd, "rb") as handle:
         opened = os.fstat(handle.fileno())  # swapped between the check and the open: checked again
-        if (other := _kind_of(opened.st_mode)) is not None:
+        if (other := _kind_of(opened.st_mode)) is not None and not (stream and opened.st_mode == found.st_mode):
             raise FileError(f"{path}: is {other}, not a regular file; not read")
-        over = f"{path}: {{}} over the limit of {most:,} bytes for a {bound.what} ({bound.variable})"
+        over = f"over the limit of {most:,} bytes ({bound.variable}) for a {bound.what}"
         if opened.st_size > most:
-            raise FileError(over.format(f"{opened.st_size:,} bytes,") + "; not read")
+            raise FileError(f"{path}: {opened.st_size:,} bytes, {over}; not read")
         try:
             data = handle.read(most + 1)
         except OSError as exc:
             raise FileError(f"{path}: cannot read ({exc.strerror or exc})") from None
     if len(data) > most:
-        raise FileError(over.format("grew") + "; stopped reading there")
+        raise FileError(f"{path}: {over}; stopped reading there")
     return data
 
 

@@ -37,7 +37,7 @@ def check_target(path: Path, *, force: bool, flag: str) -> Path:
     """
     try:
         mode = path.stat().st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # absent (a directory that cannot be made is said when written)
         if path.is_symlink():  # a dangling link: writing would replace the link, not create its target
             raise TargetError(f"{flag} {path} is a symbolic link to {os.readlink(path)}, which does not exist; "
                               "it is never replaced") from None

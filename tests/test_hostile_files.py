@@ -157,7 +157,7 @@ def test_a_file_over_its_kinds_limit_is_refused_unread(capfd, tmp_path, monkeypa
     capfd.readouterr()
     assert main(["export", str(path)]) == 2
     line = one_error_line(capfd.readouterr().err)
-    assert "over the limit of 1,000 bytes for a session file (DEBATE_TUI_MAX_SESSION_BYTES); not read" in line
+    assert "over the limit of 1,000 bytes (DEBATE_TUI_MAX_SESSION_BYTES) for a session file; not read" in line
 
 
 # ----- files written without asking ------------------------------------------------------------------------

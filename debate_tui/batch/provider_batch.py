@@ -164,7 +164,7 @@ class JobsFile:
         except MissingFile:
             data = {}
         except InputError as exc:
-            raise ResultsError(f"unreadable provider batch jobs file: {exc}; "
+            raise ResultsError(f"{path}: unreadable provider batch jobs file ({str(exc).removeprefix(f'{path}: ')}); "
                                "move it away to send every request again") from None
         if not isinstance(data, dict):
             raise ResultsError(f"{path}: unreadable provider batch jobs file (not a JSON object); "

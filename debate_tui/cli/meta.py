@@ -13,7 +13,7 @@ from debate_tui.inputs import InputError
 from debate_tui.meta.evaluate import format_table, meta_evaluate, validate_row
 from debate_tui.meta.labels import LabelsError, join, load_labels
 from debate_tui.meta.plots import PlotError, plot_data, write_plot
-from debate_tui.readfile import jsonl_lines, jsonl_value, read_text
+from debate_tui.readfile import MissingFile, jsonl_lines, jsonl_value, read_text
 
 EXIT_BAD_INPUT = 2
 
@@ -56,6 +56,8 @@ def read_results(path: Path) -> list[dict[str, Any]]:
     """The rows of a JSONL results file; blank lines are skipped, any other bad line is named."""
     try:
         text = read_text(path, "results")  # bounded, never a device or FIFO
+    except MissingFile:
+        raise BadInput(f"cannot read {path}: no such file") from None
     except InputError as exc:
         raise BadInput(str(exc)) from None
     rows = []
