@@ -94,7 +94,8 @@ class ResultsFile:
             rows.append(row)
         return ReadResult(rows, truncated)
 
-    def check_resumable(self, flag: str = "--out") -> None:
+    def check_resumable(self, flag: str = "--out",
+                        why: str = "batch only appends to or resumes a results file") -> None:
         """ResultsError unless the file is absent, empty or a results file (its rows name an id, a criterion and
         a session): `batch --out` appends to and rewrites it, so anything else would be lost."""
         try:
@@ -111,7 +112,7 @@ class ResultsFile:
             return
         if first is None or not {"id", "criterion", "session"} <= first.keys():
             raise ResultsError(f"{flag} {self.path} exists and is not a results file (its first line is not a "
-                               "results row); batch only appends to or resumes a results file: give a new path")
+                               f"results row); {why}: give a new path")
 
     def rewrite(self, rows: Iterable[Row]) -> None:
         write_atomic(self.path, "".join(dump_row(row) + "\n" for row in rows))
