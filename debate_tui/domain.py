@@ -166,11 +166,11 @@ class Turn(BaseModel):
 
     slot: int
     """The call's place in the protocol's own sequence: stable across a resume, even for parallel turns."""
-    agent: str
+    agent: Name
     role: Role
     round: int
     content: str
-    criterion: str | None = None
+    criterion: Name | None = None
     score: float | None = None
     score_b: float | None = None
     verdict: Verdict | None = None
@@ -234,7 +234,7 @@ class Vote(BaseModel):
     tells whether the discussion added anything, and at what price. Each protocol says what its first vote is
     (see its module docstring); `slots` are the turns it was read from, so its cost is theirs."""
 
-    scores: dict[str, float | None] = Field(default_factory=dict)
+    scores: dict[Name, float | None] = Field(default_factory=dict)
     verdict: Verdict | None = None
     per_agent: dict[str, dict[str, float | None]] = Field(default_factory=dict)
     agent_verdicts: dict[str, Verdict | None] = Field(default_factory=dict)

@@ -42,6 +42,12 @@ def one_line(text: str) -> str:
     return text
 
 
+def inert_line(text: str) -> str:
+    """`inert`, and line breaks and tabs escaped too (`\\x0a`): for a field of a one-line row (the sessions list),
+    where a newline from a file someone else wrote would forge a row."""
+    return _NOT_ONE_LINE.sub(_escape, text)
+
+
 _JSON_ACTIVE = re.compile(f"[\\x7f-\\x9f{_INVISIBLE}]")
 
 

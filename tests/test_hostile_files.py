@@ -271,6 +271,10 @@ def test_a_name_with_a_newline_is_refused_and_forges_nothing(capfd, isolated_dir
     out = capfd.readouterr().out
     assert not any(line.startswith("forged-row") for line in out.splitlines())
     assert "2026-01-03-forged  UNREADABLE" in out
+    items = isolated_dirs / "items.jsonl"  # a batch input's human criterion name is one of those names too
+    items.write_text('{"id": "a", "text": "A text.", "human": {"coherence\\n| forged | 1.0 |": 3}}\n')
+    assert main(["batch", str(items), "--out", str(isolated_dirs / "r.jsonl"), "--demo"]) == 2
+    assert f"{items}:1: 'human': criterion" in one_error_line(capfd.readouterr().err)
 
 
 # ----- JSON Lines split at \n only; every writer's output read by every reader ----------------------------

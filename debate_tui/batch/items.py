@@ -20,6 +20,7 @@ from typing import Any, cast
 from debate_tui.domain import Task, Verdict
 from debate_tui.inputs import InputError, check_text, read_bounded
 from debate_tui.readfile import decode, jsonl_lines, jsonl_value, limit, read_text
+from debate_tui.textsafe import one_line
 
 VERDICTS = ("1", "2", "0")
 TEXT_FIELDS = ("text", "text_b", "source", "context")
@@ -111,6 +112,10 @@ def _human_scores(value: Any) -> dict[str, float]:
         raise InputError("'human' must be an object {criterion: number}")
     scores: dict[str, float] = {}
     for name, score in value.items():
+        try:
+            one_line(str(name))  # a criterion's name, printed in one-line fields (meta's table)
+        except ValueError as exc:
+            raise InputError(f"'human': criterion {exc}") from None
         if score is None:
             continue
         if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):

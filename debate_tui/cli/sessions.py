@@ -15,7 +15,7 @@ from debate_tui.locations import examples_dir
 from debate_tui.report.exports import export_text
 from debate_tui.safefile import SessionLock, TargetError, check_distinct, check_target, write_problem
 from debate_tui.store import SessionFileError, SessionStore, SessionSummary, write_atomic
-from debate_tui.textsafe import inert
+from debate_tui.textsafe import inert, inert_line
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -58,14 +58,14 @@ def _fail(message: str) -> int:
 
 
 def _print_rows(rows: list[SessionSummary], *, by_path: bool = False) -> None:
-    for row in rows:  # every field may come from a file someone else wrote: printed inert
+    for row in rows:  # every field may come from a file someone else wrote: printed inert, on one line
         name = str(row.path) if by_path else row.id
         if row.problem:
-            print(inert(f"{name}  UNREADABLE  {row.problem}"))
+            print(inert_line(f"{name}  UNREADABLE  {row.problem}"))
             continue
         when = f"{row.created_at:%Y-%m-%d %H:%M}" if row.created_at else "?"
-        print(inert(f"{name}  {when}  {row.protocol:<9} {row.shown_status:<11} {','.join(row.criteria):<20} "
-                    f"{row.result:<24} {row.snippet!r}"))
+        print(inert_line(f"{name}  {when}  {row.protocol:<9} {row.shown_status:<11} {','.join(row.criteria):<20} "
+                         f"{row.result:<24} {row.snippet!r}"))
 
 
 def handle_list(args: argparse.Namespace) -> int:
