@@ -570,3 +570,21 @@ async def test_a_replay_stops_within_a_chunk_of_a_long_turn():
     await Replayer(session, emit=emit, control=control, chunk_delay_s=0).run()
     assert sum(isinstance(e, TextDelta) for e in seen) == 3  # it went on to the end of the turn before
     assert isinstance(seen[-1], Finished) and seen[-1].status == "cancelled"
+
+
+def test_batch_merge_never_writes_over_a_shard_or_an_unrelated_file(capfd, isolated_dirs):
+    items = isolated_dirs / "items.jsonl"
+    items.write_text('{"id": "a", "text": "A text to judge."}\n')
+    results = isolated_dirs / "r.jsonl"
+    assert main(["batch", str(items), "--out", str(results), "--demo"]) == 0
+    before = results.read_bytes()
+    notes = isolated_dirs / "notes.txt"
+    notes.write_text("my notes\n")
+    capfd.readouterr()
+    for out in (results, notes):
+        assert main(["batch", "merge", str(results), "--out", str(out)]) == 2
+        assert "--out" in one_error_line(capfd.readouterr().err)
+    assert results.read_bytes() == before and notes.read_text() == "my notes\n"
+    merged = isolated_dirs / "all.jsonl"
+    assert main(["batch", "merge", str(results), "--out", str(merged)]) == 0
+    assert main(["batch", "merge", str(results), "--out", str(merged)]) == 0  # a previous merge is replaced
