@@ -111,20 +111,23 @@ async def test_the_tui_sessions_screen_lists_an_unreadable_file_and_finishes_loa
 
 def limited(argv: list[str], tmp_path: Path, address_space_mb: int = 1500) -> tuple[int, str, float, float]:
     """Exit code, stderr, seconds and peak memory (MB) of `debate-tui ARGV` with its address space capped
-    (`ulimit -v`): a read without a bound ends in MemoryError there instead of taking the machine's memory."""
-    import resource
+    (`ulimit -v`): a read without a bound ends in MemoryError there instead of taking the machine's memory.
+    Measured by a probe process of its own, so no earlier child of the test run counts in the peak."""
     import subprocess
-    import time
+    import sys
 
-    def cap() -> None:
-        limit = address_space_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-    start = time.monotonic()
-    done = subprocess.run([*cli_command(), *argv], env=cli_env(tmp_path), capture_output=True, text=True,
-                          timeout=300, preexec_fn=cap)
-    seconds = time.monotonic() - start
-    return done.returncode, done.stderr, seconds, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    limit = address_space_mb * 1024 * 1024
+    probe = ("import resource, subprocess, sys, time\n"
+             f"cap = lambda: resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))\n"
+             "start = time.monotonic()\n"
+             "done = subprocess.run(sys.argv[1:], capture_output=True, text=True, preexec_fn=cap)\n"
+             "print(done.returncode, time.monotonic() - start, "
+             "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024); print(done.stderr, end='')")
+    done = subprocess.run([sys.executable, "-c", probe, *cli_command(), *argv], env=cli_env(tmp_path),
+                          capture_output=True, text=True, timeout=300)
+    head, _, err = done.stdout.partition("\n")
+    code, seconds, peak_mb = head.split()
+    return int(code), err, float(seconds), float(peak_mb)
 
 
 @pytest.mark.parametrize("command", ["resume", "resume-by-id", "export", "meta", "criteria"])
