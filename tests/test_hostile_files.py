@@ -591,3 +591,35 @@ def test_batch_merge_never_writes_over_a_shard_or_an_unrelated_file(capfd, isola
     merged = isolated_dirs / "all.jsonl"
     assert main(["batch", "merge", str(results), "--out", str(merged)]) == 0
     assert main(["batch", "merge", str(results), "--out", str(merged)]) == 0  # a previous merge is replaced
+
+
+async def test_a_tui_run_on_a_full_disk_stops_in_one_line_and_keeps_the_last_version(isolated_dirs, monkeypatch):
+    """A simulated ENOSPC under the TUI's session saves: the run stops saying which file and why, the file on
+    disk stays the last version written whole (the TUI's worker used to end in an "internal error")."""
+    import errno
+
+    from debate_tui.config import load_config
+    from debate_tui.ui import saving
+    from debate_tui.ui.app import DebateTUI
+    from debate_tui.ui.launch import Launch
+    from debate_tui.ui.screens.debate import DebateScreen
+    from tests.test_ui_flows import make_session, record
+    from tests.test_ui_helpers import RecordingDemo, wait_until
+
+    store = load_config().session_store()
+    session = make_session()
+    path = await record(session, store, stop_after=1)
+    before = path.read_bytes()
+
+    def full(target: Path, text: str) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(saving, "write_atomic", full)
+    app = DebateTUI(Launch(), client=RecordingDemo())
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.resume(read_session(path), path)
+        await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen) and app.screen.finished, what="the run")
+        said = [str(n.message) for n in app._notifications if "No space left on device" in str(n.message)]
+        assert len(said) == 1 and f"cannot write the session file {path}" in said[0], said
+        assert "internal error" not in " ".join(str(n.message) for n in app._notifications)
+    assert path.read_bytes() == before

@@ -263,7 +263,7 @@ class DebateTUI(App[int]):
             self.notify(str(exc), severity="error", markup=False)
             return
         control = RunControl(mode="step" if self.launch.step else "auto")
-        saver = SessionSaver(path)
+        saver = SessionSaver(path, on_error=control.stop)
         client = self._client()
 
         def make(emit: Callable[[Event], None]) -> LockedRun:
