@@ -83,6 +83,20 @@ def test_a_deeply_nested_config_criteria_or_batch_line_is_one_line(capfd, isolat
     assert one_error_line(capfd.readouterr().err).endswith(f"{items}:2: not readable JSON (nested too deeply)")
 
 
+async def test_a_deeply_nested_config_stops_the_tui_with_one_line(isolated_dirs):
+    from debate_tui.ui.app import DebateTUI
+    from debate_tui.ui.opening import read_opening
+    from tests.test_ui_opening import args
+
+    path = isolated_dirs / "config" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text(DEEP_TOML)
+    app = DebateTUI(read_opening(args()))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+    assert app.return_code == 2 and app.config_error == f"{path}: not readable TOML (nested too deeply)"
+
+
 async def test_the_tui_sessions_screen_lists_an_unreadable_file_and_finishes_loading(isolated_dirs):
     from debate_tui.config import load_config
     from debate_tui.ui.app import DebateTUI
