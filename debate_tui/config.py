@@ -21,7 +21,6 @@ import copy
 import json
 import os
 import re
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,11 +30,12 @@ import platformdirs
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from debate_tui.generation import Generation, ReplySettings
-from debate_tui.inputs import ConfigError, check_api_base
+from debate_tui.inputs import ConfigError, InputError, check_api_base
 from debate_tui.llm import DEFAULT_TIMEOUT_S
 from debate_tui.llm.keys import KeySource, key_source
 from debate_tui.locations import APP_NAME, config_path
 from debate_tui.protocols import PROTOCOLS
+from debate_tui.readfile import MissingFile, decode, parse_toml, read_bytes
 from debate_tui.redact import redact
 from debate_tui.store import SessionStore
 
@@ -350,12 +350,14 @@ class Resolved:
 
 
 def _read_bytes(path: Path) -> bytes | None:
+    """The file's bytes, None when there is none; bounded and checked (`readfile`: DEBATE_TUI_MAX_TOML_BYTES,
+    never a device or FIFO)."""
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
+        return read_bytes(path, "toml")
+    except MissingFile:
         return None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except InputError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def parse_file(path: Path, raw: bytes | None) -> dict[str, Any] | None:
@@ -363,11 +365,9 @@ def parse_file(path: Path, raw: bytes | None) -> dict[str, Any] | None:
     if raw is None:
         return None
     try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        return parse_toml(decode(raw, str(path)), str(path))
+    except InputError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def _secrets(table: Mapping[str, Any], loc: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], str]]:

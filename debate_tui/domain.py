@@ -8,9 +8,15 @@ from __future__ import annotations
 
 import secrets
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import AfterValidator, BaseModel, Field, FiniteFloat, model_validator
+
+from debate_tui.textsafe import one_line
+
+Name = Annotated[str, AfterValidator(one_line)]
+"""A name shown in one-line fields (criteria, personas, agents): refused when it holds a line break, a
+control, bidi or zero-width character, wherever it enters (a TOML file, a session file, the TUI)."""
 
 SCHEMA_VERSION = 1
 
@@ -55,13 +61,14 @@ def new_session_id() -> str:
 class Criterion(BaseModel):
     """An aspect to judge, with the scale its scores live on."""
 
-    name: str
+    name: Name
     description: str
-    low: float = 1
-    high: float = 5
+    low: FiniteFloat = 1
+    high: FiniteFloat = 5
+    """The scale's edges: finite (`inf` would be saved as null, and the session could not be read back)."""
     steps: list[str] = Field(default_factory=list)
     """Evaluation steps, G-Eval style, shown to every judge."""
-    abbreviation: str | None = None
+    abbreviation: Name | None = None
     """Short label, e.g. REP for MATEval's Repetition error type."""
     kind: Literal["score", "error_type"] = "score"
 
@@ -81,7 +88,7 @@ class Criterion(BaseModel):
 class Persona(BaseModel):
     """Who an agent pretends to be; the role prompt goes into its system message."""
 
-    name: str
+    name: Name
     role_prompt: str
 
 
@@ -101,7 +108,7 @@ def names_from_personas(cast: list[Persona], reserved: frozenset[str] = frozense
 class AgentSpec(BaseModel):
     """One debater: its role in the protocol, its persona and the model behind it."""
 
-    name: str
+    name: Name
     role: Role
     persona: Persona | None = None
     model: str
@@ -173,11 +180,11 @@ class Turn(BaseModel):
 
     slot: int
     """The call's place in the protocol's own sequence: stable across a resume, even for parallel turns."""
-    agent: str
+    agent: Name
     role: Role
     round: int
     content: str
-    criterion: str | None = None
+    criterion: Name | None = None
     score: float | None = None
     score_b: float | None = None
     verdict: Verdict | None = None
@@ -244,7 +251,7 @@ class Vote(BaseModel):
     tells whether the discussion added anything, and at what price. Each protocol says what its first vote is
     (see its module docstring); `slots` are the turns it was read from, so its cost is theirs."""
 
-    scores: dict[str, float | None] = Field(default_factory=dict)
+    scores: dict[Name, float | None] = Field(default_factory=dict)
     verdict: Verdict | None = None
     per_agent: dict[str, dict[str, float | None]] = Field(default_factory=dict)
     agent_verdicts: dict[str, Verdict | None] = Field(default_factory=dict)

@@ -11,6 +11,8 @@ locked (`SessionLock`), so a second writer is refused instead of running it twic
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import stat
 import sys
@@ -26,10 +28,19 @@ class TargetError(InputError):
 
 
 def check_target(path: Path, *, force: bool, flag: str) -> Path:
-    """The file to write for `path` (a symlink's target, so the link survives), or TargetError."""
+    """The file to write for `path` (a symlink's target, so the link survives), or TargetError.
+
+    The one check every file a person names for writing goes through (`--report`, `--session`, `--out`, the
+    default report beside a session): an existing file needs `force`; a directory, device, FIFO, socket or a
+    symbolic link to nothing is never replaced. Use `check_distinct` too when a command writes several files
+    or reads some.
+    """
     try:
         mode = path.stat().st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # absent (a directory that cannot be made is said when written)
+        if path.is_symlink():  # a dangling link: writing would replace the link, not create its target
+            raise TargetError(f"{flag} {path} is a symbolic link to {os.readlink(path)}, which does not exist; "
+                              "it is never replaced") from None
         return path
     except OSError as exc:
         raise TargetError(f"{flag} {path}: cannot use it ({exc.strerror})") from None
@@ -39,6 +50,76 @@ def check_target(path: Path, *, force: bool, flag: str) -> Path:
     if not force:
         raise TargetError(f"{flag} {path} exists; pass --force to overwrite it")
     return path.resolve()
+
+
+def _identity(path: Path) -> tuple[int, int] | str:
+    """What makes two paths one file: device and inode when it exists, else the resolved path."""
+    try:
+        found = path.stat()
+        return found.st_dev, found.st_ino
+    except OSError:
+        return str(path.resolve())
+
+
+def check_distinct(outputs: dict[str, Path], inputs: dict[str, Path] | None = None) -> None:
+    """TargetError when two outputs are one file (`--session X --report X`) or an output is one of the command's
+    inputs (`batch ITEMS --out ITEMS`): keys are the flags, as the message names them."""
+    seen: dict[tuple[int, int] | str, str] = {}
+    for flag, path in (inputs or {}).items():
+        seen.setdefault(_identity(path), flag)
+    for flag, path in outputs.items():
+        other = seen.get(_identity(path))
+        if other is not None:
+            what = "an input" if other in (inputs or {}) else "another output"
+            raise TargetError(f"{flag} {path} is the same file as {other} ({what}); give another path")
+        seen[_identity(path)] = flag
+
+
+def is_report_of(path: Path, session_id: str) -> bool:
+    """Whether `path` is the Markdown report of that session (its header names it): the default report beside
+    a session is replaced by a resume of that session without --force, anything else is not."""
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            return False
+        with path.open("rb") as handle:
+            head = handle.read(2048).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return f"**Session:** `{session_id}`" in head
+
+
+FULL = {errno.ENOSPC: "free some space there", errno.EDQUOT: "free some space there (your disk quota is used up)",
+         errno.EROFS: "the file system is read-only"}
+"""Write failures no retry fixes (a full disk, a used-up quota, a read-only file system) and what to do."""
+
+
+def write_problem(exc: OSError, what: Path | str, remedy: str = "or write elsewhere") -> str:
+    """One line for a write that failed: `what` ("the session file PATH"), the reason and, for a full or
+    read-only disk, the remedy (`remedy`: how to write elsewhere, e.g. "or pass --out elsewhere")."""
+    reason = exc.strerror or str(exc)
+    if exc.errno in FULL:
+        reason = f"{reason}: {FULL[exc.errno]}, {remedy}"
+    elif exc.errno in (errno.EACCES, errno.EPERM):  # a read-only home: where to write instead
+        reason = f"{reason}: {remedy.removeprefix('or ')}"
+    return f"cannot write {what}: {reason}"
+
+
+def disk_problem(exc: BaseException) -> OSError | None:
+    """The full-disk, quota or read-only error behind `exc` (inside an exception group or a chain), if any:
+    the failures the command line turns into one line wherever they happen."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        current = todo.pop()
+        if current is None or id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno in FULL:
+            return current
+        if isinstance(current, BaseExceptionGroup):
+            todo.extend(current.exceptions)
+        todo.extend((current.__cause__, current.__context__))
+    return None
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -65,8 +146,10 @@ def write_all_atomic(files: list[tuple[Path, str]], *, durable: bool = True) -> 
                     handle.flush()
                     os.fsync(handle.fileno())
             os.replace(tmp, path)
-        except BaseException:
+        except BaseException as exc:
             Path(tmp).unlink(missing_ok=True)
+            if isinstance(exc, OSError) and exc.filename is None:  # a failed write names no file: name the target
+                raise OSError(exc.errno, exc.strerror, str(path)) from exc
             raise
     for directory in directories if durable else ():
         _sync_directory(directory)
@@ -84,6 +167,9 @@ def _sync_directory(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+_ELSEWHERE = "or point --session or --sessions-dir (DEBATE_TUI_SESSIONS_DIR) elsewhere"
 
 
 class SessionLocked(InputError):
@@ -110,7 +196,7 @@ class SessionLock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - the open handle is the lock, until release()
         except OSError as exc:
-            raise InputError(f"cannot write in {self.path.parent}: {exc.strerror or exc}") from None
+            raise InputError(write_problem(exc, f"in {self.path.parent}", _ELSEWHERE)) from None
         try:
             lock_file(handle)
         except OSError:
@@ -119,9 +205,15 @@ class SessionLock:
             handle.close()
             raise SessionLocked(f"session {self.name} is being run by another process"
                                 f"{f' (pid {holder})' if holder.isdigit() else ''}; not started twice") from None
-        handle.truncate(0)
-        handle.write(str(os.getpid()))
-        handle.flush()
+        try:  # the pid helps a person see who holds it; a full disk refuses even that
+            handle.truncate(0)
+            handle.write(str(os.getpid()))
+            handle.flush()
+        except OSError as exc:
+            unlock_file(handle)
+            with contextlib.suppress(OSError):  # its buffer cannot be written either
+                handle.close()
+            raise InputError(write_problem(exc, self.path, _ELSEWHERE)) from None
         self._handle = handle
         return self
 

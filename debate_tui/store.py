@@ -27,6 +27,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from debate_tui.domain import SCHEMA_VERSION, Session
+from debate_tui.inputs import InputError
+from debate_tui.readfile import FileError, MissingFile, read_json, read_text
 from debate_tui.safefile import held, write_atomic
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
@@ -61,17 +63,23 @@ def migrate(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def read_session(path: Path) -> Session:
+    """The session in `path`, read through `readfile` (bounded, never a device or FIFO), or SessionFileError
+    whose message is one line naming the file."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return Session.model_validate(migrate(data))
-    except FileNotFoundError:
+        text = read_text(path, "session")
+    except MissingFile:
         raise SessionFileError(f"{path}: no such session file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SessionFileError(f"{path}: cannot read ({exc})") from None
+    except FileError as exc:
+        raise SessionFileError(str(exc)) from None
+    try:
+        data = json.loads(text)
+        return Session.model_validate(migrate(data))
     except json.JSONDecodeError as exc:
         raise SessionFileError(f"{path}: corrupt or truncated session file ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise SessionFileError(f"{path}: not a readable session file (nested too deeply)") from None
     except (ValidationError, ValueError) as exc:
-        first = str(exc).splitlines()[0]
+        first = str(exc).splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SessionFileError(f"{path}: not a valid session file ({first})") from None
 
 
@@ -147,8 +155,8 @@ class SummaryIndex:
 
     def read(self) -> dict[str, Any]:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = read_json(self.path, "index")
+        except InputError:  # FileError, or a bad limit in the environment: read the files instead
             return {}
         return data if isinstance(data, dict) and data.get("version") == INDEX_VERSION else {}
 
@@ -226,8 +234,8 @@ class SessionStore:
         if not self.root.is_dir():
             return []
         with os.scandir(self.root) as scan:
-            found = sorted((entry for entry in scan
-                            if not entry.name.startswith(".") and entry.name.endswith(".json") and entry.is_file()),
+            found = sorted((entry for entry in scan  # a device, FIFO or dangling link too: listed as unreadable
+                            if not entry.name.startswith(".") and entry.name.endswith(".json") and not entry.is_dir()),
                            key=lambda entry: (not entry.name.startswith("batch-"), entry.name), reverse=True)
         index = SummaryIndex(self.root, self.index_dir) if self.index_dir is not None else None
         known = index.read().get("entries", {}) if index is not None else {}
@@ -235,8 +243,11 @@ class SessionStore:
         rows: list[SessionSummary] = []
         for entry in found[:newest]:
             path = self.root / entry.name
-            stat = entry.stat()
-            stamp = [stat.st_size, stat.st_mtime_ns, stat.st_ino]
+            try:
+                stat = entry.stat()
+                stamp: list[int] | None = [stat.st_size, stat.st_mtime_ns, stat.st_ino] if entry.is_file() else None
+            except OSError:  # a dangling link
+                stamp = None
             cached = known.get(entry.name)
             summary = None
             if isinstance(cached, dict) and cached.get("stamp") == stamp:
@@ -244,7 +255,8 @@ class SessionStore:
                     summary = _summary_from(path, cached["row"])
             if summary is None:
                 summary = summarize_file(path)
-                entries[entry.name] = {"stamp": stamp, "row": _summary_data(summary)}
+                if stamp is not None:  # a regular file: remembered until it changes
+                    entries[entry.name] = {"stamp": stamp, "row": _summary_data(summary)}
             rows.append(summary)
         changed = entries.keys() != known.keys() or any(entries[name] is not known[name] for name in entries)
         if index is not None and changed:

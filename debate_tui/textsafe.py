@@ -27,6 +27,27 @@ def inert(text: str) -> str:
     return _ACTIVE.sub(_escape, text)
 
 
+_NOT_ONE_LINE = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{_INVISIBLE}]")
+
+
+def one_line(text: str) -> str:
+    """`text` when it is one plain line (a name), else ValueError naming the first offending character.
+
+    A name is printed in one-line fields everywhere (a sessions row, a report's heading, a stream's header):
+    a newline there forges a row or a section, a control or bidi character acts instead of showing."""
+    found = _NOT_ONE_LINE.search(text)
+    if found:
+        raise ValueError(f"{inert(text)!r} holds {_escape(found)}; a name is one line without control, "
+                         "bidi or zero-width characters")
+    return text
+
+
+def inert_line(text: str) -> str:
+    """`inert`, and line breaks and tabs escaped too (`\\x0a`): for a field of a one-line row (the sessions list),
+    where a newline from a file someone else wrote would forge a row."""
+    return _NOT_ONE_LINE.sub(_escape, text)
+
+
 _JSON_ACTIVE = re.compile(f"[\\x7f-\\x9f{_INVISIBLE}]")
 
 

@@ -11,9 +11,7 @@ problem is reported with its line number.
 from __future__ import annotations
 
 import io
-import json
 import math
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +19,8 @@ from typing import Any, cast
 
 from debate_tui.domain import Task, Verdict
 from debate_tui.inputs import InputError, check_text, read_bounded
+from debate_tui.readfile import decode, jsonl_lines, jsonl_value, limit, read_text
+from debate_tui.textsafe import one_line
 
 VERDICTS = ("1", "2", "0")
 TEXT_FIELDS = ("text", "text_b", "source", "context")
@@ -40,44 +40,30 @@ class Item:
     """MATEval's annotated error locations, passed through for `meta`'s error-location check."""
 
 
-DEFAULT_MAX_BYTES = 100_000_000
-
-
 def max_input_bytes() -> int:
     """DEBATE_TUI_MAX_BATCH_BYTES, else 100 MB: an endless input (/dev/zero, `yes |`) is refused, not read."""
-    configured = os.environ.get("DEBATE_TUI_MAX_BATCH_BYTES", "")
-    try:
-        return int(configured) if configured.strip() else DEFAULT_MAX_BYTES
-    except ValueError:
-        raise InputError(f"DEBATE_TUI_MAX_BATCH_BYTES must be a whole number of bytes, not {configured!r}") from None
+    return limit("batch")
 
 
 def read_items(ref: str | Path) -> list[Item]:
-    """All items of a JSONL file ('-': standard input), read up to `max_input_bytes()`; raises InputError
-    naming the first bad line."""
-    limit = max_input_bytes()
-    over = f"{ref}: over the limit of {limit:,} bytes (DEBATE_TUI_MAX_BATCH_BYTES); stopped reading there"
-    try:
-        if str(ref) == "-":  # a test (or an embedding program) may hand a text stream without a buffer
-            stdin = getattr(sys.stdin, "buffer", None) or io.BytesIO(sys.stdin.read(limit + 1).encode("utf-8"))
-            raw = read_bounded(stdin, limit, over)
-        else:
-            with Path(ref).open("rb") as handle:
-                raw = read_bounded(handle, limit, over)
-        text = raw.decode("utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{ref}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{ref}: cannot read ({exc})") from None
-    return parse_items(text, "<stdin>" if str(ref) == "-" else str(ref))
+    """All items of a JSONL file ('-': standard input, which may be a pipe), read up to `max_input_bytes()`
+    through `readfile` (a path: never a device or FIFO); raises InputError naming the first bad line."""
+    if str(ref) != "-":
+        return parse_items(read_text(Path(ref), "batch"), str(ref))
+    most = max_input_bytes()
+    over = f"{ref}: over the limit of {most:,} bytes (DEBATE_TUI_MAX_BATCH_BYTES); stopped reading there"
+    try:  # a test (or an embedding program) may hand a text stream without a buffer
+        stdin = getattr(sys.stdin, "buffer", None) or io.BytesIO(sys.stdin.read(most + 1).encode("utf-8"))
+        raw = read_bounded(stdin, most, over)
+    except OSError as exc:
+        raise InputError(f"standard input: cannot read ({exc.strerror or exc})") from None
+    return parse_items(decode(raw, "<stdin>"), "<stdin>")
 
 
 def parse_items(text: str, path: str) -> list[Item]:
     items: list[Item] = []
     seen: dict[str, int] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
+    for number, raw in jsonl_lines(text):
         try:
             item = parse_item(raw, number)
         except InputError as exc:
@@ -92,10 +78,7 @@ def parse_items(text: str, path: str) -> list[Item]:
 
 
 def parse_item(raw: str, line: int) -> Item:
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    data = jsonl_value(raw)
     if not isinstance(data, dict):
         raise InputError(f"expected a JSON object, got {type(data).__name__}")
     ident = data.get("id")
@@ -129,6 +112,10 @@ def _human_scores(value: Any) -> dict[str, float]:
         raise InputError("'human' must be an object {criterion: number}")
     scores: dict[str, float] = {}
     for name, score in value.items():
+        try:
+            one_line(str(name))  # a criterion's name, printed in one-line fields (meta's table)
+        except ValueError as exc:
+            raise InputError(f"'human': criterion {exc}") from None
         if score is None:
             continue
         if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):

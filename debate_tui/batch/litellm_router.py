@@ -22,8 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from debate_tui.domain import Usage
+from debate_tui.inputs import InputError
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient
 from debate_tui.llm.litellm_client import classify, finish_reason, load_litellm
+from debate_tui.readfile import read_text
 
 ROUTER_SECTIONS = ("model_list", "router_settings")
 COOLDOWN_S = 30.0
@@ -39,9 +41,9 @@ class RouterConfigError(ValueError):
 def load_config(path: Path) -> dict[str, Any]:
     """The Router's keyword arguments from a YAML, JSON or TOML file."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RouterConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        text = read_text(path, "toml")  # bounded, never a device or FIFO
+    except InputError as exc:
+        raise RouterConfigError(str(exc)) from None
     try:
         if path.suffix in (".yaml", ".yml"):
             import yaml
@@ -51,6 +53,8 @@ def load_config(path: Path) -> dict[str, Any]:
             data = tomllib.loads(text)
         else:
             data = json.loads(text)
+    except RecursionError:
+        raise RouterConfigError(f"{path}: not readable (nested too deeply)") from None
     except Exception as exc:  # each parser has its own error type; all mean the same here
         raise RouterConfigError(f"{path}: not valid {path.suffix.lstrip('.') or 'JSON'} ({exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("model_list"), list) or not data["model_list"]:

@@ -48,8 +48,10 @@ from debate_tui.batch.progress import Progress
 from debate_tui.batch.results import ResultsError, ResultsFile
 from debate_tui.batch.runner import BatchRun, BatchSettings
 from debate_tui.domain import Criterion, Session, Usage
+from debate_tui.inputs import InputError
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMError
 from debate_tui.llm.cache import ResponseCache, cache_key
+from debate_tui.readfile import MissingFile, jsonl_records, read_json
 from debate_tui.store import SessionStore, write_atomic
 
 BATCH_SHARE = 0.5
@@ -135,7 +137,7 @@ class BatchApi:
         if not file_id:
             return []
         data = await load_litellm().afile_content(file_id=file_id, **target.kwargs())
-        return [json.loads(line) for line in data.content.decode("utf-8").splitlines() if line.strip()]
+        return [value for _, value in jsonl_records(data.content.decode("utf-8"), f"batch output {file_id}")]
 
     async def find(self, target: Target, file_id: str) -> str | None:
         """The job made from an uploaded file, if one was (its id was lost to a kill)."""
@@ -158,10 +160,15 @@ class JobsFile:
     def __init__(self, path: Path):
         self.path = path
         try:
-            data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise ResultsError(f"{path}: unreadable provider batch jobs file ({exc}); "
+            data = read_json(path, "json")
+        except MissingFile:
+            data = {}
+        except InputError as exc:
+            raise ResultsError(f"{path}: unreadable provider batch jobs file ({str(exc).removeprefix(f'{path}: ')}); "
                                "move it away to send every request again") from None
+        if not isinstance(data, dict):
+            raise ResultsError(f"{path}: unreadable provider batch jobs file (not a JSON object); "
+                               "move it away to send every request again")
         self.jobs: dict[str, dict[str, Any]] = data.get("jobs", {})
         self.uploads: dict[str, dict[str, Any]] = data.get("uploads", {})
         self.failed: dict[str, str] = data.get("failed", {})

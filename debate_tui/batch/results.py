@@ -14,15 +14,19 @@ holds an advisory lock on `RESULTS.jsonl.lock` while it works (POSIX flock).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from debate_tui.safefile import lock_file, unlock_file
+from debate_tui.inputs import InputError
+from debate_tui.readfile import MissingFile, jsonl_lines, jsonl_value, read_text
+from debate_tui.safefile import lock_file, unlock_file, write_problem
 from debate_tui.store import write_atomic
 
 Row = dict[str, Any]
@@ -68,46 +72,71 @@ class ResultsFile:
     def read(self) -> ReadResult:
         """Every row; a cut-off last line is dropped, any other unreadable line raises ResultsError."""
         try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+            text = read_text(self.path, "results")  # bounded, never a device or FIFO
+        except MissingFile:
             return ReadResult([], False)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ResultsError(f"{self.path}: cannot read ({exc})") from None
-        lines = text.split("\n")
-        last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+        except InputError as exc:
+            raise ResultsError(str(exc)) from None
+        lines = list(jsonl_lines(text))
         rows: list[Row] = []
         truncated = False
-        for index, line in enumerate(lines):
-            if not line.strip():
-                continue
+        for index, (number, line) in enumerate(lines):
             try:
-                row = json.loads(line)
+                row = jsonl_value(line)
                 if not isinstance(row, dict):
                     raise ValueError("not a JSON object")
             except ValueError as exc:
-                if index == last:
+                if index == len(lines) - 1:  # the half line a crash leaves
                     truncated = True
                     continue
-                raise ResultsError(f"{self.path}:{index + 1}: unreadable results line ({exc})") from None
+                raise ResultsError(f"{self.path}:{number}: unreadable results line ({exc})") from None
             rows.append(row)
         return ReadResult(rows, truncated)
+
+    def check_resumable(self, flag: str = "--out",
+                        why: str = "batch only appends to or resumes a results file") -> None:
+        """ResultsError unless the file is absent, empty or a results file (its rows name an id, a criterion and
+        a session): `batch --out` appends to and rewrites it, so anything else would be lost."""
+        try:
+            mode = self.path.stat().st_mode
+        except FileNotFoundError:
+            if self.path.is_symlink():
+                raise ResultsError(f"{flag} {self.path} is a symbolic link to nothing; it is never replaced") from None
+            return
+        if not stat.S_ISREG(mode):
+            raise ResultsError(f"{flag} {self.path} is not a regular file; give a results file or a new path")
+        read = self.read()
+        first = read.rows[0] if read.rows else None
+        if first is None and self.path.stat().st_size == 0:
+            return
+        if first is None or not {"id", "criterion", "session"} <= first.keys():
+            raise ResultsError(f"{flag} {self.path} exists and is not a results file (its first line is not a "
+                               f"results row); {why}: give a new path")
 
     def rewrite(self, rows: Iterable[Row]) -> None:
         write_atomic(self.path, "".join(dump_row(row) + "\n" for row in rows))
 
     def append(self, rows: Iterable[Row]) -> None:
         """Add lines and flush them to the OS at once, so a killed process keeps them."""
-        if self._handle is None:
-            self._handle = self.path.open("a", encoding="utf-8")
-        self._handle.write("".join(dump_row(row) + "\n" for row in rows))
-        self._handle.flush()
+        try:
+            if self._handle is None:
+                self._handle = self.path.open("a", encoding="utf-8")
+            self._handle.write("".join(dump_row(row) + "\n" for row in rows))
+            self._handle.flush()
+        except OSError as exc:  # a full disk: at most a half line, which the next read forgives
+            raise OSError(exc.errno, exc.strerror, str(self.path)) from exc
 
     def close(self) -> None:
         if self._handle is not None:
-            self._handle.flush()
-            os.fsync(self._handle.fileno())
-            self._handle.close()
-            self._handle = None
+            handle, self._handle = self._handle, None
+            try:
+                handle.flush()
+                os.fsync(handle.fileno())
+            except OSError as exc:
+                raise OSError(exc.errno, exc.strerror, str(self.path)) from exc
+            finally:
+                with contextlib.suppress(OSError):  # its buffer could not be written: it is lost either way
+                    handle.close()
 
     def replace_session(self, session_id: str, rows: list[Row]) -> None:
         """Swap the rows of one session for new ones, in place, atomically."""
@@ -127,8 +156,12 @@ class ResultsFile:
     @contextmanager
     def locked(self, purpose: str) -> Iterator[None]:
         """Hold the file's advisory lock, or raise ResultsBusy at once if someone else does."""
-        self.lock_path.parent.mkdir(parents=True, exist_ok=True)
-        with self.lock_path.open("a+", encoding="utf-8") as lock:
+        try:
+            self.lock_path.parent.mkdir(parents=True, exist_ok=True)
+            lock = self.lock_path.open("a+", encoding="utf-8")  # noqa: SIM115 - closed by the `with` below
+        except OSError as exc:
+            raise ResultsError(write_problem(exc, f"beside {self.path}", "or give another path")) from None
+        with lock:
             try:
                 lock_file(lock)
             except OSError:
@@ -138,10 +171,12 @@ class ResultsFile:
                 except OSError:  # Windows: the holder's locked byte cannot be read
                     holder = "another process"
                 raise ResultsBusy(f"{self.path} is in use ({holder}); wait for it to finish") from None
-            lock.seek(0)
-            lock.truncate()
-            lock.write(f"{purpose}, pid {os.getpid()}\n")
-            lock.flush()
+            try:  # who holds it, for the message above; a full disk refuses even that
+                os.ftruncate(lock.fileno(), 0)  # unbuffered: nothing is left to fail again at close
+                os.pwrite(lock.fileno(), f"{purpose}, pid {os.getpid()}\n".encode(), 0)
+            except OSError as exc:
+                unlock_file(lock)
+                raise ResultsError(write_problem(exc, self.lock_path, "or give another path")) from None
             try:
                 yield
             finally:

@@ -11,7 +11,6 @@ user's directories by the front end that read it.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -21,6 +20,8 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from debate_tui.domain import Criterion, Persona
+from debate_tui.inputs import InputError
+from debate_tui.readfile import read_toml
 
 HERE = Path(__file__).resolve().parent
 CRITERIA_SETS = ["summeval", "topical-chat", "scaleeval", "faireval", "mateval"]
@@ -32,14 +33,11 @@ class CatalogError(ValueError):
 
 
 def _read_toml(path: Path) -> dict:
+    """Bounded and checked (`readfile`): never a device or FIFO, never past DEBATE_TUI_MAX_TOML_BYTES."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise CatalogError(f"{path}: cannot read ({exc.strerror or exc})") from exc
-    except UnicodeDecodeError as exc:
-        raise CatalogError(f"{path}: not UTF-8 text") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise CatalogError(f"{path}: {exc}") from exc
+        return read_toml(path, "toml")
+    except InputError as exc:
+        raise CatalogError(str(exc)) from None
 
 
 def _load_items(path: Path, key: str, model: type[Criterion] | type[Persona]) -> list:

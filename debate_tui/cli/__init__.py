@@ -10,6 +10,7 @@ imported, so opening the TUI pays for no other command's imports.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
 
@@ -73,6 +74,14 @@ def version_line() -> str:
         return f"debate-tui {version('debate-tui')}"
     except PackageNotFoundError:  # run from a source tree that was never installed
         return "debate-tui (not installed: no version metadata)"
+def _escape_unencodable() -> None:
+    """Output in any encoding: with stdout in a legacy one (PYTHONIOENCODING=latin-1), a character it cannot
+    encode (a Chinese session) is shown as an escape (\\u4e2d), as Python already does on stderr."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):  # a stream that cannot change is left as it is
+                reconfigure(errors="backslashreplace")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         from debate_tui.cli.batch_merge import main as merge
 
         return merge(argv[2:])
+    _escape_unencodable()
     args = build_parser(argv[0]).parse_args(argv)
     try:
         return args.handler(args)
@@ -104,3 +114,10 @@ def main(argv: list[str] | None = None) -> int:
 
         silence(sys.stdout)
         return 0
+    except Exception as exc:  # a full disk, a used-up quota or a read-only file system, wherever it struck
+        from debate_tui.safefile import disk_problem, write_problem
+
+        if (full := disk_problem(exc)) is None:
+            raise
+        print(f"debate-tui: error: {inert(write_problem(full, full.filename or 'a file'))}", file=sys.stderr)
+        return 2

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from debate_tui.cli.task_args import sessions_dir, warn_stderr
+from debate_tui.cli.task_args import input_files, sessions_dir, warn_stderr
 from debate_tui.cli.task_flags import TEXT_FLAGS, RawSpecHelpFormatter, add_task_arguments
 from debate_tui.config import DEFAULT_CONCURRENCY
 from debate_tui.domain import Session, Task
@@ -125,6 +125,24 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise BadInput("--provider-batch and --router exclude each other: a batch job goes to one endpoint")
     if args.poll_interval <= 0 or args.job_max_requests < 1:
         raise BadInput("--poll-interval must be above 0 and --job-max-requests at least 1")
+
+
+def _check_out(args: argparse.Namespace) -> None:
+    """--out is a new file or a results file to resume, and none of the files the batch reads."""
+    from debate_tui.batch.results import ResultsError, ResultsFile
+    from debate_tui.safefile import TargetError, check_distinct
+
+    out = Path(args.out).expanduser()
+    inputs = input_files(args)
+    if args.input != "-":
+        inputs["INPUT"] = Path(args.input).expanduser()
+    if args.router:
+        inputs["--router"] = Path(args.router).expanduser()
+    try:
+        check_distinct({"--out": out}, inputs=inputs)
+        ResultsFile(out).check_resumable()
+    except (TargetError, ResultsError) as exc:
+        raise BadInput(str(exc)) from None
 
 
 def _check_ray(args: argparse.Namespace) -> None:
@@ -263,6 +281,8 @@ def prepare(args: argparse.Namespace, items: list[Item] | None = None, out: Path
     from debate_tui.batch.results import ResultsFile
 
     _check_flags(args)
+    if out is None:
+        _check_out(args)
     config = _config(args)
     whole = _read_items(args) if items is None else items
     template = build_template(args, whole[0].task, config)
@@ -286,7 +306,6 @@ def batch_for(args: argparse.Namespace, config: Config, template: Session, items
     from debate_tui.batch.runner import BatchRun, BatchSettings
     from debate_tui.engine.budget import Budget
     from debate_tui.engine.runner import RetryPolicy
-    from debate_tui.llm.cache import ResponseCache
 
     _check_tasks(template, items)
     limits = config.limits
@@ -295,9 +314,10 @@ def batch_for(args: argparse.Namespace, config: Config, template: Session, items
         retry=RetryPolicy.of(limits),
         seed=args.seed, progress_interval_s=args.progress_interval,
     )
-    cache = None if args.no_cache else ResponseCache(config.cache_dir)
+    cache = None if args.no_cache else _open_cache(config.cache_dir)
     _warm_up(template)
     store = config.session_store(sessions_dir(args))
+    _check_writable(store.root)
     if args.provider_batch:
         return _provider_batch(args, items, template, results, store, cache, settings)
     return BatchRun(items, template, results, store,
@@ -314,6 +334,7 @@ def prepare_ladder(args: argparse.Namespace) -> LadderRun:
     _check_flags(args)
     if args.ray:
         raise BadInput("--policy runs its tiers one after the other in this process; it cannot be used with --ray")
+    _check_out(args)
     config = _config(args)
     items = _select(args, _read_items(args))
     if args.seed is None:
@@ -324,6 +345,34 @@ def prepare_ladder(args: argparse.Namespace) -> LadderRun:
         raise BadInput(str(exc)) from None
     return LadderRun(items, tiers, ResultsFile(Path(args.out).expanduser()),
                      functools.partial(batch_for, args, config))
+
+
+def _check_writable(directory: Path) -> None:
+    """BadInput naming the sessions directory when nothing can be written there (a read-only home), before any call."""
+    import tempfile
+
+    from debate_tui.safefile import write_problem
+
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as exc:
+        raise BadInput(write_problem(exc, f"the item sessions in {directory}",
+                                     "or point --sessions-dir (DEBATE_TUI_SESSIONS_DIR) elsewhere")) from None
+
+
+def _open_cache(directory: Path) -> ResponseCache:
+    """The response cache, a corrupt one set aside (said on stderr); BadInput when it cannot be used."""
+    from debate_tui.llm.cache import CacheError, ResponseCache
+
+    try:
+        cache = ResponseCache(directory)
+    except CacheError as exc:
+        raise BadInput(str(exc)) from None
+    for note in cache.notes:
+        warn_stderr(note)
+    return cache
 
 
 def _provider_batch(args: argparse.Namespace, items: list[Item], template: Session, results: ResultsFile,
@@ -383,6 +432,10 @@ def handle(args: argparse.Namespace) -> int:
         return EXIT_BAD_INPUT
     summary = batch.summary()
     print(json.dumps(summary), flush=True)
+    cache = getattr(batch, "cache", None)
+    if cache is not None and cache.cache.problem:  # the calls went on uncached; say so, and not as a success
+        print(f"debate-tui: error: {inert(cache.cache.problem)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if summary["stopped"]:
         print(f"debate-tui: batch stopped: {summary['stopped']}; rerun the same command to resume", file=sys.stderr)
         return EXIT_STOPPED

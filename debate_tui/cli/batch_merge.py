@@ -30,15 +30,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     from debate_tui.batch.results import ResultsError, ResultsFile
     from debate_tui.batch.shards import merge_files
+    from debate_tui.safefile import TargetError, check_distinct
 
     args = build_parser().parse_args(argv)
     paths = [Path(p).expanduser() for p in args.shards]
     out = ResultsFile(Path(args.out).expanduser())
     try:
+        check_distinct({"--out": out.path}, inputs={str(path): path for path in paths})
+        out.check_resumable(why="merge only replaces a results file (a previous merge)")
         merged = merge_files(paths)
         with out.locked("a merge"):
             out.rewrite(merged.rows.values())
-    except (ResultsError, OSError) as exc:
+    except (ResultsError, TargetError, OSError) as exc:
         print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     items = len({key[0] for key in merged.rows})

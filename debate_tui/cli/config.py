@@ -19,8 +19,9 @@ from debate_tui.config import (
     toml_key,
 )
 from debate_tui.protocols import get_protocol
+from debate_tui.safefile import write_problem
 from debate_tui.store import write_atomic
-from debate_tui.textsafe import inert_json
+from debate_tui.textsafe import inert, inert_json
 
 STARTER = """\
 # debate-tui configuration. `debate-tui config show` prints what is in effect;
@@ -166,7 +167,12 @@ def handle_init(args: argparse.Namespace) -> int:
     if path.exists() and not args.force:
         print(f"debate-tui: error: {path} exists; not overwritten (use --force to replace it)", file=sys.stderr)
         return 2
-    write_atomic(path, STARTER)
+    try:
+        write_atomic(path, STARTER)
+    except OSError as exc:  # a read-only home, a full disk
+        message = write_problem(exc, path, "or point DEBATE_TUI_CONFIG_DIR at a writable directory")
+        print(f"debate-tui: error: {inert(message)}", file=sys.stderr)
+        return 2
     print(path)
     return 0
 

@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from debate_tui.cli.dataset import FILE_FLAGS, add_column_flags, columns_of
+from debate_tui.inputs import InputError
 from debate_tui.meta.evaluate import format_table, meta_evaluate, validate_row
 from debate_tui.meta.labels import LabelsError, join, load_labels
 from debate_tui.meta.plots import PlotError, plot_data, write_plot
 from debate_tui.meta.trust import format_risk_coverage, risk_coverage
+from debate_tui.readfile import MissingFile, jsonl_lines, jsonl_value, read_text
 from debate_tui.safefile import TargetError, check_target, write_atomic
 from debate_tui.textsafe import inert
 
@@ -68,18 +70,18 @@ class BadInput(Exception):
 def read_results(path: Path) -> list[dict[str, Any]]:
     """The rows of a JSONL results file; blank lines are skipped, any other bad line is named."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"cannot read {path}: {exc}") from exc
+        text = read_text(path, "results")  # bounded, never a device or FIFO
+    except MissingFile:
+        raise BadInput(f"cannot read {path}: no such file") from None
+    except InputError as exc:
+        raise BadInput(str(exc)) from None
     rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, line in jsonl_lines(text):
         try:
-            row = json.loads(line)
+            row = jsonl_value(line)
             validate_row(row)
-        except ValueError as exc:  # json.JSONDecodeError is a ValueError
-            raise BadInput(f"{path}:{number}: {exc}") from exc
+        except ValueError as exc:  # readfile's FileError is a ValueError
+            raise BadInput(f"{path}:{number}: {exc}") from None
         rows.append(row)
     return rows
 

@@ -16,6 +16,7 @@ from typing import TextIO
 
 from debate_tui.domain import Session
 from debate_tui.engine.control import RunControl
+from debate_tui.safefile import write_problem
 from debate_tui.store import write_session
 
 
@@ -32,7 +33,9 @@ class SaveGuard:
             write_session(self.path, session)
         except OSError as exc:
             if self.error is None:
-                self.error = f"cannot write the session file {self.path}: {exc.strerror or exc}"
+                self.error = write_problem(exc, f"the session file {self.path}",
+                                           "or point --session or --sessions-dir elsewhere; the last complete "
+                                           "version is kept")
                 self.control.stop(self.error)
 
     def mark_failed(self, session: Session) -> None:

@@ -40,6 +40,8 @@ from typing import Any
 from debate_tui.cli.batch import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInput, add_judging_arguments
 from debate_tui.cli.task_flags import RawSpecHelpFormatter
 from debate_tui.meta.recorded_probes import RECORDED
+from debate_tui.readfile import jsonl_lines, parse_json, read_text
+from debate_tui.readfile import limit as limit_bytes
 from debate_tui.textsafe import inert
 
 PROBES = ("position", "length", "self", "retest", "rubric")
@@ -81,10 +83,10 @@ def _probes(text: str) -> list[str]:
 
 def _read_lines(path: Path, limit: int | None) -> list[dict[str, Any]]:
     try:
-        text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
-        lines = [json.loads(line) for line in text.splitlines() if line.strip()]
-    except (OSError, ValueError) as exc:
-        raise BadInput(f"{path}: {exc}") from None
+        text = sys.stdin.read(limit_bytes("batch") + 1) if str(path) == "-" else read_text(path, "batch")
+        lines = [parse_json(line, f"{path}:{number}") for number, line in jsonl_lines(text)]
+    except ValueError as exc:  # readfile's FileError (and a bad limit) is a ValueError
+        raise BadInput(str(exc)) from None
     if not lines or not all(isinstance(line, dict) for line in lines):
         raise BadInput(f"{path}: expected one JSON object a line")
     return lines if limit is None else lines[:limit]
@@ -113,8 +115,9 @@ def _run(args: argparse.Namespace, lines: list[dict[str, Any]], out: Path, name:
     run_until_done(batch)
     if batch.summary()["failed"]:
         args.failed = True
-    with open(ns.out, encoding="utf-8") as handle:
-        return [json.loads(row) for row in handle if row.strip()]
+    from debate_tui.batch.results import ResultsFile
+
+    return ResultsFile(Path(ns.out)).read().rows
 
 
 def _first(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -57,7 +57,7 @@ class BadInput(Exception):
 def _client(args: argparse.Namespace) -> LLMClient:
     """What a session continued after a decision calls: the batch's client, behind the cache."""
     from debate_tui.config import effective_config
-    from debate_tui.llm.cache import with_cache
+    from debate_tui.llm.cache import CacheError, with_cache
     from debate_tui.llm.router import ModelRouter
 
     config = effective_config(args)  # read here, at the edge: the calls' timeout and the cache's directory
@@ -69,7 +69,10 @@ def _client(args: argparse.Namespace) -> LLMClient:
             client = RouterClient.from_file(Path(args.router).expanduser(), fallback=client)
         except RouterConfigError as exc:
             raise BadInput(str(exc)) from None
-    return with_cache(client, config.cache_dir, enabled=not args.no_cache)
+    try:
+        return with_cache(client, config.cache_dir, enabled=not args.no_cache)
+    except CacheError as exc:  # locked past its bound, or an unwritable cache directory
+        raise BadInput(str(exc)) from None
 
 
 def _decisions(pairs: list[str]) -> list[tuple[str, str]]:

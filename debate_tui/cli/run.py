@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TextIO
 
 from debate_tui.cli.outputs import SaveGuard, print_line, silence
-from debate_tui.cli.task_args import build_task, session_from_args, sessions_dir, warn_stderr
+from debate_tui.cli.task_args import build_task, input_files, session_from_args, sessions_dir, warn_stderr
 from debate_tui.cli.task_flags import add_history_arguments, add_limit_arguments, add_task_arguments
 from debate_tui.config import Config, effective_config, load_config
 from debate_tui.domain import Session
@@ -33,7 +33,7 @@ from debate_tui.factory import runner_for
 from debate_tui.inputs import InputError
 from debate_tui.llm.router import ModelRouter
 from debate_tui.report.exports import report_text
-from debate_tui.safefile import SessionLock, check_target
+from debate_tui.safefile import SessionLock, check_distinct, check_target, is_report_of, write_problem
 from debate_tui.store import write_atomic
 from debate_tui.textsafe import inert
 
@@ -170,9 +170,19 @@ def execute(session: Session, *, session_path: Path, report_path: Path, config: 
     try:
         write_atomic(report_path, report_text(session, report_path))
     except OSError as exc:
-        return _fail(f"cannot write the report {report_path}: {exc.strerror or exc}")
+        return _fail(write_problem(exc, f"the report {report_path}", "or pass --report elsewhere"))
     print_line(summary_line(session, session_path=str(session_path), report=str(report_path)))
     return EXIT[session.status]
+
+
+def check_report(named: str | None, session_path: Path, *, force: bool, session_id: str | None = None) -> Path:
+    """--report, else the report beside the session: either replaced only with --force (a resume replaces the
+    report its session wrote before, `session_id`), never a directory, device, FIFO or dangling link."""
+    if named:
+        return check_target(Path(named).expanduser(), force=force, flag="--report")
+    beside = session_path.with_suffix(".md")
+    own = session_id is not None and is_report_of(beside, session_id)
+    return check_target(beside, force=force or own, flag="the report beside the session,")
 
 
 def _fail(message: str) -> int:
@@ -205,8 +215,8 @@ def handle(args: argparse.Namespace) -> int:
         store = config.session_store(sessions_dir(args))
         session_path = (check_target(Path(args.session).expanduser(), force=args.force, flag="--session")
                         if args.session else store.path_for(session.id))
-        report_path = (check_target(Path(args.report).expanduser(), force=args.force, flag="--report")
-                       if args.report else session_path.with_suffix(".md"))
+        report_path = check_report(args.report, session_path, force=args.force)
+        check_distinct({"--session": session_path, "--report": report_path}, inputs=input_files(args))
         lock = SessionLock(session_path, session.id).acquire()
     except InputError as exc:
         return _fail(str(exc))

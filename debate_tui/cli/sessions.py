@@ -7,16 +7,16 @@ import json
 import sys
 from pathlib import Path
 
-from debate_tui.cli.run import EXIT_BAD_INPUT, add_limit_arguments, execute
-from debate_tui.config import ConfigError, effective_config
+from debate_tui.cli.run import EXIT_BAD_INPUT, add_limit_arguments, check_report, execute
+from debate_tui.config import effective_config
 from debate_tui.domain import HumanAction
 from debate_tui.factory import check_session
 from debate_tui.inputs import InputError
 from debate_tui.locations import examples_dir
 from debate_tui.report.exports import export_text
-from debate_tui.safefile import SessionLock, TargetError, check_target
+from debate_tui.safefile import SessionLock, TargetError, check_distinct, check_target, write_problem
 from debate_tui.store import SessionFileError, SessionStore, SessionSummary, write_atomic
-from debate_tui.textsafe import inert, inert_json
+from debate_tui.textsafe import inert, inert_json, inert_line
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -36,6 +36,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="write the report here: HTML when the name ends in .html, else Markdown "
                              "(default: PATH.md beside the session)")
     resume.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
+    resume.add_argument("--force", action="store_true",
+                        help="overwrite --report if it exists (the session's own report beside it is replaced "
+                             "without it; never a directory, device or FIFO)")
     add_limit_arguments(resume)
     resume.set_defaults(handler=handle_resume)
 
@@ -60,14 +63,14 @@ def _fail(message: str) -> int:
 
 
 def _print_rows(rows: list[SessionSummary], *, by_path: bool = False) -> None:
-    for row in rows:  # every field may come from a file someone else wrote: printed inert
+    for row in rows:  # every field may come from a file someone else wrote: printed inert, on one line
         name = str(row.path) if by_path else row.id
         if row.problem:
-            print(inert(f"{name}  UNREADABLE  {row.problem}"))
+            print(inert_line(f"{name}  UNREADABLE  {row.problem}"))
             continue
         when = f"{row.created_at:%Y-%m-%d %H:%M}" if row.created_at else "?"
-        print(inert(f"{name}  {when}  {row.protocol:<9} {row.shown_status:<11} {','.join(row.criteria):<20} "
-                    f"{row.result:<24} {row.snippet!r}"))
+        print(inert_line(f"{name}  {when}  {row.protocol:<9} {row.shown_status:<11} {','.join(row.criteria):<20} "
+                         f"{row.result:<24} {row.snippet!r}"))
 
 
 def _row_data(row: SessionSummary) -> dict[str, object]:
@@ -125,17 +128,19 @@ def _resume(args: argparse.Namespace, store: SessionStore, path: Path) -> int:
         session.actions.append(HumanAction(kind="decide", value=args.decide, who="cli",
                                            after_turn=sum(1 for t in session.turns if t.error is None),
                                            text=session.pending_question or ""))
-    report = Path(args.report).expanduser() if args.report else path.with_suffix(".md")
     try:
+        report = check_report(args.report, path, force=args.force, session_id=session.id)
+        check_distinct({"--report": report}, inputs={"SESSION": path})
         config = effective_config(args)
-    except ConfigError as exc:
+    except InputError as exc:  # TargetError, ConfigError
         return _fail(str(exc))
     return execute(session, session_path=path, report_path=report, config=config)
 
 
 def handle_export(args: argparse.Namespace) -> int:
+    store = _store(args)
     try:
-        session = _store(args).load(args.session)
+        session = store.load(args.session)
     except SessionFileError as exc:
         return _fail(str(exc))
     text = export_text(session, args.format)  # inert: a terminal must not obey escapes from the text or models
@@ -144,10 +149,11 @@ def handle_export(args: argparse.Namespace) -> int:
         return 0
     try:
         out = check_target(Path(args.out).expanduser(), force=args.force, flag="--out")
+        check_distinct({"--out": out}, inputs={"SESSION": store.resolve(args.session)})
         write_atomic(out, text)
     except TargetError as exc:
         return _fail(str(exc))
     except OSError as exc:
-        return _fail(f"cannot write {args.out}: {exc.strerror or exc}")
+        return _fail(write_problem(exc, args.out, "or pass --out elsewhere"))
     print(f"wrote {out}", file=sys.stderr)
     return 0

@@ -35,5 +35,13 @@ def warn_stderr(message: str) -> None:
     print(f"debate-tui: warning: {inert(message)}", file=sys.stderr)
 
 
+def input_files(args: argparse.Namespace) -> dict[str, Path]:
+    """The files this command reads, by flag (texts, a criteria or personas TOML): no output may be one of them."""
+    named = {TEXT_FLAGS[key]: getattr(args, key, None) for key in TEXT_FLAGS}
+    named |= {"--criteria": getattr(args, "criteria", None), "--personas": getattr(args, "personas", None)}
+    return {flag: Path(ref).expanduser() for flag, ref in named.items()
+            if ref and ref != "-" and (flag not in ("--criteria", "--personas") or ref.strip().endswith(".toml"))}
+
+
 def sessions_dir(args: argparse.Namespace) -> Path | None:
     return Path(args.sessions_dir).expanduser() if getattr(args, "sessions_dir", None) else None

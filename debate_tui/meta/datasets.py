@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_tui.domain import CHINESE_ERROR_TYPES, ERROR_TYPES
+from debate_tui.readfile import jsonl_records
 
 Line = dict[str, Any]
 
@@ -106,7 +107,7 @@ def _read_json(root: DataRoot, relative: str) -> Any:
 
 
 def _read_jsonl(root: DataRoot, relative: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in root.read_text(relative).splitlines() if line.strip()]
+    return [value for _, value in jsonl_records(root.read_text(relative), relative)]
 
 
 def _mean(values: Iterable[float]) -> float:

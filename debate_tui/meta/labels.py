@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from debate_tui.inputs import InputError
+from debate_tui.readfile import jsonl_records, read_text
+
 Line = dict[str, Any]
 VERDICTS = ("1", "2", "0")
 SUFFIXES = {".csv": ",", ".tsv": "\t", ".jsonl": None, ".ndjson": None}
-MAX_BYTES = 100_000_000
 
 
 class LabelsError(ValueError):
@@ -51,17 +52,9 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     if suffix not in SUFFIXES:
         raise LabelsError(f"{path}: give a .csv, .tsv or .jsonl file")
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise LabelsError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if len(raw) > MAX_BYTES:
-        raise LabelsError(f"{path}: larger than {MAX_BYTES:,} bytes")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise LabelsError(f"{path}: not UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
-                          "save it as UTF-8") from None
+        text = read_text(path, "labels")  # bounded (DEBATE_TUI_MAX_LABELS_BYTES), never a device or FIFO
+    except InputError as exc:
+        raise LabelsError(f"{exc}; save it as UTF-8" if "not UTF-8" in str(exc) else str(exc)) from None
     if not text.strip():
         raise LabelsError(f"{path}: empty file")
     delimiter = SUFFIXES[suffix]
@@ -86,13 +79,11 @@ def _csv_rows(path: Path, text: str, delimiter: str) -> list[dict[str, Any]]:
 
 def _jsonl_rows(path: Path, text: str) -> list[dict[str, Any]]:
     rows = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if not raw.strip():
-            continue
-        try:
-            row = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise LabelsError(f"{path}:{number}: not valid JSON ({exc.msg} at column {exc.colno})") from None
+    try:
+        records = list(jsonl_records(text, str(path)))
+    except InputError as exc:
+        raise LabelsError(str(exc)) from None
+    for number, row in records:
         if not isinstance(row, dict):
             raise LabelsError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
         rows.append(row)

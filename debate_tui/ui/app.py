@@ -113,6 +113,8 @@ class DebateTUI(App[int]):
         super().__init__()
         self.client = client
         self._own_client: ThreadedClient | None = None
+        self._state_problem: str | None = None
+        """Why ui-state.json could not be saved, once said (a full disk, a read-only home)."""
         self.clock = clock
         self.stamp = stamp
         self.demo_delay_s = demo_delay_s
@@ -268,7 +270,7 @@ class DebateTUI(App[int]):
             self.notify(str(exc), severity="error", markup=False)
             return
         control = RunControl(mode="step" if self.launch.step else "auto")
-        saver = SessionSaver(path)
+        saver = SessionSaver(path, on_error=control.stop)
         client = self._client()
         limits = self.launch.config.limits  # --max-cost, --max-tokens, --retries as `run` applies them
 
@@ -296,7 +298,9 @@ class DebateTUI(App[int]):
         from debate_tui.engine.control import RunControl
         from debate_tui.ui.replay import Replayer
         from debate_tui.ui.screens.debate import DebateScreen
+        from debate_tui.ui.trimmed import trimmed
 
+        session = trimmed(session)  # a replay only shows: a huge turn is cut, with the way to all of it
         control = RunControl(mode="step")
 
         def make(emit: Callable[[Event], None]) -> Replayer:
@@ -317,7 +321,13 @@ class DebateTUI(App[int]):
     def _save_state(self) -> None:
         from debate_tui.ui.state import save_state
 
-        self.run_worker(save_state(self.state.model_copy(deep=True)), group="state", description="save ui state")
+        async def save() -> None:
+            problem = await save_state(self.state.model_copy(deep=True))
+            if problem is not None and problem != self._state_problem:  # said once, not at every change
+                self._state_problem = problem
+                self.notify(inert(problem), severity="warning", markup=False, timeout=8)
+
+        self.run_worker(save(), group="state", description="save ui state")
 
     def watch_theme(self, theme: str) -> None:
         # No state to save before it is read (opening); a configured theme is not a pick. (App.is_mounted is a

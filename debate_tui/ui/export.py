@@ -14,7 +14,7 @@ from textual.screen import Screen
 
 from debate_tui.domain import Session
 from debate_tui.report.exports import export_text
-from debate_tui.safefile import TargetError, check_target
+from debate_tui.safefile import TargetError, check_target, write_problem
 from debate_tui.store import write_atomic
 from debate_tui.ui.screens.dialogs import ConfirmDialog, ExportAnswer, ExportDialog, ExportFormat
 
@@ -49,8 +49,12 @@ def start_export(screen: Screen, session: Session) -> None:
     async def write(answer: ExportAnswer) -> None:
         try:
             path = await export_session(session, answer.path, answer.format)
-        except (OSError, TargetError) as exc:
+        except TargetError as exc:
             screen.notify(f"Export failed: {exc}", severity="error", markup=False)
+            return
+        except OSError as exc:  # a full disk, a read-only folder: the path, the reason, where else
+            screen.notify(f"Export failed: {write_problem(exc, answer.path, 'or export elsewhere')}",
+                          severity="error", markup=False)
             return
         screen.notify(f"Exported to {path}", markup=False)
 

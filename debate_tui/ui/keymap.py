@@ -9,23 +9,24 @@ Absent file or table: no change. A malformed file is reported, not fatal.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 from textual.app import App
 
+from debate_tui.inputs import InputError
 from debate_tui.locations import config_path
+from debate_tui.readfile import MissingFile, read_toml
 
 
 def load_keymap(path: Path | None = None) -> tuple[dict[str, str], str | None]:
     """The keymap and, when the file could not be used, a one-line reason to show."""
     path = path or config_path()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+        data = read_toml(path)
+    except MissingFile:
         return {}, None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        return {}, f"{path}: keymap ignored ({exc})"
+    except InputError as exc:
+        return {}, f"keymap ignored: {exc}"
     table = data.get("keymap", {})
     if not isinstance(table, dict):
         return {}, f"{path}: [keymap] must be a table of binding id = \"keys\""

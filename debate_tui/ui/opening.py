@@ -11,17 +11,16 @@ and the form shows the validated choices.
 
 from __future__ import annotations
 
-import json
 import os
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from debate_tui.choices import Choices
-from debate_tui.inputs import read_text
+from debate_tui.inputs import InputError, read_text
 from debate_tui.locations import config_path
+from debate_tui.readfile import read_json, read_toml
 from debate_tui.ui.locations import ui_state_path
 
 TEXT_ARGS = {"text": "--text", "text_b": "--text-b", "source": "--source", "context": "--context"}
@@ -113,8 +112,8 @@ def configured(setting: str) -> str | None:
     if named := os.environ.get(f"DEBATE_TUI_{setting.upper()}"):
         return named
     try:
-        named = tomllib.loads(config_path().read_text(encoding="utf-8")).get(setting)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        named = read_toml(config_path()).get(setting)
+    except InputError:
         return None
     return named if isinstance(named, str) and named else None
 
@@ -122,8 +121,8 @@ def configured(setting: str) -> str | None:
 def read_remembered(path: Path | None = None) -> dict[str, Any]:
     """ui-state.json as a table, unvalidated; empty when there is none or it is not a JSON table."""
     try:
-        data = json.loads((path or ui_state_path()).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = read_json(path or ui_state_path(), "ui-state")
+    except InputError:
         return {}
     return data if isinstance(data, dict) else {}
 

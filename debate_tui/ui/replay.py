@@ -29,6 +29,8 @@ from debate_tui.engine.runner import acted_on
 
 CHUNK = 24
 """Characters per replayed delta: small enough to look live, few enough to stay cheap."""
+MAX_CHUNKS = 400
+"""Deltas per replayed turn at most: a long turn goes in larger pieces, so its replay takes seconds."""
 
 
 def describe_action(action: HumanAction) -> str:
@@ -72,8 +74,11 @@ class Replayer:
                     self.emit(RoundCompleted(last_round, turn.criterion))
                 last_round = turn.round
                 self.emit(TurnStarted(turn.slot, turn.agent, turn.role, turn.round, turn.criterion))
-                for start in range(0, len(turn.content), CHUNK):
-                    self.emit(TextDelta(turn.slot, turn.agent, turn.content[start:start + CHUNK]))
+                step = max(CHUNK, len(turn.content) // MAX_CHUNKS)
+                for start in range(0, len(turn.content), step):
+                    if self.control.stopped:  # a stop takes effect within a chunk, not at the end of the turn
+                        raise Stopped(self.control.stop_reason)
+                    self.emit(TextDelta(turn.slot, turn.agent, turn.content[start:start + step]))
                     if self.chunk_delay_s:
                         await asyncio.sleep(self.chunk_delay_s)
                 if turn.error is not None:

@@ -10,10 +10,12 @@ whole session five times, each write holding what the last one alone needed.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from debate_tui.domain import Session
+from debate_tui.safefile import write_problem
 from debate_tui.store import write_atomic
 
 if TYPE_CHECKING:
@@ -25,8 +27,12 @@ class SessionSaver:
     """The runner's `save` callback for one session file: it returns once a write holding the session
     as it was when asked is on disk."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, on_error: Callable[[str], None] | None = None):
+        """`on_error`: told once, in one line, when the file cannot be written (a full disk): the app stops the
+        run with it, as `run` does, so nothing more is asked of a model whose answers could not be kept."""
         self.path = path
+        self.on_error = on_error
+        self.error: str | None = None
         self._lock = asyncio.Lock()
         self._asked = 0
         """Saves asked for so far."""
@@ -41,9 +47,17 @@ class SessionSaver:
         async with self._lock:
             if self._written >= wanted:  # a write that dumped the session after this ask is on disk
                 return
+            if self.error is not None:
+                return
             covered = self._asked
             text = session.model_dump_json(indent=1)
-            await asyncio.to_thread(write_atomic, self.path, text)
+            try:
+                await asyncio.to_thread(write_atomic, self.path, text)
+            except OSError as exc:  # the file on disk stays its last complete version
+                self.error = write_problem(exc, f"the session file {self.path}", "or free space and resume it")
+                if self.on_error is not None:
+                    self.on_error(self.error)
+                return
             self._written = covered
             self.saves += 1
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, ValidationError
 from debate_tui.choices import Choices
 from debate_tui.domain import Criterion
 from debate_tui.llm import DEMO_MODEL
+from debate_tui.safefile import write_problem
 from debate_tui.store import write_atomic
 from debate_tui.ui.locations import ui_state_path
 from debate_tui.ui.opening import DEFAULT_THEME, read_remembered
@@ -81,7 +82,14 @@ def state_from(remembered: dict[str, Any]) -> UiState:
         return UiState()
 
 
-async def save_state(state: UiState, path: Path | None = None) -> None:
-    """Serialise now (a consistent snapshot), write in a thread (never on the loop)."""
+async def save_state(state: UiState, path: Path | None = None) -> str | None:
+    """Serialise now (a consistent snapshot), write in a thread (never on the loop); the one-line reason when
+    it cannot be written (a full disk, a read-only home): the app goes on, it only forgets."""
     text = state.model_dump_json(indent=1)
-    await asyncio.to_thread(write_atomic, path or ui_state_path(), text)
+    target = path or ui_state_path()
+    try:
+        await asyncio.to_thread(write_atomic, target, text)
+    except OSError as exc:
+        return write_problem(exc, target, "or point DEBATE_TUI_CONFIG_DIR at a writable directory") + (
+            "; choices are not remembered")
+    return None

@@ -7,17 +7,18 @@ with a reason, so one bad theme never stops the app.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import fields
 from pathlib import Path
 
 from textual.theme import Theme
 
+from debate_tui.readfile import read_toml
+
 THEME_FIELDS = {f.name for f in fields(Theme)}
 
 
 def read_theme(path: Path) -> Theme:
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data = read_toml(path)
     unknown = set(data) - THEME_FIELDS
     if unknown:
         raise ValueError(f"unknown field(s) {', '.join(sorted(unknown))}")
@@ -34,6 +35,6 @@ def load_themes(dirs: list[Path]) -> tuple[list[Theme], list[str]]:
         for path in sorted(folder.glob("*.toml")) if folder.is_dir() else []:
             try:
                 themes.append(read_theme(path))
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError, TypeError) as exc:
+            except (ValueError, TypeError) as exc:  # readfile's FileError is a ValueError
                 problems.append(f"theme {path.name} skipped: {exc}")
     return themes, problems

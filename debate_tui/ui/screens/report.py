@@ -21,6 +21,7 @@ from debate_tui.ui.export import start_export
 from debate_tui.ui.host import tui
 from debate_tui.ui.literal import cell, literal, one_line
 from debate_tui.ui.screens.base import BaseScreen
+from debate_tui.ui.trimmed import trimmed
 from debate_tui.ui.widgets.footer import AppFooter
 from debate_tui.ui.widgets.highlighted_text import HighlightedText, legend, type_colours
 from debate_tui.ui.widgets.safe_markdown import SafeMarkdown
@@ -42,10 +43,12 @@ class ReportScreen(BaseScreen[None]):
     ]
 
     def __init__(self, session: Session) -> None:
+        """`session` is exported whole; the screen shows it `trimmed` (a huge turn cut, with the way to all of it)."""
         super().__init__()
         self.session = session
-        self.markdown = render(session)
-        self.errors = (list(session.outcome.errors) if session.outcome else []) + quoted_passages(session)
+        shown = trimmed(session)
+        self.markdown = render(shown)
+        self.errors = (list(session.outcome.errors) if session.outcome else []) + quoted_passages(shown)
         self.colours = type_colours(self.errors)
 
     def compose(self) -> ComposeResult:
