@@ -249,3 +249,35 @@ async def test_meta_screen_has_a_risk_coverage_tab(tmp_path) -> None:
         assert app.query_one(TabbedContent).active == "risk"
         await pilot.pause()
         assert app.query_one("#risk-plot", PlotextPlot).size.width > 40
+
+
+def test_calibrate_and_escalate_never_replace_a_file_unasked(tmp_path, capsys) -> None:
+    one, two = ladder(tmp_path)
+    policy = tmp_path / "policy.json"
+    policy.write_text("notes\n")
+    assert main(["calibrate", str(one), "--alpha", "0.1", "--delta", "0.1", "--out", str(policy)]) == 2
+    assert "exists; pass --force" in capsys.readouterr().err and policy.read_text() == "notes\n"
+    assert main(["calibrate", str(one), "--alpha", "0.1", "--delta", "0.1", "--out", str(one), "--force"]) == 2
+    assert "same file as input 1" in capsys.readouterr().err
+    assert main(["calibrate", str(one), "--alpha", "0.1", "--delta", "0.1", "--out", str(policy), "--force"]) == 0
+    capsys.readouterr()
+    assert main(["escalate", str(policy), str(one), "--out", str(policy), "--force"]) == 2
+    assert "same file as input 1" in capsys.readouterr().err
+    assert json.loads(policy.read_text())["kind"] == "debate-tui trust policy"
+
+
+def test_tier_files_are_read_by_newlines_alone_and_bounded(tmp_path, capsys, monkeypatch) -> None:
+    one, _ = ladder(tmp_path)
+    rows = [json.loads(line) for line in one.read_text().splitlines()]
+    rows[0]["note"] = "a\u2028b"  # valid JSON, raw: no line break
+    one.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    assert main(["calibrate", str(one), "--alpha", "0.1", "--delta", "0.1", "--out", str(tmp_path / "p.json")]) == 0
+    capsys.readouterr()
+    nested = tmp_path / "nested.jsonl"
+    nested.write_text("[" * 5000 + "]" * 5000 + "\n")
+    assert main(["calibrate", str(nested), "--alpha", "0.1", "--delta", "0.1", "--out", str(tmp_path / "q.json")]) == 2
+    err = capsys.readouterr().err
+    assert "nested.jsonl:1" in err and err.count("\n") == 1
+    monkeypatch.setenv("DEBATE_TUI_MAX_RESULTS_BYTES", "100")
+    assert main(["calibrate", str(one), "--alpha", "0.1", "--delta", "0.1", "--out", str(tmp_path / "r.json")]) == 2
+    assert "DEBATE_TUI_MAX_RESULTS_BYTES" in capsys.readouterr().err

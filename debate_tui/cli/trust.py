@@ -44,6 +44,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     calibrate.add_argument("--min-trusted", type=int, default=30, metavar="N",
                            help="fewest items at or above a candidate threshold (default 30)")
     calibrate.add_argument("--out", required=True, metavar="POLICY.json", help="where to write the policy")
+    calibrate.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     calibrate.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     calibrate.add_argument("--sessions-dir", metavar="DIR",
                            help="where the tiers' sessions are, to record each tier's task settings "
@@ -55,6 +56,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     escalate.add_argument("tiers", nargs="+", metavar="TIER.jsonl", help="each tier's judgments, in the policy's order")
     escalate.add_argument("--labels", metavar="FILE", help="human labels joined by id, to report agreement")
     escalate.add_argument("--out", required=True, metavar="DECISIONS.jsonl", help="one line per (id, criterion)")
+    escalate.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     escalate.set_defaults(handler=handle_escalate)
 
 
@@ -68,6 +70,29 @@ def _shared(parser: argparse.ArgumentParser) -> None:
 def _fail(message: str) -> int:
     print(f"debate-tui: error: {inert(message)}", file=sys.stderr)
     return EXIT_BAD_INPUT
+
+
+def _output(args: argparse.Namespace, *inputs: str) -> Path:
+    """--out, checked before anything is read: not replaced without --force, never one of the inputs."""
+    from debate_tui.safefile import check_distinct, check_target
+
+    out = check_target(Path(args.out).expanduser(), force=args.force, flag="--out")
+    named = {f"input {number}": Path(path).expanduser() for number, path in enumerate(inputs, start=1)}
+    if args.labels is not None:
+        named["--labels"] = Path(args.labels).expanduser()
+    check_distinct({"--out": out}, inputs=named)
+    return out
+
+
+def _write(out: Path, text: str) -> int | None:
+    """Write the command's one output; the exit code of a failure (one line), None when written."""
+    from debate_tui.safefile import write_atomic, write_problem
+
+    try:
+        write_atomic(out, text)
+    except OSError as exc:
+        return _fail(write_problem(exc, out, "or pass --out elsewhere"))
+    return None
 
 
 def read_tiers(paths: list[str], labels: str | None) -> list[list[Judgment]]:
@@ -87,24 +112,23 @@ def read_tiers(paths: list[str], labels: str | None) -> list[list[Judgment]]:
 
 def handle_calibrate(args: argparse.Namespace) -> int:
     from debate_tui.meta.trust import TrustError, calibrate, format_calibration, policy_of
-    from debate_tui.safefile import write_atomic
+    from debate_tui.safefile import TargetError
 
     if not 0 < args.alpha < 1 or not 0 < args.delta < 1:
         return _fail("--alpha and --delta must be between 0 and 1")
     if args.tolerance < 0 or args.min_trusted < 1:
         return _fail("--tolerance must be 0 or more and --min-trusted at least 1")
     try:
+        out = _output(args, *args.tiers)
         tiers = read_tiers(args.tiers, args.labels)
         fits = calibrate(tiers, args.alpha, args.delta, args.tolerance, args.min_trusted)
-    except (TrustError, ValueError) as exc:
+    except (TrustError, TargetError, ValueError) as exc:
         return _fail(str(exc))
     tasks = [task_settings(tier, args) for tier in tiers]
     policy = policy_of(fits, tiers, args.tiers, tasks, alpha=args.alpha, delta=args.delta,
                        tolerance=args.tolerance, min_trusted=args.min_trusted)
-    try:
-        write_atomic(Path(args.out).expanduser(), json.dumps(policy, indent=2, ensure_ascii=False) + "\n")
-    except OSError as exc:
-        return _fail(f"cannot write {args.out}: {exc.strerror or exc}")
+    if (failed := _write(out, json.dumps(policy, indent=2, ensure_ascii=False) + "\n")) is not None:
+        return failed
     print(json.dumps(policy) if args.json else format_calibration(policy))
     return 0
 
@@ -134,22 +158,20 @@ def task_settings(tier: list[Judgment], args: argparse.Namespace) -> dict[str, A
 
 def handle_escalate(args: argparse.Namespace) -> int:
     from debate_tui.meta.trust import TrustError, decision_lines, escalate, escalation_summary, read_policy
-    from debate_tui.safefile import write_atomic
+    from debate_tui.safefile import TargetError
 
     try:
+        out = _output(args, args.policy, *args.tiers)
         policy = read_policy(Path(args.policy))
         if len(policy["tiers"]) != len(args.tiers):
             raise TrustError(f"{args.policy} has {len(policy['tiers'])} tiers; {len(args.tiers)} files were given")
         tiers = read_tiers(args.tiers, args.labels)
-    except (TrustError, ValueError) as exc:
+    except (TrustError, TargetError, ValueError) as exc:
         return _fail(str(exc))
     decisions = escalate(tiers, [t["threshold"] for t in policy["tiers"]])
     lines = decision_lines(tiers, decisions)
-    try:
-        write_atomic(Path(args.out).expanduser(),
-                          "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
-    except OSError as exc:
-        return _fail(f"cannot write {args.out}: {exc.strerror or exc}")
+    if (failed := _write(out, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))) is not None:
+        return failed
     summary = escalation_summary(tiers, decisions, float(policy["tolerance"]))
     print(json.dumps(summary), flush=True)
     return 0

@@ -17,7 +17,6 @@ item without confidence (null: unscored) is never trusted.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_tui.domain import AGREE_TOLERANCE, agrees
+from debate_tui.readfile import FileError, jsonl_records, read_json, read_text
 
 Row = dict[str, Any]
 Key = tuple[str, str]
@@ -283,19 +283,13 @@ def decision_lines(tiers: list[list[Judgment]], decisions: list[Decision]) -> li
 # ----- files --------------------------------------------------------------------------------------------------
 
 def read_jsonl(path: Path) -> list[Row]:
-    """A tier's lines; TrustError names the file and line of anything unreadable."""
+    """A tier's lines (bounded, split at "\\n" only: `readfile`); TrustError names the file and line."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TrustError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        records = list(jsonl_records(read_text(path, "results"), str(path)))
+    except FileError as exc:
+        raise TrustError(str(exc)) from None
     rows = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise TrustError(f"{path}:{number}: not JSON ({exc})") from None
+    for number, row in records:
         if not isinstance(row, dict):
             raise TrustError(f"{path}:{number}: not a JSON object")
         rows.append(row)
@@ -328,9 +322,9 @@ def policy_of(fits: list[TierFit], tiers: list[list[Judgment]], names: Sequence[
 def read_policy(path: Path) -> dict[str, Any]:
     """A policy written by `calibrate`; TrustError for anything else (or a newer version)."""
     try:
-        policy = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise TrustError(f"cannot read the policy {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        policy = read_json(path, "json")
+    except FileError as exc:
+        raise TrustError(f"cannot read the policy: {exc}") from None
     if not isinstance(policy, dict) or policy.get("kind") != POLICY_KIND:
         raise TrustError(f"{path} is not a trust policy (write one with debate-tui calibrate)")
     if policy.get("version") != POLICY_VERSION:
