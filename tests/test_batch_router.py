@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -129,10 +130,12 @@ def test_config_deployments_keep_each_rpm(capsys, llm_server, tmp_path, isolated
             server.add_rule("Reasoning.\nScore: 4")
         deployments_toml(isolated_dirs, deployment(llm_server, rpm=3), deployment(roomy, rpm=1000))
         items = write_items(tmp_path / "in.jsonl", 20)
+        first_minute = int(time.time() // 60)
         code, summary, err = run_batch(capsys, str(items), "--out", str(tmp_path / "o.jsonl"), "--model", "judge",
                                        "--protocol", "single", "--criteria", "coherence", "--concurrency", "4")
+        minutes = int(time.time() // 60) - first_minute + 1  # rpm counts per clock minute: a slow run spans two
         assert code == 0, err
-        assert summary["done"] == 20 and llm_server.calls <= 3 and roomy.calls >= 17  # within the same minute
+        assert summary["done"] == 20 and llm_server.calls <= 3 * minutes and roomy.calls >= 20 - 3 * minutes
 
 
 def test_a_failing_config_deployment_is_cooled_down(capsys, llm_server, tmp_path, isolated_dirs):

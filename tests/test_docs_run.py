@@ -1,7 +1,7 @@
 """Every fenced block of README.md and docs/ is run, compared, parsed, or marked with why not.
 
 Commands run as a reader would type them, in a fresh working folder per page (with
-`examples/`, `docs/`, `dev.py` and `.venv` beside them, as in a clone) and a temporary HOME,
+`examples/`, `docs/`, `tools/`, `dev.py` and `.venv` beside them, as in a clone) and a temporary HOME,
 so the config, data, cache and state folders start empty. The blocks of a page run in their
 order: a later block may read what an earlier one wrote (dataset, then batch, then meta).
 Each block is its own test id, so pytest-xdist spreads the pages; a worker that gets a later
@@ -26,7 +26,7 @@ from tests.doc_blocks import Block, check_data, collect, compare
 
 BLOCKS = collect(REPO)
 TIMEOUT_S = 120
-LINKED = ("examples", "docs", "dev.py")
+LINKED = ("examples", "docs", "dev.py", "tools")
 """What a block may name by a relative path, linked into its page's folder."""
 
 
