@@ -114,7 +114,8 @@ def imported_distributions(folder: Path) -> dict[str, set[str]]:
                 continue
             for name in names:
                 top = name.split(".")[0]
-                ours = top in ("debate_tui", "tests", "conftest") or top.startswith("test_")
+                # the repository's own folders (tools/, benchmarks/) are not distributions
+                ours = top in ("debate_tui", "tests", "conftest", "tools", "benchmarks") or top.startswith("test_")
                 if ours or top in sys.stdlib_module_names:
                     continue
                 for distribution in owners.get(top, [f"(no distribution has {top})"]):
