@@ -178,6 +178,8 @@ def build_template(args: argparse.Namespace, first_task: Task, config: Config) -
 
     `--option KEY=VALUE` sets options without a flag of their own, over the flags.
     """
+    from dataclasses import replace
+
     from debate_tui.cli.task_flags import choices_from_args
     from debate_tui.factory import OptionError, build_session
     from debate_tui.inputs import InputError
@@ -187,7 +189,7 @@ def build_template(args: argparse.Namespace, first_task: Task, config: Config) -
     extra = parse_options(args.option)
     try:
         choices = choices_from_args(args)
-        choices.options.update(extra)
+        choices = replace(choices, options={**choices.options, **extra})
         built = build_session(first_task, choices, config, check_inputs=False)  # each line's: _check_tasks
     except OptionError as exc:
         if exc.key not in extra:

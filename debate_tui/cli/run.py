@@ -13,7 +13,7 @@ from typing import TextIO
 from debate_tui.cli.outputs import SaveGuard, print_line, silence
 from debate_tui.cli.task_args import build_task, input_files, session_from_args, sessions_dir, warn_stderr
 from debate_tui.cli.task_flags import add_history_arguments, add_limit_arguments, add_task_arguments
-from debate_tui.config import Config, effective_config, load_config
+from debate_tui.config import Config, flag_values, load_config, resolve_current
 from debate_tui.domain import Session
 from debate_tui.engine.budget import Budget
 from debate_tui.engine.condense import history_state, preflight
@@ -208,8 +208,9 @@ def handle(args: argparse.Namespace) -> int:
 
         return run_ladder(args)
     try:
-        config = effective_config(args)
-        session = session_from_args(args, build_task(args, warn_stderr), warn_stderr, config).session
+        resolved = resolve_current(flag_values(args))
+        config = resolved.config
+        session = session_from_args(args, build_task(args, warn_stderr), warn_stderr, resolved).session
         session.state.update(history_state(args.max_history_tokens, args.condense))
         preflight(session)
         store = config.session_store(sessions_dir(args))

@@ -12,7 +12,6 @@ from debate_tui.cli.task_flags import (
     add_limit_arguments,
     add_task_arguments,
     choices_from_args,
-    text_refs,
 )
 from debate_tui.inputs import InputError
 from debate_tui.textsafe import inert
@@ -39,7 +38,7 @@ def tui_request(args: argparse.Namespace) -> TuiRequest:
     """What the command line asks of the TUI, without argparse: the task flags as the factory's `Choices`."""
     from debate_tui.ui.opening import TuiRequest
 
-    return TuiRequest(choices=choices_from_args(args), texts=text_refs(args),
+    return TuiRequest(choices=choices_from_args(args),
                       config_flags={key: value for key, value in vars(args).items() if value is not None},
                       autostart=args.autostart or bool(args.policy), step=args.step, sessions_dir=args.sessions_dir,
                       history={"max_history_tokens": args.max_history_tokens, "condense": args.condense},
