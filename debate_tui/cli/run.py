@@ -211,7 +211,7 @@ def handle(args: argparse.Namespace) -> int:
         resolved = resolve_current(flag_values(args))
         config = resolved.config
         session = session_from_args(args, build_task(args, warn_stderr), warn_stderr, resolved).session
-        session.state.update(history_state(args.max_history_tokens, args.condense))
+        session.keep_history(history_state(args.max_history_tokens, args.condense))
         preflight(session)
         store = config.session_store(sessions_dir(args))
         session_path = (check_target(Path(args.session).expanduser(), force=args.force, flag="--session")

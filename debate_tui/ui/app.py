@@ -236,7 +236,7 @@ class DebateTUI(App[int]):
         """A new debate: saved in the sessions directory after every turn."""
         if self.stamp is not None:
             self.stamp(session)
-        session.state.update(self.launch.session_state)
+        session.keep_history(self.launch.history)
         self._run(session, self.store.path_for(session.id), kind="live" + (" (demo)" if demo else ""))
 
     def resume(self, session: Session, path: Path) -> None:

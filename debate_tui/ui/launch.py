@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from debate_tui.choices import Choices
 from debate_tui.config import Config, load_config, resolve_current
-from debate_tui.domain import Session, Task
+from debate_tui.domain import HistorySettings, Session, Task
 from debate_tui.engine.condense import history_state
 from debate_tui.factory import build_session
 from debate_tui.inputs import InputError
@@ -46,7 +46,7 @@ class Launch:
     """The theme the configuration names (config.toml, DEBATE_TUI_THEME): over the remembered one."""
     config: Config = field(default_factory=load_config)
     """The configuration the command line resolves to: read here, at the edge, and passed down."""
-    session_state: dict[str, object] = field(default_factory=dict)
+    history: HistorySettings = field(default_factory=HistorySettings)
     """What --max-history-tokens and --condense keep in each new session, as `run` keeps them."""
     ladder: list[Tier] = field(default_factory=list)
     """`--policy`: the tiers, the first of which is `session`."""
@@ -75,7 +75,7 @@ def launch_from(request: TuiRequest, state: UiState, texts: dict[str, str] | Non
     launch = Launch(state=state, step=request.step, sessions_dir=sessions_dir, notes=notes, config=config,
                     theme=config.theme)
     launch.texts = read_texts(request.choices.inputs, notes.append) if texts is None else texts
-    launch.session_state = history_state(**request.history) if request.history else {}
+    launch.history = history_state(**request.history) if request.history else HistorySettings()
     launch.choices = resolve_choices(request.choices, resolved, None if request.autostart else state.setup,
                                      config_newer=config_is_newer(resolved.path, ui_state_path()))
     if request.policy:
