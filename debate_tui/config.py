@@ -35,9 +35,9 @@ from debate_tui.inputs import ConfigError, InputError, check_api_base
 from debate_tui.llm import DEFAULT_TIMEOUT_S
 from debate_tui.llm.keys import KeySource, key_source
 from debate_tui.locations import APP_NAME, config_path
-from debate_tui.protocols import PROTOCOLS
 from debate_tui.readfile import MissingFile, decode, parse_toml, read_bytes
 from debate_tui.redact import redact
+from debate_tui.registry import PROTOCOLS
 from debate_tui.store import SessionStore
 
 if TYPE_CHECKING:

@@ -210,7 +210,7 @@ class DebateTUI(App[int]):
             for name in LATER:
                 importlib.import_module(name)
             if litellm:
-                from debate_tui.llm.litellm_client import load_litellm
+                from debate_tui.llm.litellm_loader import load_litellm
 
                 load_litellm()
 
