@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.cli.outputs import SaveGuard, print_line, silence
 from debate_tui.cli.task_args import build_task, input_files, session_from_args, sessions_dir, warn_stderr
 from debate_tui.cli.task_flags import add_history_arguments, add_limit_arguments, add_task_arguments
@@ -60,8 +61,7 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
                           "(default: PATH.md beside the session file)")
     out.add_argument("--session", metavar="PATH.json",
                      help="write the session file here (default: in the sessions directory)")
-    out.add_argument("--sessions-dir", metavar="DIR",
-                     help="sessions directory (default: user data dir, or DEBATE_TUI_SESSIONS_DIR)")
+    add_sessions_dir(out)
     out.add_argument("--force", action="store_true",
                      help="overwrite the files named by --report and --session if they exist (never a directory, "
                           "device or FIFO)")

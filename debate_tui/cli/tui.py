@@ -7,6 +7,7 @@ import gc
 import sys
 from typing import TYPE_CHECKING
 
+from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.cli.task_flags import (
     add_history_arguments,
     add_limit_arguments,
@@ -26,7 +27,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_history_arguments(add_limit_arguments(parser))
     parser.add_argument("--autostart", action="store_true", help="start the debate at once")
     parser.add_argument("--step", action="store_true", help="start in step mode (one turn per key press)")
-    parser.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
+    add_sessions_dir(parser)
     parser.add_argument("--policy", metavar="POLICY.json",
                         help="judge the text up a trust ladder (from `debate-tui calibrate`), starting at once: "
                              "each next tier plays in its own panes while the one before is not sure; you decide "
