@@ -108,3 +108,16 @@ def test_the_remembered_setup_is_the_choices_serialised_and_an_older_file_still_
     ui_state_path().write_text(json.dumps({"setup": {"temperature": ["not", "a", "number"], "options": 3}}))
     assert load_state() == UiState()
 
+
+
+def test_config_show_tells_a_run_s_choices_and_where_each_came_from(monkeypatch, capsys):
+    from debate_tui.cli import main
+
+    monkeypatch.setenv("DEBATE_TUI_MODEL", "openai/env")
+    assert main(["config", "show", "--json", "--protocol", "single"]) == 0
+    choices = json.loads(capsys.readouterr().out)["choices"]
+    assert choices["protocol"] == {"value": "single", "origin": COMMAND_LINE}
+    assert choices["model"] == {"value": "openai/env", "origin": "environment variable DEBATE_TUI_MODEL"}
+    assert main(["config", "show"]) == 0
+    shown = capsys.readouterr().out
+    assert "#   protocol = debate  (default)\n#   model = openai/env  (environment variable DEBATE_TUI_MODEL)" in shown
