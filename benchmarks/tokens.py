@@ -161,7 +161,7 @@ async def _run_configs(work: Path, names: list[str], prompts: dict[str, list[str
             runs = []
             for client in (LiteLLMClient(), cache, cache):  # measured; fills the cache; served from it
                 session = session_from_args(args, build_task(args, lambda note: None), lambda note: None).session
-                session.state.update(history_state(args.max_history_tokens, args.condense))
+                session.keep_history(history_state(args.max_history_tokens, args.condense))
                 for agent in session.agents:
                     agent.params["temperature"] = 0.0
                 prompts.clear()

@@ -1,41 +1,134 @@
-"""What a person chose for a run, as given by any front end: flags, the setup form or a batch.
+"""What a person chose for a run, and the one rule that decides which source a choice comes from.
 
-Nothing here is checked or resolved: the session factory (`debate_tui.factory`)
-does that, once, for every front end. Plain data without pydantic, so the TUI
-can carry the command line's choices to its first frame cheaply.
+`Choices` is the run's specification as every front end gives it (flags, the
+setup form, a batch): immutable, so a form edits a copy with one field changed
+(`dataclasses.replace`). `resolve` builds it from its sources in the one
+precedence order, recording where each value came from (`Choices.origins`, read
+by the setup form's hover). Plain data without pydantic, so the TUI can resolve
+its first frame before anything heavy is imported; the session factory checks
+the result.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from debate_tui.domain import Criterion
 
+DEFAULT_PROTOCOL = "debate"
+COMMAND_LINE = "command line"
+REMEMBERED = "remembered from your last setup"
+DEFAULT = "default"
 
-@dataclass
+PROTOCOL_BOUND = frozenset({"options", "criteria", "agent_models", "agent_personas"})
+"""What a source chose for its own protocol: not carried over to another protocol."""
+TABLES = frozenset({"options", "agent_models", "agent_personas", "generation", "inputs"})
+"""Choices made key by key: a higher source's key wins, the others' keys stay."""
+
+
+@dataclass(frozen=True)
 class Choices:
     protocol: str | None = None
     """None: `protocol` in the configuration."""
-    criteria: list[str] | None = None
+    criteria: Sequence[str] | None = None
     """Criterion names as typed, bare or qualified (or names of `custom_criteria`); None: the protocol's."""
     criteria_file: str | None = None
     """A TOML file of criteria (`--criteria FILE.toml`), judged instead of `criteria`."""
-    custom_criteria: list[Criterion] = field(default_factory=list)
+    custom_criteria: Sequence[Criterion] = ()
     """Criteria written or loaded in the TUI, picked by name in `criteria`."""
     personas: str | None = None
     """`--personas`: names or a TOML file, cycled over the agents that take one."""
-    options: dict[str, Any] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)
     """Protocol options by key, only those given; over `[protocols.<name>]` in the configuration."""
     model: str | None = None
     """Every agent's model unless its name or role has one; None: `default_model`, else the demo."""
     api_base: str | None = None
     demo: bool = False
-    """The offline demo model for every agent, whatever is configured."""
-    agent_models: dict[str, str] = field(default_factory=dict)
+    """The offline demo model for every agent, whatever is configured (`--demo`; a form sets `model`)."""
+    agent_models: Mapping[str, str] = field(default_factory=dict)
     """Agent name (as a person may type it) -> model."""
-    agent_personas: dict[str, str] = field(default_factory=dict)
+    agent_personas: Mapping[str, str] = field(default_factory=dict)
     """Agent name -> persona name, over the protocol's default persona."""
-    generation: dict[str, Any] = field(default_factory=dict)
+    generation: Mapping[str, Any] = field(default_factory=dict)
     """Reply cap, temperature, structured answers (`Generation`'s fields), only those given; over `[generation]`."""
+    inputs: Mapping[str, str] = field(default_factory=dict)
+    """Input name (text, text_b, source, context) -> the file it is read from ('-': stdin)."""
+    origins: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """Where each value came from, by field (and `field.key` for a table's keys): "command line",
+    "environment variable DEBATE_TUI_MODEL", "config.toml (PATH)", `REMEMBERED` or `DEFAULT`."""
+
+    def __post_init__(self) -> None:
+        for name in ("criteria", "custom_criteria"):  # lists given become tuples: nothing shared is changed
+            if isinstance(value := getattr(self, name), list):
+                object.__setattr__(self, name, tuple(value))
+
+    @property
+    def text_path(self) -> str:
+        """The file the text to judge was read from, as a form offers it again (stdin is no file)."""
+        path = self.inputs.get("text", "")
+        return "" if path == "-" else path
+
+    def saved(self) -> dict[str, Any]:
+        """The choices as a person would have them again (`ui-state.json`): set values only, no origins."""
+        data: dict[str, Any] = {}
+        for name in self.__dataclass_fields__:
+            value = getattr(self, name)
+            if name != "origins" and value not in (None, False, "", (), {}):
+                data[name] = dict(value) if isinstance(value, Mapping) else value
+        return data
+
+
+@dataclass(frozen=True)
+class Source:
+    """One place choices come from: where (told on the form's hover) and the fields it sets (None: not set)."""
+
+    origin: str
+    values: Mapping[str, Any] = field(default_factory=dict)
+    named: Mapping[str, str] = field(default_factory=dict)
+    """Field -> its own origin where it differs from `origin` (each environment variable is named)."""
+
+    @classmethod
+    def of(cls, origin: str, choices: Choices) -> Source:
+        """A whole `Choices` as a source: what it leaves at its default sets nothing."""
+        return cls(origin, {name: getattr(choices, name) for name in choices.__dataclass_fields__ if name != "origins"})
+
+
+def resolve(command_line: Source, environment: Source, config_file: Source, remembered: Source, default: Source, *,
+            config_newer: bool) -> Choices:
+    """The one precedence order: command line > environment > config.toml > remembered setup > default.
+
+    config.toml goes under the remembered setup when it was saved before it (`config_newer` False): what a
+    person set last wins."""
+    saved_last = (config_file, remembered) if config_newer else (remembered, config_file)
+    return merged([command_line, environment, *saved_last, default])
+
+
+def merged(sources: Sequence[Source]) -> Choices:
+    """The first source that sets a field wins it (a table: key by key); a source's protocol-bound choices
+    count only for the protocol chosen."""
+    protocol = next((source.values["protocol"] for source in sources if source.values.get("protocol")), None)
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for source in sources:
+        own = source.values.get("protocol")
+        for name, value in source.values.items():
+            if _unset(value) or (name in PROTOCOL_BOUND and own and own != protocol):
+                continue
+            if name in TABLES:
+                table = values.setdefault(name, {})
+                for key, item in value.items():
+                    if key not in table:
+                        table[key], origins[f"{name}.{key}"] = item, source.named.get(name, source.origin)
+                if value:
+                    origins.setdefault(name, source.named.get(name, source.origin))
+            elif name not in values:
+                values[name], origins[name] = value, source.named.get(name, source.origin)
+    return Choices(**values, origins=origins)
+
+
+def _unset(value: Any) -> bool:
+    """A source's value that sets nothing (an empty string does: config.toml's model brings its own API base)."""
+    return value is None or value is False or (isinstance(value, tuple | list) and not value)

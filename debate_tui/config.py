@@ -29,14 +29,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import platformdirs
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from debate_tui.choices import DEFAULT_PROTOCOL
 from debate_tui.generation import Generation, ReplySettings
 from debate_tui.inputs import ConfigError, InputError, check_api_base
 from debate_tui.llm import DEFAULT_TIMEOUT_S
 from debate_tui.llm.keys import KeySource, key_source
 from debate_tui.locations import APP_NAME, config_path
-from debate_tui.protocols import PROTOCOLS
 from debate_tui.readfile import MissingFile, decode, parse_toml, read_bytes
 from debate_tui.redact import redact
+from debate_tui.registry import PROTOCOLS
 from debate_tui.store import SessionStore
 
 if TYPE_CHECKING:
@@ -253,7 +254,7 @@ class Config(Section):
     """Per model string: its api_base and the environment variable holding its key."""
     deployments: dict[ModelName, list[Deployment]] = Field(default_factory=dict)
     """Model groups served by several deployments (replicas, keys, regions), each with its rate limits."""
-    protocol: ProtocolName = "debate"
+    protocol: ProtocolName = DEFAULT_PROTOCOL
     """The evaluation protocol used when none is given."""
     protocols: dict[ProtocolName, dict[str, Any]] = Field(default_factory=dict)
     """Per protocol: default options (e.g. `[protocols.debate]` rounds = 4); flags override them."""

@@ -10,7 +10,7 @@ import secrets
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, FiniteFloat, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, FiniteFloat, model_validator
 
 from debate_tui.textsafe import one_line
 
@@ -278,6 +278,45 @@ class Outcome(BaseModel):
     protocol's spec declares (`ProtocolSpec.confidence`); None when unscored or answered by a person."""
 
 
+CondenseMode = Literal["summary", "digest"]
+
+
+class HistorySettings(BaseModel):
+    """How a long debate's older rounds are condensed (`--max-history-tokens`, `--condense`): kept in the
+    session's `state` under these names, so a resume condenses alike."""
+
+    max_history_tokens: int | None = None
+    """Tokens an agent's prompt may use before older rounds are condensed; None: its model's window."""
+    condense: CondenseMode = "summary"
+
+
+class PairOrder(BaseModel):
+    """The order a pair was shown in (ScaleEval draws it), kept in the session's `state` under "order": the
+    agents' turn verdicts are in that presented numbering, everything a person reads in the original one."""
+
+    model_config = ConfigDict(frozen=True)
+
+    swapped: bool = False
+    """The agents saw text 2 first."""
+    speakers: tuple[str, ...] = ()
+    """Who speaks when."""
+
+    def original(self, verdict: Verdict | None) -> Verdict | None:
+        """A verdict in the presented numbering, told in the original one (1 = the text given first): the one
+        place the numbering is turned back."""
+        return VERDICT_FLIP[verdict] if self.swapped and verdict is not None else verdict
+
+    def state(self) -> dict[str, Any]:
+        """As kept in the session file, with a sentence for whoever reads it there."""
+        return {**self.model_dump(mode="json"), "numbering": (
+            "the speakers saw text 2 as Submission 1: turn verdicts are in that presented numbering, outcome "
+            "verdicts in the original one" if self.swapped else "the speakers saw the texts in the original order")}
+
+
+ORDER_KEY = "order"
+"""Key in `Session.state` of the pair's `PairOrder`."""
+
+
 class Session(BaseModel):
     """Everything about one evaluation; saved after every turn."""
 
@@ -308,14 +347,32 @@ class Session(BaseModel):
         raise KeyError(name)
 
     @property
+    def order(self) -> PairOrder:
+        """The order the pair was shown in: the original one unless one was drawn (`keep_order`)."""
+        kept = self.state.get(ORDER_KEY)
+        return PairOrder.model_validate(kept) if isinstance(kept, dict) else PairOrder()
+
+    def keep_order(self, order: PairOrder) -> None:
+        self.state[ORDER_KEY] = order.state()
+
+    @property
     def swapped(self) -> bool:
         """The agents saw text 2 first (ScaleEval's drawn order): their turns' verdicts are in that presented
         numbering, while everything a person reads and decides is in the original one."""
-        return bool(self.state.get("order", {}).get("swapped"))
+        return self.order.swapped
 
     def original_verdict(self, verdict: Verdict | None) -> Verdict | None:
         """A turn's verdict told in the original numbering (1 = the text given first)."""
-        return VERDICT_FLIP[verdict] if self.swapped and verdict is not None else verdict
+        return self.order.original(verdict)
+
+    @property
+    def history(self) -> HistorySettings:
+        """How older rounds are condensed, as the run was started (`keep_history`)."""
+        return HistorySettings.model_validate({name: self.state[name] for name in HistorySettings.model_fields
+                                               if name in self.state})
+
+    def keep_history(self, settings: HistorySettings) -> None:
+        self.state.update(settings.model_dump(exclude_defaults=True))
 
     @property
     def models(self) -> list[str]:

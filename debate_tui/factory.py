@@ -12,6 +12,7 @@ criteria or personas TOML file a choice names).
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -152,7 +153,7 @@ def chosen_personas(spec: ProtocolSpec, choices: Choices, options: Any, catalog:
     return catalog.resolve_personas(choices.personas)
 
 
-def validate_options(spec: ProtocolSpec, config: Config, given: dict[str, Any]) -> Any:
+def validate_options(spec: ProtocolSpec, config: Config, given: Mapping[str, Any]) -> Any:
     """The protocol's options: its spec's defaults, under `[protocols.<name>]`, under the choices given."""
     fields = spec.options.model_fields
     chosen = {key: value for key, value in given.items() if value is not None and value != ""}
@@ -201,7 +202,7 @@ def _flag(key: str) -> str:
     return f"--{key.replace('_', '-')}"
 
 
-def check_agent_names(per_agent: dict[str, str], agents: list[AgentSpec]) -> None:
+def check_agent_names(per_agent: Mapping[str, str], agents: list[AgentSpec]) -> None:
     """A model given for an agent the protocol does not have is a typo, not something to ignore."""
     known = {name_key(a.name) for a in agents}
     unknown = [name for name in per_agent if name_key(name) not in known]
@@ -210,7 +211,7 @@ def check_agent_names(per_agent: dict[str, str], agents: list[AgentSpec]) -> Non
                          f"agents: {', '.join(a.name for a in agents)}")
 
 
-def with_personas(agents: list[AgentSpec], chosen: dict[str, str], catalog: Catalog) -> None:
+def with_personas(agents: list[AgentSpec], chosen: Mapping[str, str], catalog: Catalog) -> None:
     """Personas picked per agent (in the TUI) over the protocol's defaults. Agents named after their persona
     (ChatEval's referees) are named after the one they now have: a scientist is never labelled "News Author"."""
     by_name = {agent.name: agent for agent in agents}

@@ -298,7 +298,7 @@ async def test_the_summarizer_reads_only_the_turn_it_summarizes(llm_server):
 
 @pytest.mark.parametrize("strategy", ["one-by-one", "simultaneous-talk", "simultaneous-talk-with-summarizer"])
 async def test_a_long_discussion_is_condensed_to_the_history_budget(llm_server, strategy):
-    from debate_tui.engine.condense import HISTORY_BUDGET_KEY
+    from debate_tui.domain import HistorySettings
     from debate_tui.llm.tokens import prompt_tokens
 
     talk = "I read the story twice and weighed each sentence against the next one. " * 5
@@ -309,7 +309,7 @@ async def test_a_long_discussion_is_condensed_to_the_history_budget(llm_server, 
     panel = chateval.Panel(None, session.task, session.criteria[0])  # type: ignore[arg-type]
     frame = prompt_tokens("openai/fake-debater", panel.prompt(session.agent("Critic"), history=[]))
     budget = frame + 150  # room for one turn of talk or summary, so every strategy has to condense
-    session.state[HISTORY_BUDGET_KEY] = budget
+    session.keep_history(HistorySettings(max_history_tokens=budget))
     session, events = await run(session)
     assert session.status == "completed"
     assert any(t.agent.startswith("Condenser for ") for t in session.turns)
@@ -319,7 +319,7 @@ async def test_a_long_discussion_is_condensed_to_the_history_budget(llm_server, 
 
 
 async def test_a_digested_history_costs_no_call_and_keeps_the_latest_talk_verbatim(llm_server):
-    from debate_tui.engine.condense import CONDENSE_MODE_KEY, HISTORY_BUDGET_KEY
+    from debate_tui.domain import HistorySettings
     from debate_tui.engine.digest import DIGEST_HEADER
     from debate_tui.llm.tokens import prompt_tokens
 
@@ -330,7 +330,7 @@ async def test_a_digested_history_costs_no_call_and_keeps_the_latest_talk_verbat
     panel = chateval.Panel(None, session.task, session.criteria[0])  # type: ignore[arg-type]
     frame = prompt_tokens("openai/fake-debater", panel.prompt(session.agent("Critic"), history=[]))
     budget = frame + 300  # about two replies of talk
-    session.state.update({HISTORY_BUDGET_KEY: budget, CONDENSE_MODE_KEY: "digest"})
+    session.keep_history(HistorySettings(max_history_tokens=budget, condense="digest"))
     session, events = await run(session)
     assert session.status == "completed"
     assert llm_server.calls == 3 * 4 and not any(t.role == "summarizer" for t in session.turns)
@@ -347,7 +347,7 @@ async def test_a_digested_history_costs_no_call_and_keeps_the_latest_talk_verbat
 
 
 async def test_a_digest_that_does_not_fit_falls_back_to_a_summary(llm_server):
-    from debate_tui.engine.condense import CONDENSE_MODE_KEY, HISTORY_BUDGET_KEY
+    from debate_tui.domain import HistorySettings
     from debate_tui.engine.digest import DIGEST_HEADER
     from debate_tui.llm.tokens import prompt_tokens
 
@@ -357,7 +357,7 @@ async def test_a_digest_that_does_not_fit_falls_back_to_a_summary(llm_server):
     session = make_session(llm_server, turns=4, strategy="one-by-one")
     panel = chateval.Panel(None, session.task, session.criteria[0])  # type: ignore[arg-type]
     frame = prompt_tokens("openai/fake-debater", panel.prompt(session.agent("Critic"), history=[]))
-    session.state.update({HISTORY_BUDGET_KEY: frame + 150, CONDENSE_MODE_KEY: "digest"})
+    session.keep_history(HistorySettings(max_history_tokens=frame + 150, condense="digest"))
     session, _ = await run(session)
     assert session.status == "completed"
     condensed = [prompt(r) for r in llm_server.requests if "Condense this earlier part" in prompt(r)]

@@ -136,7 +136,7 @@ def test_the_tui_takes_every_flag_run_takes_but_the_output_files():
 
 def test_the_tui_applies_limits_and_history_flags_as_run_does(story_file):
     from debate_tui.cli.tui import tui_request
-    from debate_tui.engine.condense import CONDENSE_MODE_KEY, HISTORY_BUDGET_KEY
+    from debate_tui.domain import HistorySettings
     from debate_tui.ui.launch import launch_from
     from debate_tui.ui.state import UiState
 
@@ -146,7 +146,7 @@ def test_the_tui_applies_limits_and_history_flags_as_run_does(story_file):
     launch = launch_from(tui_request(args), UiState())
     limits = launch.config.limits
     assert (limits.timeout, limits.retries, limits.max_cost) == (60, 2, 0.5)
-    assert launch.session_state == {HISTORY_BUDGET_KEY: 900, CONDENSE_MODE_KEY: "digest"}
+    assert launch.history == HistorySettings(max_history_tokens=900, condense="digest")
 
 
 def test_condense_modes_are_the_engine_s():

@@ -22,9 +22,8 @@ import pytest
 
 from debate_tui.cli import build_parser, main
 from debate_tui.cli.task_args import build_task, session_from_args
-from debate_tui.domain import HumanAction, Session, Task, Usage
+from debate_tui.domain import HistorySettings, HumanAction, Session, Task, Usage
 from debate_tui.engine.budget import Budget, BudgetExceeded
-from debate_tui.engine.condense import HISTORY_BUDGET_KEY
 from debate_tui.engine.control import RunControl
 from debate_tui.engine.events import NeedsHuman, Notice, TurnCompleted, TurnFailed, TurnStarted
 from debate_tui.engine.runner import RetryPolicy
@@ -341,7 +340,7 @@ async def test_a_long_history_is_condensed_by_a_recorded_summarizer_turn_and_rep
     llm_server.add_rule("I weighed the criticism carefully against the text as a whole, sentence by sentence. "
                         "The repetition is real but brief, the rest is ordered.\nScore: 4")
     session = make_session(llm_server, rounds=4)
-    session.state[HISTORY_BUDGET_KEY] = budget
+    session.keep_history(HistorySettings(max_history_tokens=budget))
     path = tmp_path / "s.json"
     session, events = await run(session, save=lambda s: write_session(path, s))
     assert session.status == "completed"
@@ -364,7 +363,7 @@ async def test_a_long_history_is_condensed_by_a_recorded_summarizer_turn_and_rep
 
 async def test_history_that_cannot_be_condensed_enough_fails_clearly(llm_server):
     session = make_session(llm_server)
-    session.state[HISTORY_BUDGET_KEY] = 50
+    session.keep_history(HistorySettings(max_history_tokens=50))
     llm_server.add_rule("Too long.", match=CRITIC)
     llm_server.add_rule("Fine.\nScore: 4")
     session, _ = await run(session)

@@ -67,24 +67,29 @@ def test_help_shows_the_generation_flags(command):
 
 
 def test_the_setup_form_sets_the_cap_and_temperature_and_refuses_nonsense():
+    from dataclasses import replace
+
+    from debate_tui.choices import Choices
     from debate_tui.cli.tui import tui_request
-    from debate_tui.config import load_config
+    from debate_tui.config import resolve_current
     from debate_tui.inputs import InputError
-    from debate_tui.ui.launch import prefill
+    from debate_tui.resolver import resolve_choices
     from debate_tui.ui.session_builder import build as build_from_form
     from debate_tui.ui.session_builder import load_catalog
-    from debate_tui.ui.state import SetupChoices
 
-    config = load_config()
+    resolved = resolve_current({})
+    config = resolved.config
     request = tui_request(build_parser("tui").parse_args(["tui", "--max-reply-tokens", "150", "--temperature", "0.4",
                                                           "--structured"]))
-    choices = prefill(SetupChoices(model="openai/x", criteria=["summeval/coherence"]), request, config)
-    assert (choices.max_reply_tokens, choices.temperature, choices.structured) == ("150", "0.4", True)
+    remembered = Choices(model="openai/x", criteria=["summeval/coherence"], generation={"temperature": "0.9"})
+    choices = resolve_choices(request.choices, resolved, remembered)
+    assert choices.generation == {"max_reply_tokens": 150, "temperature": 0.4, "structured": True}
+    assert choices.origins["generation.temperature"] == "command line"
     session = build_from_form(load_catalog(config), choices, {"text": "A short story."}, config).session
     assert set(params(session).values()) == {(150, 0.4)} and session.options["max_reply_tokens"] == 150
     assert session.options["structured"] is True
     with pytest.raises(InputError, match="--max-reply-tokens"):
-        build_from_form(load_catalog(config), choices.model_copy(update={"max_reply_tokens": "lots"}),
+        build_from_form(load_catalog(config), replace(choices, generation={"max_reply_tokens": "lots"}),
                         {"text": "A story."}, config)
 
 

@@ -14,7 +14,7 @@ from debate_tui.cli import build_parser
 from debate_tui.cli.tui import tui_request
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.locations import config_dir, ui_state_path
-from debate_tui.ui.opening import DEFAULT_THEME, TopOfForm, read_opening
+from debate_tui.ui.opening import DEFAULT_THEME, read_opening
 from debate_tui.ui.screens.setup import SetupScreen
 from tests.test_ui_flows import open_setup
 from tests.test_ui_helpers import wait_until
@@ -29,19 +29,27 @@ def remember(state: object) -> None:
     ui_state_path().write_text(json.dumps(state))
 
 
+def top(opening) -> tuple[str | None, str]:
+    """The protocol and text file the first frame offers."""
+    return opening.choices.protocol, opening.choices.text_path
+
+
 def test_the_quick_read_takes_remembered_strings_and_lets_arguments_win(tmp_path: Path):
-    assert read_opening(args()).top == TopOfForm() and read_opening(args()).theme == DEFAULT_THEME
+    assert top(read_opening(args())) == ("debate", "") and read_opening(args()).theme == DEFAULT_THEME
     remember({"theme": "debate-paper", "setup": {"protocol": "chateval", "text_path": "old.txt"}})
     opening = read_opening(args())
-    assert (opening.theme, opening.top) == ("debate-paper", TopOfForm("chateval", "old.txt"))
+    assert (opening.theme, top(opening)) == ("debate-paper", ("chateval", "old.txt"))
+    remember({"setup": {"protocol": "chateval", "inputs": {"text": "new.txt"}}})  # as saved now
+    assert top(read_opening(args())) == ("chateval", "new.txt")
     text = tmp_path / "t.txt"
     text.write_text("A text to judge.")
     opening = read_opening(args("--protocol", "single", "--text", str(text)))
-    assert opening.top == TopOfForm("single", str(text)) and opening.texts == {"text": "A text to judge."}
+    assert top(opening) == ("single", str(text)) and opening.texts == {"text": "A text to judge."}
+    assert opening.choices.origins["protocol"] == "command line"
     remember({"theme": 3, "setup": ["not", "a", "table"]})
-    assert read_opening(args()).top == TopOfForm() and read_opening(args()).theme == DEFAULT_THEME
+    assert top(read_opening(args())) == ("debate", "") and read_opening(args()).theme == DEFAULT_THEME
     ui_state_path().write_text("{ not json")
-    assert read_opening(args()).top == TopOfForm()
+    assert top(read_opening(args())) == ("debate", "")
 
 
 def test_no_pydantic_before_the_first_frame():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import replace
 
 import pytest
 from textual.widgets import Input, Label, SelectionList, TextArea
@@ -88,7 +89,7 @@ async def test_ticked_criteria_come_first_and_the_title_counts_them():
         await pilot.pause()
         title = str(setup.query_one("#criteria-title", Label).render())
         assert title.startswith(f"Criteria ({len(picker.selected)} selected: ")
-        setup.choices.criteria = list(picker.selected)
+        setup.choices = replace(setup.choices, criteria=list(picker.selected))
         await setup._fill_criteria()  # as when the form is filled from remembered choices
         ticked = len(picker.selected)
         assert [picker.get_option_at_index(i).value in picker.selected for i in range(ticked)] == [True] * ticked
@@ -110,16 +111,18 @@ async def test_a_text_that_fails_to_load_is_a_notification_and_marked_at_the_fie
 
 
 def test_a_referee_given_another_persona_is_named_after_it():
+    from dataclasses import replace
+
+    from debate_tui.choices import Choices
     from debate_tui.config import load_config
     from debate_tui.ui.session_builder import build, load_catalog
-    from debate_tui.ui.state import SetupChoices
 
     config = load_config()
-    choices = SetupChoices(protocol="chateval", model="demo/offline", agent_personas={"General Public": "scientist"})
+    choices = Choices(protocol="chateval", model="demo/offline", agent_personas={"General Public": "scientist"})
     session = build(load_catalog(config), choices, {"text": "A story."}, config).session
     shown = [(a.name, a.persona.name) for a in session.agents if a.persona]
     assert shown == [("Scientist", "scientist"), ("Critic", "critic"), ("News Author", "news-author")]
-    choices.agent_personas = {"General Public": "news-author"}
+    choices = replace(choices, agent_personas={"General Public": "news-author"})
     session = build(load_catalog(config), choices, {"text": "A story."}, config).session
     assert [a.name for a in session.agents if a.persona] == ["News Author 1", "Critic", "News Author 2"]
 

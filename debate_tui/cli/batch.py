@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.cli.task_args import input_files, sessions_dir, warn_stderr
 from debate_tui.cli.task_flags import TEXT_FLAGS, RawSpecHelpFormatter, add_task_arguments
 from debate_tui.config import DEFAULT_CONCURRENCY
@@ -76,8 +77,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                           "belongs to; needs pip install 'debate-tui[ray]')")
     run.add_argument("--ray-tasks", type=int, metavar="N",
                      help="with --ray: shards (one Ray task each; default: the cluster's CPUs)")
-    run.add_argument("--sessions-dir", metavar="DIR",
-                     help="sessions directory (default: user data dir, or DEBATE_TUI_SESSIONS_DIR)")
+    add_sessions_dir(run)
     run.add_argument("--progress-interval", type=float, default=10.0, metavar="S",
                      help="seconds between progress lines when stderr is not a terminal (default 10)")
     run.add_argument("--policy", metavar="POLICY.json",
@@ -178,6 +178,8 @@ def build_template(args: argparse.Namespace, first_task: Task, config: Config) -
 
     `--option KEY=VALUE` sets options without a flag of their own, over the flags.
     """
+    from dataclasses import replace
+
     from debate_tui.cli.task_flags import choices_from_args
     from debate_tui.factory import OptionError, build_session
     from debate_tui.inputs import InputError
@@ -187,7 +189,7 @@ def build_template(args: argparse.Namespace, first_task: Task, config: Config) -
     extra = parse_options(args.option)
     try:
         choices = choices_from_args(args)
-        choices.options.update(extra)
+        choices = replace(choices, options={**choices.options, **extra})
         built = build_session(first_task, choices, config, check_inputs=False)  # each line's: _check_tasks
     except OptionError as exc:
         if exc.key not in extra:

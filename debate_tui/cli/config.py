@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from debate_tui import envfile
+from debate_tui.choices import Choices
 from debate_tui.config import (
     OVERRIDES,
     Resolved,
@@ -19,6 +20,7 @@ from debate_tui.config import (
     toml_key,
 )
 from debate_tui.protocols import get_protocol
+from debate_tui.resolver import resolve_choices
 from debate_tui.safefile import write_problem
 from debate_tui.store import write_atomic
 from debate_tui.textsafe import inert, inert_json
@@ -178,20 +180,30 @@ def handle_init(args: argparse.Namespace) -> int:
 
 
 def handle_show(args: argparse.Namespace) -> int:
-    resolved = resolve_current(flag_values(args))
+    flags = flag_values(args)
+    resolved = resolve_current(flags)
     for name in resolved.config.protocols:
         resolved.config.protocol_defaults(name, get_protocol(name).options)
+    choices = resolve_choices(Choices(protocol=flags.get("protocol"), model=flags.get("model")), resolved)
     if args.json:
-        print(inert_json(json.dumps(as_json(resolved))))
+        print(inert_json(json.dumps(as_json(resolved, choices))))
     else:
-        print(render(resolved), end="")
+        print(render(resolved, choices), end="")
     return 0
 
 
-def as_json(resolved: Resolved) -> dict[str, Any]:
+RUN_CHOICES = ("protocol", "model", "api_base")
+"""A run's choices the configuration gives, shown with where they come from (`Choices.origins`)."""
+OWN_API_BASE = "(the model's own)"
+"""How an empty API base shows: the configured model's own `[models]` api_base applies."""
+
+
+def as_json(resolved: Resolved, choices: Choices) -> dict[str, Any]:
     """`config show --json`: what `render` shows, as data (key variables named, never a key's value)."""
     config = resolved.config
     return {"file": str(resolved.path), "exists": resolved.exists,
+            "choices": {name: {"value": getattr(choices, name), "origin": choices.origins.get(name)}
+                        for name in RUN_CHOICES},
             "env_file": str(envfile.loaded_from) if envfile.loaded_from else None,
             "models": [{"model": model, "roles": roles, "key": config.key_source(model).data()}
                        for model, roles in config.used_models().items()],
@@ -199,8 +211,9 @@ def as_json(resolved: Resolved) -> dict[str, Any]:
             "origins": {setting_name(loc): origin for loc, origin in resolved.origins.items()}}
 
 
-def render(resolved: Resolved) -> str:
-    """The configuration as TOML that loads back to the same settings, each value's origin beside it."""
+def render(resolved: Resolved, choices: Choices) -> str:
+    """The configuration as TOML that loads back to the same settings, each value's origin beside it; first, a
+    run's choices as the one rule resolves them (`choices.resolve`; the TUI puts its remembered setup in it)."""
     config = resolved.config
     state = "" if resolved.exists else " (not found: defaults apply)"
     lines = [
@@ -217,6 +230,9 @@ def render(resolved: Resolved) -> str:
         key = config.key_source(model)
         status = "" if key.variable is None else f"{key.shown} ({'set' if key.is_set else 'NOT SET'}), "
         lines.append(f"#   {model} [{', '.join(roles) or 'unused'}]: key {status}{key.origin}")
+    lines.append("# a run's choices (flag > environment > config.toml > the TUI's remembered setup > default):")
+    lines += [f"#   {name} = {getattr(choices, name) or OWN_API_BASE}  ({choices.origins[name]})"
+              for name in RUN_CHOICES if name in choices.origins]
     lines.append("")
     lines += _table(config.model_dump(mode="json"), resolved.origins, ())
     return "\n".join(lines) + "\n"

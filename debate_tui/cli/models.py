@@ -110,7 +110,7 @@ async def probe(router: ModelRouter, config: Config, model: str, timeout_s: floa
 async def probe_all(config: Config, models: list[str], timeout_s: float) -> list[Check]:
     """Probe every model at once; litellm is imported first so that its seconds of import count against no one."""
     if any(model != DEMO_MODEL for model in models):
-        from debate_tui.llm.litellm_client import load_litellm
+        from debate_tui.llm.litellm_loader import load_litellm
 
         await asyncio.to_thread(load_litellm)
     router = ModelRouter(timeout_s=timeout_s)

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_tui.cli.batch import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInput, add_judging_arguments
+from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.cli.task_flags import RawSpecHelpFormatter
 from debate_tui.meta.recorded_probes import RECORDED
 from debate_tui.readfile import jsonl_lines, parse_json, read_text
@@ -68,7 +69,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     group.add_argument("--limit", type=int, metavar="K", help="only the first K items of the input")
     group.add_argument("--concurrency", type=int, metavar="N", help="items in flight at once (as in batch)")
     group.add_argument("--cache-dir", metavar="DIR", help="response cache (as in batch)")
-    group.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (as in batch)")
+    add_sessions_dir(group)
     group.add_argument("--json", action="store_true", help="one JSON object on stdout instead of the table")
     parser.set_defaults(handler=handle, **BATCH_DEFAULTS)
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # imported where used: `debate-tui --help` stays light
     from debate_tui.batch.review import ReviewQueue
     from debate_tui.llm.base import LLMClient
 
+from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.textsafe import inert
 
 EXIT_BAD_INPUT = 2
@@ -41,8 +42,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--list", action="store_true", help="print the waiting items and their questions, then exit")
     parser.add_argument("--decide", action="append", default=[], metavar="ID=VALUE",
                         help="decide an item without the screen (repeatable; with --override: ID:CRITERION=SCORE)")
-    parser.add_argument("--sessions-dir", metavar="DIR",
-                        help="sessions directory (default: user data dir, or DEBATE_TUI_SESSIONS_DIR)")
+    add_sessions_dir(parser)
     parser.add_argument("--router", metavar="FILE",
                         help="the litellm Router config the batch used, if any")
     parser.add_argument("--no-cache", action="store_true",

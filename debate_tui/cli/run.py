@@ -10,10 +10,11 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.cli.outputs import SaveGuard, print_line, silence
 from debate_tui.cli.task_args import build_task, input_files, session_from_args, sessions_dir, warn_stderr
 from debate_tui.cli.task_flags import add_history_arguments, add_limit_arguments, add_task_arguments
-from debate_tui.config import Config, effective_config, load_config
+from debate_tui.config import Config, flag_values, load_config, resolve_current
 from debate_tui.domain import Session
 from debate_tui.engine.budget import Budget
 from debate_tui.engine.condense import history_state, preflight
@@ -60,8 +61,7 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
                           "(default: PATH.md beside the session file)")
     out.add_argument("--session", metavar="PATH.json",
                      help="write the session file here (default: in the sessions directory)")
-    out.add_argument("--sessions-dir", metavar="DIR",
-                     help="sessions directory (default: user data dir, or DEBATE_TUI_SESSIONS_DIR)")
+    add_sessions_dir(out)
     out.add_argument("--force", action="store_true",
                      help="overwrite the files named by --report and --session if they exist (never a directory, "
                           "device or FIFO)")
@@ -208,9 +208,10 @@ def handle(args: argparse.Namespace) -> int:
 
         return run_ladder(args)
     try:
-        config = effective_config(args)
-        session = session_from_args(args, build_task(args, warn_stderr), warn_stderr, config).session
-        session.state.update(history_state(args.max_history_tokens, args.condense))
+        resolved = resolve_current(flag_values(args))
+        config = resolved.config
+        session = session_from_args(args, build_task(args, warn_stderr), warn_stderr, resolved).session
+        session.keep_history(history_state(args.max_history_tokens, args.condense))
         preflight(session)
         store = config.session_store(sessions_dir(args))
         session_path = (check_target(Path(args.session).expanduser(), force=args.force, flag="--session")

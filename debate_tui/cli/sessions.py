@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.cli.run import EXIT_BAD_INPUT, add_limit_arguments, check_report, execute
 from debate_tui.config import effective_config
 from debate_tui.domain import HumanAction
@@ -21,7 +22,7 @@ from debate_tui.textsafe import inert, inert_json, inert_line
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     listing = subparsers.add_parser("sessions", help="list saved sessions, then the shipped example sessions")
-    listing.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
+    add_sessions_dir(listing)
     listing.add_argument("--no-examples", action="store_true",
                          help="leave out the example sessions shipped with debate-tui")
     listing.add_argument("--json", action="store_true",
@@ -35,7 +36,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     resume.add_argument("--report", metavar="PATH.md",
                         help="write the report here: HTML when the name ends in .html, else Markdown "
                              "(default: PATH.md beside the session)")
-    resume.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
+    add_sessions_dir(resume)
     resume.add_argument("--force", action="store_true",
                         help="overwrite --report if it exists (the session's own report beside it is replaced "
                              "without it; never a directory, device or FIFO)")
@@ -48,7 +49,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="md (default), json (the whole session) or html (one self-contained page)")
     export.add_argument("--out", metavar="PATH", help="output file (default: stdout)")
     export.add_argument("--force", action="store_true", help="overwrite --out if it exists")
-    export.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
+    add_sessions_dir(export)
     export.set_defaults(handler=handle_export)
 
 

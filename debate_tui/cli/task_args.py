@@ -8,10 +8,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from debate_tui.cli.task_flags import TEXT_FLAGS, choices_from_args
-from debate_tui.config import Config, effective_config
+from debate_tui.config import Resolved, flag_values, resolve_current
 from debate_tui.domain import Task
 from debate_tui.factory import Built, build_session
 from debate_tui.inputs import read_text
+from debate_tui.resolver import resolve_choices
 from debate_tui.textsafe import inert
 
 Warn = Callable[[str], None]
@@ -23,9 +24,11 @@ def build_task(args: argparse.Namespace, warn: Warn) -> Task:
     return Task(**texts)
 
 
-def session_from_args(args: argparse.Namespace, task: Task, warn: Warn, config: Config | None = None) -> Built:
-    """The factory's session for these flags (and the configuration they override); warnings go to `warn`."""
-    built = build_session(task, choices_from_args(args), config or effective_config(args))
+def session_from_args(args: argparse.Namespace, task: Task, warn: Warn, resolved: Resolved | None = None) -> Built:
+    """The factory's session for these flags, resolved over the configuration they override (`resolved`);
+    warnings go to `warn`."""
+    resolved = resolved or resolve_current(flag_values(args))
+    built = build_session(task, resolve_choices(choices_from_args(args), resolved), resolved.config)
     for warning in built.warnings:
         warn(warning)
     return built

@@ -13,6 +13,7 @@ from typing import Any
 
 from debate_tui.choices import Choices
 from debate_tui.inputs import InputError
+from debate_tui.llm import DEMO_MODEL
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.protocols.criteria_variants import VARIANTS
 
@@ -189,17 +190,19 @@ def choices_from_args(args: argparse.Namespace) -> Choices:
                and value is not False}  # a switch not given is no choice (and 0 is a value, though 0 == False)
     criteria = (getattr(args, "criteria", None) or "").strip()
     from_file = criteria.endswith(".toml")
+    demo = bool(getattr(args, "demo", False))
     return Choices(
         protocol=getattr(args, "protocol", None),
         criteria=None if not criteria or from_file else [n.strip() for n in criteria.split(",") if n.strip()],
         criteria_file=criteria if from_file else None,
         personas=getattr(args, "personas", None),
         options=options,
-        model=getattr(args, "model", None),
+        model=DEMO_MODEL if demo else getattr(args, "model", None),
         api_base=getattr(args, "api_base", None),
-        demo=bool(getattr(args, "demo", False)),
+        demo=demo,
         agent_models=agent_models(getattr(args, "agent_model", None) or []),
         generation={key: value for key in GENERATION_FLAGS if (value := getattr(args, key, None)) is not None},
+        inputs=text_refs(args),
     )
 
 

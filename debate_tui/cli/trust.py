@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.textsafe import inert
 
 if TYPE_CHECKING:
@@ -46,9 +47,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     calibrate.add_argument("--out", required=True, metavar="POLICY.json", help="where to write the policy")
     calibrate.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     calibrate.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    calibrate.add_argument("--sessions-dir", metavar="DIR",
-                           help="where the tiers' sessions are, to record each tier's task settings "
-                                "(default: the configured sessions directory)")
+    add_sessions_dir(calibrate)  # where the tiers' sessions are, to record each tier's task settings
     calibrate.set_defaults(handler=handle_calibrate)
     escalate = subparsers.add_parser("escalate", help="apply a trust policy to recorded judgments",
                                      description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -7,12 +7,12 @@ import gc
 import sys
 from typing import TYPE_CHECKING
 
+from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.cli.task_flags import (
     add_history_arguments,
     add_limit_arguments,
     add_task_arguments,
     choices_from_args,
-    text_refs,
 )
 from debate_tui.inputs import InputError
 from debate_tui.textsafe import inert
@@ -27,7 +27,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_history_arguments(add_limit_arguments(parser))
     parser.add_argument("--autostart", action="store_true", help="start the debate at once")
     parser.add_argument("--step", action="store_true", help="start in step mode (one turn per key press)")
-    parser.add_argument("--sessions-dir", metavar="DIR", help="sessions directory (default: user data dir)")
+    add_sessions_dir(parser)
     parser.add_argument("--policy", metavar="POLICY.json",
                         help="judge the text up a trust ladder (from `debate-tui calibrate`), starting at once: "
                              "each next tier plays in its own panes while the one before is not sure; you decide "
@@ -39,7 +39,7 @@ def tui_request(args: argparse.Namespace) -> TuiRequest:
     """What the command line asks of the TUI, without argparse: the task flags as the factory's `Choices`."""
     from debate_tui.ui.opening import TuiRequest
 
-    return TuiRequest(choices=choices_from_args(args), texts=text_refs(args),
+    return TuiRequest(choices=choices_from_args(args),
                       config_flags={key: value for key, value in vars(args).items() if value is not None},
                       autostart=args.autostart or bool(args.policy), step=args.step, sessions_dir=args.sessions_dir,
                       history={"max_history_tokens": args.max_history_tokens, "condense": args.condense},

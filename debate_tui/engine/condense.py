@@ -27,9 +27,9 @@ once it does not; storing it back makes the summary once.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal, cast
+from typing import TYPE_CHECKING
 
-from debate_tui.domain import AgentSpec, Session
+from debate_tui.domain import AgentSpec, CondenseMode, HistorySettings, Session
 from debate_tui.engine.digest import digest_log
 from debate_tui.inputs import InputError
 from debate_tui.llm import tokens
@@ -38,11 +38,6 @@ from debate_tui.llm.base import LLMError, Message
 if TYPE_CHECKING:
     from debate_tui.engine.runner import Context
 
-HISTORY_BUDGET_KEY = "max_history_tokens"
-"""Key in `session.state` of `--max-history-tokens`: kept in the session so a resume condenses alike."""
-CONDENSE_MODE_KEY = "condense"
-"""Key in `session.state` of `--condense`: "summary" (the default) or "digest"."""
-CondenseMode = Literal["summary", "digest"]
 CONDENSER_SYSTEM = (
     "You condense the transcript of an evaluation debate so the debaters can go on within a limited context. "
     "Keep every score or verdict given and who gave it, every objection with its reason, and every concession. "
@@ -58,15 +53,15 @@ def history_budget(ctx: Context, agent: str) -> int | None:
     window, reply = tokens.window_for(ctx.session.agent(agent))
     if window:
         limits.append(window - (reply or tokens.output_reserve(window)))
-    configured = ctx.session.state.get(HISTORY_BUDGET_KEY)
+    configured = ctx.session.history.max_history_tokens
     if configured:
-        limits.append(int(configured))
+        limits.append(configured)
     return min(limits) if limits else None
 
 
 def condense_mode(session: Session) -> CondenseMode:
     """How `condense_log` reduces older entries: a summary by a model call, or a digest without one."""
-    return cast(CondenseMode, session.state.get(CONDENSE_MODE_KEY, "summary"))
+    return session.history.condense
 
 
 async def condense(ctx: Context, agent: str, messages: list[Message], *, round: int, keep_tail: int = 2,
@@ -157,11 +152,11 @@ def preflight(session: Session) -> None:
     brief = [{"role": "user", "content": task_block(session.task)}]
     for model in session.models:
         window = tokens.context_window(model)
-        configured = session.state.get(HISTORY_BUDGET_KEY)
+        configured = session.history.max_history_tokens
         limits = [(window - tokens.output_reserve(window), f"the {window:,}-token input window of {model}")] \
             if window else []
         if configured:
-            limits.append((int(configured), f"--max-history-tokens {int(configured):,}"))
+            limits.append((configured, f"--max-history-tokens {configured:,}"))
         if not limits:
             continue
         size = tokens.prompt_tokens(model, brief)
@@ -213,13 +208,9 @@ def _too_long(agent: str, size: int, budget: int, *, condensed: bool = False, si
                                       "was cut. Shorten the text, or use a model with a larger window")
 
 
-def history_state(max_history_tokens: int | None, condense: str) -> dict[str, object]:
-    """--max-history-tokens and --condense as session state, kept so a resume condenses alike (`run`, `tui`)."""
-    state: dict[str, object] = {}
-    if max_history_tokens is not None:
-        if max_history_tokens <= 0:
-            raise InputError("--max-history-tokens: must be a positive number of tokens")
-        state[HISTORY_BUDGET_KEY] = max_history_tokens
-    if condense != "summary":
-        state[CONDENSE_MODE_KEY] = condense
-    return state
+def history_state(max_history_tokens: int | None, condense: CondenseMode) -> HistorySettings:
+    """--max-history-tokens and --condense as kept in a session (`Session.keep_history`) so a resume condenses
+    alike (`run`, `tui`)."""
+    if max_history_tokens is not None and max_history_tokens <= 0:
+        raise InputError("--max-history-tokens: must be a positive number of tokens")
+    return HistorySettings(max_history_tokens=max_history_tokens, condense=condense)

@@ -71,7 +71,7 @@ def supported(model: str) -> bool:
     """Whether litellm says the model follows a JSON schema response format."""
     if model == DEMO_MODEL:
         return False
-    from debate_tui.llm.litellm_client import load_litellm
+    from debate_tui.llm.litellm_loader import load_litellm
 
     try:
         return bool(load_litellm().supports_response_schema(model=model))

@@ -14,7 +14,7 @@ import re
 
 from debate_tui.domain import CHINESE_ERROR_TYPES, ERROR_TYPES
 from debate_tui.llm.base import ChatRequest
-from debate_tui.llm.demo import TextFacts, register_behaviour
+from debate_tui.llm.demo_reading import TextFacts
 
 _ROUND = re.compile(r"Round \d+ of \d+\. |第\d+轮（共\d+轮）。")
 _ASKED = re.compile(r"^- ([A-Z]+)(?:: |（)", re.M)
@@ -121,8 +121,5 @@ def summarizer(request: ChatRequest, facts: TextFacts) -> str:
     return "\n".join(lines)
 
 
-def register() -> None:
-    """Make the demo model play MATEval's roles (the summarizer only for MATEval requests)."""
-    register_behaviour("evaluator", evaluator)
-    register_behaviour("feedback", feedback)
-    register_behaviour("mateval/summarizer", summarizer)
+BEHAVIOURS = {"evaluator": evaluator, "feedback": feedback, "mateval/summarizer": summarizer}
+"""MATEval's roles as the demo plays them (the summarizer only for MATEval requests), listed in `demo`."""

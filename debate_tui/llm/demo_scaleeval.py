@@ -14,7 +14,7 @@ import re
 from collections import Counter
 
 from debate_tui.llm.base import ChatRequest
-from debate_tui.llm.demo import Reading, TextFacts, register_behaviour
+from debate_tui.llm.demo_reading import Reading, TextFacts
 
 _INITIAL = "Compare the two submissions based on the criteria above"
 _NAME = re.compile(r"Always remember you are (.+?)\.")
@@ -60,5 +60,5 @@ def speaker(request: ChatRequest, facts: TextFacts) -> str:
     return f"Having reviewed the other speakers' evaluations, {change}. {_why(fair, facts, other)}\n{fair}"
 
 
-def register() -> None:
-    register_behaviour("speaker", speaker)
+BEHAVIOURS = {"speaker": speaker}
+"""ScaleEval's speakers as the demo plays them, listed in `demo`."""

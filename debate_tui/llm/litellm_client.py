@@ -14,30 +14,11 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from debate_tui.domain import FinishReason, Usage
-from debate_tui.envfile import switch_off_litellm_search
 from debate_tui.llm import DEFAULT_TIMEOUT_S
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMError, TokenLogprobs
+from debate_tui.llm.litellm_loader import load_litellm
 from debate_tui.llm.tokens import ReplyMeter, prompt_tokens, reply_tokens
 from debate_tui.redact import protect_env, redact
-
-_litellm: Any = None
-
-
-def load_litellm() -> Any:
-    """Import litellm once, offline-safe; callable from a background thread to warm up."""
-    global _litellm
-    if _litellm is None:
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        os.environ.setdefault("LITELLM_LOG", "ERROR")
-        switch_off_litellm_search()  # the working directory's .env is read by the CLI (envfile.py), not litellm's
-        import litellm
-
-        litellm.telemetry = False
-        litellm.suppress_debug_info = True
-        import openai.resources  # noqa: F401  imported by the first call otherwise: 0.7 s on the UI's loop
-        _litellm = litellm
-    return _litellm
-
 
 _UNPRICED: set[str] = set()
 """Models litellm's price table does not know: asked once, not on every call."""

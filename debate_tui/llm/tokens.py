@@ -15,6 +15,7 @@ from functools import lru_cache
 from debate_tui.domain import AgentSpec
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.llm.base import Message
+from debate_tui.llm.litellm_loader import load_litellm
 
 MESSAGE_OVERHEAD = 4
 """Tokens a chat format spends on each message's role and delimiters (OpenAI's figure)."""
@@ -56,8 +57,6 @@ def prompt_tokens(model: str, messages: list[Message]) -> int:
     """The prompt's size for `model`: litellm's count, or the estimate when litellm cannot tell."""
     if model == DEMO_MODEL:
         return approx_prompt_tokens(messages)
-    from debate_tui.llm.litellm_client import load_litellm
-
     try:
         return int(load_litellm().token_counter(model=model, messages=messages))
     except Exception:  # a model or message shape litellm's counter does not know
@@ -69,8 +68,6 @@ def context_window(model: str) -> int | None:
     """The model's input window in tokens, from litellm's model table; None when unknown."""
     if model == DEMO_MODEL:
         return None
-    from debate_tui.llm.litellm_client import load_litellm
-
     try:
         window = load_litellm().get_model_info(model).get("max_input_tokens")
     except Exception:  # not in litellm's table: a local or custom model
@@ -99,8 +96,6 @@ def prompt_cost(model: str, tokens: int) -> float:
     """What `tokens` prompt tokens cost on `model` in US dollars; 0 when no price is known."""
     if model == DEMO_MODEL or tokens <= 0:
         return 0.0
-    from debate_tui.llm.litellm_client import load_litellm
-
     try:
         cost, _ = load_litellm().cost_per_token(model=model, prompt_tokens=tokens, completion_tokens=0)
     except Exception:  # unknown or local model: no price known
@@ -152,8 +147,6 @@ def reply_tokens(model: str, text: str) -> int:
     """A reply's size for `model`: litellm's count, or the estimate when litellm cannot tell."""
     if model == DEMO_MODEL:
         return approx_tokens(text)
-    from debate_tui.llm.litellm_client import load_litellm
-
     try:
         return int(load_litellm().token_counter(model=model, text=text))
     except Exception:  # a model litellm's counter does not know

@@ -3,7 +3,7 @@
 A protocol is one module `debate_tui.protocols.<name>` that defines `SPEC`, a
 `ProtocolSpec` (see `spec`): the paper's algorithm as `async run(ctx)`, calling
 `await ctx.turn(...)`, and everything the front ends need to know about it.
-Adding a protocol is that module and one line in `PROTOCOLS`.
+Adding a protocol is that module and one line in `PROTOCOLS` (`debate_tui.registry`).
 
 This module imports nothing heavy: the TUI's first frame lists the protocols
 from it before pydantic is imported.
@@ -14,17 +14,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from debate_tui.registry import PROTOCOLS
+
 if TYPE_CHECKING:
     from debate_tui.protocols.spec import ProtocolSpec
 
-PROTOCOLS: dict[str, str] = {
-    "debate": "DEBATE: a Scorer and a devil's-advocate Critic argue until the Critic says NO ISSUE",
-    "chateval": "ChatEval: 2-5 referees with distinct personas discuss for T turns, then average or vote",
-    "single": "Single judge: one G-Eval-style call per criterion (optionally N samples averaged), the baseline",
-    "mateval": "MATEval: evaluators discuss one error type per round with feedback; a summarizer locates the errors",
-    "scaleeval": "ScaleEval: three speakers judge a pair, discuss until unanimous, else a person decides",
-}
-"""The registration: name -> one line on what a run does; the module is `debate_tui.protocols.<name>`."""
+__all__ = ["PROTOCOLS", "all_protocols", "get_protocol"]
 
 
 def get_protocol(name: str) -> ProtocolSpec:

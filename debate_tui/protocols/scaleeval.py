@@ -33,18 +33,17 @@ vote and the discussion cost nothing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from random import Random
 from typing import Literal
 
 from pydantic import Field
 
-from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task, Turn, Verdict, Vote
+from debate_tui.domain import AgentSpec, Criterion, Outcome, PairOrder, Persona, Task, Turn, Verdict, Vote
 from debate_tui.engine.runner import Context
 from debate_tui.protocols import confidence
 from debate_tui.protocols.common import ModelChoice, counted, excerpt
 from debate_tui.protocols.criteria_variants import Variant, rubric, vary
-from debate_tui.protocols.pairs import FLIP, describe_votes, majority
+from debate_tui.protocols.pairs import describe_votes, majority
 from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
 from debate_tui.protocols.vote import first_round_slots, vote_from
 
@@ -98,35 +97,18 @@ def build_agents(options: Options, models: ModelChoice, personas: list[Persona] 
             for name in names]
 
 
-@dataclass(frozen=True)
-class Order:
+class Order(PairOrder):
     """What was drawn: whether the submissions are shown swapped, and who speaks when."""
-
-    swapped: bool
-    speakers: tuple[str, ...]
 
     @classmethod
     def draw(cls, rng: Random, names: Sequence[str]) -> Order:
         swapped = rng.random() < 0.5
-        return cls(swapped, tuple(rng.sample(list(names), k=len(names))))
+        return cls(swapped=swapped, speakers=tuple(rng.sample(list(names), k=len(names))))
 
     def presented(self, task: Task) -> tuple[str, str]:
         """(Submission 1, Submission 2) as the speakers see them."""
         assert task.text_b is not None
         return (task.text_b, task.text) if self.swapped else (task.text, task.text_b)
-
-    def original(self, verdict: Verdict | None) -> Verdict | None:
-        """A verdict in the presented numbering, told in the original one."""
-        return FLIP[verdict] if self.swapped and verdict is not None else verdict
-
-    def state(self) -> dict[str, object]:
-        return {
-            "swapped": self.swapped,
-            "speakers": list(self.speakers),
-            "numbering": ("the speakers saw text 2 as Submission 1: turn verdicts are in that presented numbering, "
-                          "outcome verdicts in the original one" if self.swapped else
-                          "the speakers saw the texts in the original order"),
-        }
 
 
 class Panel:
@@ -233,7 +215,7 @@ async def run(ctx: Context) -> Outcome:
     criterion = vary(ctx.criteria[0], options.criteria_variant, options.seed)
     ctx.plan(options.rounds, first_round=0)  # round 0: the initial verdicts
     order = Order.draw(ctx.rng, [a.name for a in ctx.agents("speaker")])
-    ctx.session.state["order"] = order.state()
+    ctx.session.keep_order(order)
     if order.swapped:
         ctx.notice("the speakers see text 2 first (a drawn order); every verdict shown to you is in the original "
                    "numbering: 1 = the first text, 2 = the second, 0 = a tie")

@@ -9,9 +9,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from debate_tui.domain import ErrorSpan, Session, Turn
+from debate_tui.domain import ErrorSpan, PairOrder, Session, Turn
 from debate_tui.protocols.common import counted
-from debate_tui.protocols.pairs import FLIP, pair_keys
+from debate_tui.protocols.pairs import pair_keys
 from debate_tui.report.errors_text import counts_unlocated, line_col
 
 UNSCORED = "unscored"
@@ -32,10 +32,10 @@ class Table:
     rows: list[list[str]]
 
 
-def _answer(turn: Turn, swapped: bool) -> str:
+def _answer(turn: Turn, order: PairOrder) -> str:
     """What one turn answered, verdicts in the original numbering."""
     if turn.verdict is not None:
-        return FLIP[turn.verdict] if swapped else turn.verdict
+        return order.original(turn.verdict) or ""
     if turn.score is not None:
         return fmt_score(turn.score) + (f" / {fmt_score(turn.score_b)}" if turn.score_b is not None else "")
     return "unreadable" if turn.unscored else ""
@@ -51,10 +51,10 @@ def no_result(session: Session) -> str:
 
 def answers_so_far(session: Session) -> Table | None:
     """Without a result, what each agent answered in each round (its last turn there)."""
-    swapped = session.swapped
+    order = session.order
     answers: dict[tuple[int, str | None], dict[str, str]] = {}
     for turn in session.turns:
-        answer = _answer(turn, swapped) if turn.error is None else ""
+        answer = _answer(turn, order) if turn.error is None else ""
         if answer:
             answers.setdefault((turn.round, turn.criterion), {})[turn.agent] = answer
     if not answers:
@@ -170,9 +170,9 @@ def usage_sentence(session: Session) -> str:
             f"{counted(usage.completion_tokens, 'completion token')}, ${usage.cost_usd:.4f}.{unfinished}")
 
 
-def turn_heading(turn: Turn, swapped: bool = False) -> str:
-    """"Agent (role): round 1, criterion, score 3, ..."; `swapped`: its verdict is in the presented numbering,
-    told in both."""
+def turn_heading(turn: Turn, order: PairOrder) -> str:
+    """"Agent (role): round 1, criterion, score 3, ..."; with a swapped `order` its verdict is in the presented
+    numbering, told in both."""
     facts = [f"round {turn.round}"]
     if turn.criterion:
         facts.append(turn.criterion)
@@ -180,8 +180,8 @@ def turn_heading(turn: Turn, swapped: bool = False) -> str:
         second = f" / {fmt_score(turn.score_b)}" if turn.score_b is not None else ""
         facts.append(f"score {fmt_score(turn.score)}{second}")
     if turn.verdict is not None:
-        facts.append(f"verdict {turn.verdict}" + (f" as presented ({FLIP[turn.verdict]} in the original numbering)"
-                                                  if swapped and turn.verdict != "0" else ""))
+        shown = f" as presented ({order.original(turn.verdict)} in the original numbering)"
+        facts.append(f"verdict {turn.verdict}" + (shown if order.swapped and turn.verdict != "0" else ""))
     if turn.unscored:
         facts.append(UNSCORED)
     if turn.no_issue:

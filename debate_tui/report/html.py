@@ -249,11 +249,11 @@ def _usage(session: Session) -> str:
 
 
 def _transcript(session: Session) -> str:
-    swapped = session.swapped
+    order = session.order
     turns = []
     for turn in session.turns:
         body = turn.content.strip() or "(empty reply)"
-        turns.append(f"<details><summary>{esc(facts.turn_heading(turn, swapped))}</summary>"
+        turns.append(f"<details><summary>{esc(facts.turn_heading(turn, order))}</summary>"
                      f'<div class="turn">{esc(body)}</div></details>\n')
     return html_section("transcript", "Transcript", "".join(turns))
 

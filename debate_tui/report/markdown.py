@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from debate_tui.domain import ErrorSpan, Session, Turn
+from debate_tui.domain import ErrorSpan, PairOrder, Session, Turn
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.protocols.common import counted
 from debate_tui.report.errors_text import section
@@ -174,11 +174,11 @@ def _usage(session: Session) -> list[str]:
     return ["## Usage", "", usage_sentence(session), ""]
 
 
-def _turn(turn: Turn, swapped: bool = False) -> list[str]:
-    """One turn of the transcript; `swapped`: its verdict is in the presented numbering, told in both."""
+def _turn(turn: Turn, order: PairOrder) -> list[str]:
+    """One turn of the transcript; with a swapped `order` its verdict is in the presented numbering, told in both."""
     body = turn.content.strip() or "(empty reply)"
     quoted = "\n".join(f"> {line}" if line else ">" for line in body.split("\n"))  # not splitlines: NEL is no break
-    return [f"### {turn_heading(turn, swapped)}", "", quoted, ""]
+    return [f"### {turn_heading(turn, order)}", "", quoted, ""]
 
 
 def render(session: Session) -> str:
@@ -189,9 +189,9 @@ def render(session: Session) -> str:
     lines += _quotes(session, quoted_passages(session)) + _judged(session)
     lines += _how(session) + _actions(session) + _usage(session)
     lines += ["## Transcript", ""]
-    swapped = session.swapped
+    order = session.order
     for turn in session.turns:
-        lines += _turn(turn, swapped)
+        lines += _turn(turn, order)
     # model and user text is everywhere in it: nothing may act on a terminal or a renderer (our own lines hold
     # no "<", "&" or control characters, so escaping the whole document changes only theirs)
     return inert_markdown("\n".join(lines).rstrip()) + "\n"

@@ -28,6 +28,7 @@ from textual.reactive import Reactive
 from textual.screen import Screen
 
 if TYPE_CHECKING:
+    from debate_tui.choices import Choices
     from debate_tui.domain import Session
     from debate_tui.engine.events import Event
     from debate_tui.llm.base import LLMClient
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from debate_tui.ui.launch import Launch
     from debate_tui.ui.screens.debate import DebateScreen
     from debate_tui.ui.session_builder import SetupCatalog
-    from debate_tui.ui.state import SetupChoices
 
 from debate_tui.inputs import InputError
 from debate_tui.llm import DEMO_MODEL
@@ -159,7 +159,7 @@ class DebateTUI(App[int]):
         for note in self.notes:
             self.notify(note, severity="warning", markup=False)
         if self.opening is not None:
-            self.push_screen(SetupScreen(self.opening.top, self.opening.texts))
+            self.push_screen(SetupScreen(self.opening.choices, self.opening.texts, ready=False))
         elif self.launch.session is not None and self.launch.ladder:
             self.start_ladder(self.launch.session)
         elif self.launch.session is not None:
@@ -210,7 +210,7 @@ class DebateTUI(App[int]):
             for name in LATER:
                 importlib.import_module(name)
             if litellm:
-                from debate_tui.llm.litellm_client import load_litellm
+                from debate_tui.llm.litellm_loader import load_litellm
 
                 load_litellm()
 
@@ -236,7 +236,7 @@ class DebateTUI(App[int]):
         """A new debate: saved in the sessions directory after every turn."""
         if self.stamp is not None:
             self.stamp(session)
-        session.state.update(self.launch.session_state)
+        session.keep_history(self.launch.history)
         self._run(session, self.store.path_for(session.id), kind="live" + (" (demo)" if demo else ""))
 
     def resume(self, session: Session, path: Path) -> None:
@@ -314,7 +314,7 @@ class DebateTUI(App[int]):
 
         self.push_screen(ReportScreen(session))
 
-    def remember(self, choices: SetupChoices) -> None:
+    def remember(self, choices: Choices) -> None:
         self.state.setup = choices
         self._save_state()
 

@@ -3,21 +3,22 @@
 Importing pydantic and building the models of the remembered state and of the
 config takes longer than a bare Textual app needs for its whole first frame.
 So `run_app` draws the first frame from this quick read of `ui-state.json`
-(plain JSON, values taken only where they are strings) and of the texts given;
-right after it, the app validates the same data (`ui.state.state_from`), builds
-the `Launch` (where a config.toml that cannot be used is reported, as before),
-and the form shows the validated choices.
+(plain JSON, values taken only where they are strings), of config.toml and of
+the texts given, resolved by the same rule as the whole form
+(`choices.resolve`); right after it, the app validates the same data
+(`ui.state.state_from`), builds the `Launch` (where a config.toml that cannot
+be used is reported, as before), and the form shows the validated choices.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from debate_tui.choices import Choices
+from debate_tui.choices import COMMAND_LINE, DEFAULT, DEFAULT_PROTOCOL, REMEMBERED, Choices, Source, resolve
 from debate_tui.inputs import InputError, read_text
 from debate_tui.locations import config_path
 from debate_tui.readfile import read_json, read_toml
@@ -33,23 +34,13 @@ INPUT_LABELS = {
 DEFAULT_THEME = "debate-dark"
 
 
-@dataclass(frozen=True)
-class TopOfForm:
-    """The protocol and text file to offer, arguments winning over remembered choices (`prefill` merges the same
-    way); the first frame shows the protocol, the file row comes with the form's other controls."""
-
-    protocol: str = "debate"
-    text_path: str = ""
-
-
 @dataclass
 class TuiRequest:
     """What the command line asks of the TUI, made by the `tui` command from its flags (no argparse here)."""
 
     choices: Choices = field(default_factory=Choices)
-    """The task flags, unchecked: the session factory checks them as it does for `run`."""
-    texts: dict[str, str] = field(default_factory=dict)
-    """Input name -> the file given for it, or '-' for stdin."""
+    """The task flags, unchecked: the session factory checks them as it does for `run`; `inputs`: the files
+    given for the texts ('-': stdin)."""
     config_flags: dict[str, Any] = field(default_factory=dict)
     """Flags that override the configuration (--model, --sessions-dir, ...), by name."""
     autostart: bool = False
@@ -69,22 +60,41 @@ class Opening:
     remembered: dict[str, Any]
     """ui-state.json as read, unvalidated: `ui.state.state_from` validates it after the first frame."""
     theme: str
-    top: TopOfForm
+    choices: Choices
+    """The protocol and text file the first frame shows (`first_choices`); the rest comes validated after it."""
     texts: dict[str, str]
     notes: list[str]
     """Warnings to show (e.g. a text file's invalid UTF-8 replaced)."""
 
 
-def read_texts(refs: dict[str, str], warn: Callable[[str], None]) -> dict[str, str]:
+def read_texts(refs: Mapping[str, str], warn: Callable[[str], None]) -> dict[str, str]:
     """The texts given as files (or '-', stdin); raises InputError with a one-line reason."""
     return {key: read_text(ref, flag, warn) for key, flag in TEXT_ARGS.items() if (ref := refs.get(key))}
 
 
-def top_of_form(request: TuiRequest, protocol: str, text_path: str) -> TopOfForm:
-    """The command line wins over the remembered protocol and text file, and those over config.toml's protocol."""
-    given = request.texts.get("text")
-    return TopOfForm(request.choices.protocol or protocol or configured("protocol") or TopOfForm.protocol,
-                     given if given and given != "-" else text_path)
+def first_choices(request: TuiRequest, setup: dict[str, Any]) -> Choices:
+    """The protocol and text file to offer, by the one precedence rule (`choices.resolve`) over a plain read
+    of each source; the first frame shows the protocol, the file row comes with the form's other controls."""
+    inputs = setup.get("inputs")
+    text_path = _text(setup, "text_path", "") or _text(inputs if isinstance(inputs, dict) else {}, "text", "")
+    return resolve(Source.of(COMMAND_LINE, request.choices),
+                   Source(f"environment variable {env_name('protocol')}", _given(os.environ.get(env_name("protocol")))),
+                   Source(f"config.toml ({config_path()})", _given(configured_in_file("protocol"))),
+                   Source(REMEMBERED, {**_given(_text(setup, "protocol", "")), "inputs": _given(text_path, "text")}),
+                   Source(DEFAULT, {"protocol": DEFAULT_PROTOCOL}),
+                   config_newer=config_is_newer(config_path(), ui_state_path()))
+
+
+def config_is_newer(config_file: Path, state_file: Path) -> bool:
+    """Whether config.toml was saved after the remembered setup: what the person set there last then wins."""
+    try:
+        written = config_file.stat().st_mtime
+    except OSError:
+        return False
+    try:
+        return written > state_file.stat().st_mtime
+    except OSError:
+        return True
 
 
 def read_opening(request: TuiRequest) -> Opening:
@@ -97,25 +107,36 @@ def read_opening(request: TuiRequest) -> Opening:
         request=request,
         remembered=remembered,
         theme=configured("theme") or _text(remembered, "theme", DEFAULT_THEME),
-        top=top_of_form(request, _text(setup, "protocol", ""), _text(setup, "text_path", "")),
-        texts=read_texts(request.texts, notes.append),
+        choices=first_choices(request, setup),
+        texts=read_texts(request.choices.inputs, notes.append),
         notes=notes,
     )
 
 
 def configured(setting: str) -> str | None:
-    """A top-level setting (theme, protocol) as DEBATE_TUI_<NAME> or config.toml gives it, read plainly.
+    """A top-level setting (theme) as DEBATE_TUI_<NAME> or config.toml gives it, read plainly.
 
     For the first frame only; the config is validated right after it, and a file that cannot
     be used is reported then.
     """
-    if named := os.environ.get(f"DEBATE_TUI_{setting.upper()}"):
-        return named
+    return os.environ.get(env_name(setting)) or configured_in_file(setting)
+
+
+def configured_in_file(setting: str) -> str | None:
     try:
         named = read_toml(config_path()).get(setting)
     except InputError:
         return None
     return named if isinstance(named, str) and named else None
+
+
+def env_name(setting: str) -> str:
+    return f"DEBATE_TUI_{setting.upper()}"
+
+
+def _given(value: str | None, key: str = "protocol") -> dict[str, str]:
+    """`{key: value}` when the value is set: a source that sets nothing else."""
+    return {key: value} if value else {}
 
 
 def read_remembered(path: Path | None = None) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from debate_tui.catalog import Catalog
+from debate_tui.choices import Choices
 from debate_tui.config import Config
 from debate_tui.domain import AgentSpec, Criterion, Persona, Task
 from debate_tui.factory import Built, agents_for, build_session
@@ -19,7 +20,6 @@ from debate_tui.inputs import InputError, check_text
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.protocols.spec import ProtocolSpec
 from debate_tui.ui.opening import INPUT_LABELS
-from debate_tui.ui.state import SetupChoices
 
 
 @dataclass
@@ -72,14 +72,14 @@ def load_catalog(config: Config) -> SetupCatalog:
     return SetupCatalog(load_data(config.criteria_dir, config.personas_dir), protocols, problems)
 
 
-def default_model(choices: SetupChoices, config: Config) -> str:
+def default_model(choices: Choices, config: Config) -> str:
     """The model of every agent the form does not give one: the form's, else default_model, else the demo."""
-    return choices.model.strip() or config.default_model or DEMO_MODEL
+    return choices.model or config.default_model or DEMO_MODEL
 
 
-def build_agents(catalog: SetupCatalog, choices: SetupChoices, config: Config) -> list[AgentSpec]:
+def build_agents(catalog: SetupCatalog, choices: Choices, config: Config) -> list[AgentSpec]:
     """The agents the factory would give these choices, for the form's agent rows; InputError otherwise."""
-    return agents_for(choices.to_choices(), config, catalog.catalog)
+    return agents_for(choices, config, catalog.catalog)
 
 
 def build_task(texts: dict[str, str]) -> Task:
@@ -93,6 +93,6 @@ def build_task(texts: dict[str, str]) -> Task:
     return Task(**values)
 
 
-def build(catalog: SetupCatalog, choices: SetupChoices, texts: dict[str, str], config: Config) -> Built:
+def build(catalog: SetupCatalog, choices: Choices, texts: dict[str, str], config: Config) -> Built:
     """A ready-to-run session from the factory; InputError with its one-line reason otherwise."""
-    return build_session(build_task(texts), choices.to_choices(), config, catalog.catalog)
+    return build_session(build_task(texts), choices, config, catalog.catalog)

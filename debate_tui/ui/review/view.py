@@ -2,28 +2,23 @@
 
 Verdicts are shown in the original numbering (1 = the first text, 2 = the
 second), the numbering a decision is given in. ScaleEval shows its speakers
-the pair in a drawn order and records it in `state["order"]`; their turn
-verdicts are turned back here, so "Speaker 2: 1" always means the first text.
+the pair in a drawn order (`Session.order`); their turn verdicts are turned
+back (`Session.original_verdict`), so "Speaker 2: 1" always means the first text.
 """
 
 from __future__ import annotations
 
 from debate_tui.batch.review import ReviewItem
-from debate_tui.domain import HumanAction, Session, Turn, Verdict
-from debate_tui.protocols.pairs import FLIP
+from debate_tui.domain import HumanAction, Session, Turn
 
 REASON_CHARS = 600
 VERDICT_WORDS = {"1": "Submission 1 is better", "2": "Submission 2 is better", "0": "a tie"}
 
 
-def original(session: Session, verdict: Verdict | None) -> Verdict | None:
-    return FLIP[verdict] if swapped(session) and verdict is not None else verdict
-
-
 def answer(session: Session, turn: Turn) -> str:
     """A turn's position in a few words."""
     if turn.verdict is not None:
-        return f"verdict {original(session, turn.verdict)}"
+        return f"verdict {session.original_verdict(turn.verdict)}"
     if turn.score is not None:
         return f"score {turn.score:g}" + (f" / {turn.score_b:g}" if turn.score_b is not None else "")
     if turn.no_issue is not None:
@@ -31,13 +26,9 @@ def answer(session: Session, turn: Turn) -> str:
     return "unscored" if turn.unscored else "no answer read"
 
 
-def swapped(session: Session) -> bool:
-    return bool((session.state.get("order") or {}).get("swapped"))
-
-
 def numbering_note(session: Session) -> str:
     """Said beside the positions when the agents saw the pair in the other order."""
-    if not swapped(session):
+    if not session.swapped:
         return ""
     return "verdicts in the original numbering; the speakers saw the second text as Submission 1"
 

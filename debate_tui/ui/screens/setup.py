@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,12 +36,13 @@ from textual.widgets import (
 )
 from textual.widgets.selection_list import Selection
 
+from debate_tui.choices import DEFAULT_PROTOCOL, Choices
 from debate_tui.inputs import InputError, read_text
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.ui.host import tui
 from debate_tui.ui.literal import literal, one_line
-from debate_tui.ui.opening import INPUT_LABELS, TopOfForm
+from debate_tui.ui.opening import INPUT_LABELS
 from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.widgets.footer import AppFooter
 from debate_tui.ui.widgets.text_box import TextBox
@@ -50,9 +52,10 @@ if TYPE_CHECKING:
     from debate_tui.config import Config
     from debate_tui.domain import Criterion
     from debate_tui.ui.session_builder import SetupCatalog
-    from debate_tui.ui.state import SetupChoices
 
 EXTRA_INPUTS = ("text_b", "source", "context")
+GENERATION_INPUTS = {"max_reply_tokens": "#max-reply-tokens", "temperature": "#temperature"}
+"""Generation settings typed in the form: field -> its input."""
 DEMO_NOTICE = (
     "Demo model in use: the offline demo model answers, and its judgments are not real. "
     "To use a real provider, type a model under Models (e.g. gpt-4o-mini with OPENAI_API_KEY set in your shell, "
@@ -101,7 +104,7 @@ class SetupDetails(Vertical):
     frame; the part a person reads first comes up at once, this follows.
     """
 
-    def __init__(self, choices: SetupChoices, texts: dict[str, str]) -> None:
+    def __init__(self, choices: Choices, texts: dict[str, str]) -> None:
         super().__init__(id="setup-details")
         self.choices = choices
         self.texts = texts
@@ -117,23 +120,24 @@ class SetupDetails(Vertical):
         yield Label("Models", classes="section")
         with Horizontal(classes="form-row"):
             yield Label("model", classes="form-label")
-            yield Input(choices.model, placeholder=f"{DEMO_MODEL}, or e.g. gpt-4o-mini, ollama/llama3.1",
+            yield Input(choices.model or "", placeholder=f"{DEMO_MODEL}, or e.g. gpt-4o-mini, ollama/llama3.1",
                         id="model", compact=True)
         with Horizontal(classes="form-row"):
             yield Label("API base", classes="form-label")
-            yield Input(choices.api_base, placeholder="optional, e.g. http://localhost:11434", id="api-base",
+            yield Input(choices.api_base or "", placeholder="optional, e.g. http://localhost:11434", id="api-base",
                         compact=True)
         with Horizontal(classes="form-row"):
             yield Label("reply cap", classes="form-label")
-            yield Input(choices.max_reply_tokens, placeholder="tokens per reply (default 512; evaluator 768, "
-                        "summarizer 1536)", type="integer", id="max-reply-tokens", compact=True)
+            yield Input(_typed(choices, "max_reply_tokens"), type="integer", id="max-reply-tokens", compact=True,
+                        placeholder="tokens per reply (default 512; evaluator 768, summarizer 1536)")
         with Horizontal(classes="form-row"):
             yield Label("temperature", classes="form-label")
-            yield Input(choices.temperature, placeholder="0 for judging (default)", type="number", id="temperature",
-                        compact=True)
+            yield Input(_typed(choices, "temperature"), placeholder="0 for judging (default)", type="number",
+                        id="temperature", compact=True)
         with Horizontal(classes="form-row"):
             yield Label("JSON answers", classes="form-label")
-            yield Checkbox("ask the answer line as JSON where the model supports it", choices.structured,
+            yield Checkbox("ask the answer line as JSON where the model supports it",
+                           bool(choices.generation.get("structured")),
                            id="structured", compact=True)
         yield Label("Agents", classes="section")
         yield Static("", id="agents-note")
@@ -161,18 +165,17 @@ class SetupScreen(BaseScreen[None]):
                 tooltip="Read the text to judge from the file path typed beside the text box"),
     ]
 
-    def __init__(self, choices: SetupChoices | TopOfForm, texts: dict[str, str],
-                 criteria_file: str | None = None, refusal: str | None = None) -> None:
-        """With only the `TopOfForm` (the app's first frame), the rest waits for `fill`.
+    def __init__(self, choices: Choices, texts: dict[str, str], criteria_file: str | None = None,
+                 refusal: str | None = None, *, ready: bool = True) -> None:
+        """Not `ready`: the choices of the app's first frame (its protocol), the rest waits for `fill`.
 
         `refusal`: why the command line's choices cannot start (the session factory's reason), shown at once.
         """
         super().__init__()
-        self.choices: SetupChoices | None
-        if isinstance(choices, TopOfForm):
-            self.top, self.choices = choices, None
-        else:
-            self.top, self.choices = TopOfForm(choices.protocol, choices.text_path), choices
+        self.first = choices
+        """What the first frame shows (the protocol's description)."""
+        self.choices: Choices | None = choices if ready else None
+        """The form's choices: each change makes a new copy (`dataclasses.replace`)."""
         self.texts = texts
         self.criteria_file = criteria_file
         self.refusal = refusal
@@ -197,7 +200,7 @@ class SetupScreen(BaseScreen[None]):
             yield Static("", id="demo-notice")
             with Horizontal(classes="form-row", id="protocol-row"):
                 yield Label("Protocol", classes="form-label")
-            yield Static(literal(PROTOCOLS[_shown(self.top.protocol)], "italic"), id="protocol-desc")
+            yield Static(literal(PROTOCOLS[_shown(self.first.protocol)], "italic"), id="protocol-desc")
             yield Label(INPUT_LABELS["text"], classes="section")
             yield TextBox(self.texts.get("text", ""), id="text-text", soft_wrap=True, show_line_numbers=False)
             yield Vertical(id="setup-rest")
@@ -215,15 +218,15 @@ class SetupScreen(BaseScreen[None]):
             self.notify(self.refusal, title="Cannot start", severity="error", markup=False, timeout=12)
 
     @property
-    def filled(self) -> SetupChoices:
+    def filled(self) -> Choices:
         """The choices: set from the start or by `fill`, before any control that reads them is mounted."""
         assert self.choices is not None, "the setup form was read before fill()"
         return self.choices
 
-    def fill(self, choices: SetupChoices, criteria_file: str | None) -> None:
-        """The validated choices, after a first frame drawn from the `TopOfForm`; the controls follow."""
+    def fill(self, choices: Choices, criteria_file: str | None) -> None:
+        """The validated choices, after a first frame drawn from a quick read; the controls follow."""
         self.choices, self.criteria_file = choices, criteria_file
-        if _shown(choices.protocol) != _shown(self.top.protocol):
+        if _shown(choices.protocol) != _shown(self.first.protocol):
             self.query_one("#protocol-desc", Static).update(literal(PROTOCOLS[_shown(choices.protocol)], "italic"))
         self.call_later(self._mount_details)
 
@@ -254,7 +257,7 @@ class SetupScreen(BaseScreen[None]):
 
     def _show_sources(self) -> None:
         """On hover, where the protocol, model and API base came from (`debate-tui config show` lists the rest)."""
-        sources = getattr(getattr(self.app, "launch", None), "sources", {})
+        sources = self.filled.origins
         default_model = (f"config.toml or the environment: {self.config.default_model}" if self.config.default_model
                          else "the offline demo model")
         for selector, key, default in (("#protocol", "protocol", "default"), ("#model", "model", default_model),
@@ -267,7 +270,7 @@ class SetupScreen(BaseScreen[None]):
             return None
         return True
 
-    # ----- catalog and prefill ---------------------------------------------------------
+    # ----- catalog and filling ---------------------------------------------------------
 
     @property
     def config(self) -> Config:
@@ -294,7 +297,8 @@ class SetupScreen(BaseScreen[None]):
                        and n not in {c.name for c in self.filled.custom_criteria}]
             if unknown:
                 self.complain(f"unknown criterion {unknown[0]!r}")
-            self.filled.criteria = [catalog.qualify(n) or n for n in self.filled.criteria if n not in unknown]
+            self.choices = replace(self.filled, criteria=[catalog.qualify(n) or n for n in self.filled.criteria
+                                                          if n not in unknown])
         for criterion in extra:
             self._remember_custom(criterion)
         self.catalog = catalog
@@ -305,10 +309,11 @@ class SetupScreen(BaseScreen[None]):
         await self._build_options(self._protocol())
 
     def _remember_custom(self, criterion: Criterion) -> None:
-        self.filled.custom_criteria = [c for c in self.filled.custom_criteria if c.name != criterion.name]
-        self.filled.custom_criteria.append(criterion)
-        ticked = self.filled.criteria if self.filled.criteria is not None else []
-        self.filled.criteria = ticked if criterion.name in ticked else [*ticked, criterion.name]
+        ticked = self.filled.criteria if self.filled.criteria is not None else ()
+        self.choices = replace(
+            self.filled, custom_criteria=[*(c for c in self.filled.custom_criteria if c.name != criterion.name),
+                                          criterion],
+            criteria=ticked if criterion.name in ticked else [*ticked, criterion.name])
 
     async def _fill_criteria(self) -> None:
         assert self.catalog is not None
@@ -374,7 +379,7 @@ class SetupScreen(BaseScreen[None]):
         async with self._agents_lock:
             choices = self.read_choices()
             try:
-                agents = build_agents(self.catalog, choices.model_copy(update={"agent_personas": {}}), self.config)
+                agents = build_agents(self.catalog, replace(choices, agent_personas={}), self.config)
             except InputError as exc:
                 self.query_one("#agents-note", Static).update(literal(f"Agents not updated: {exc}", "$warning"))
                 return
@@ -398,39 +403,41 @@ class SetupScreen(BaseScreen[None]):
 
     # ----- reading the form ----------------------------------------------------------
 
-    def read_choices(self) -> SetupChoices:
+    def read_choices(self) -> Choices:
         """The form as it stands (remembered choices for what is not on screen yet)."""
         from debate_tui.ui.widgets.option_form import OptionForm
 
-        choices = self.filled.model_copy(deep=True)
-        choices.protocol = self._protocol()
+        filled, protocol = self.filled, self._protocol()
+        options = dict(filled.options) if protocol == _shown(filled.protocol) else {}
         forms = self.query("#option-form")
-        if choices.protocol != _shown(self.filled.protocol):
-            choices.options = {}
         if forms and forms.first(OptionForm).is_mounted:  # a form still mounting has no fields to read yet
             form = forms.first(OptionForm)
             # options the form has no field for came from the command line: kept, so the factory refuses them as
             # `run` does (they are dropped when another protocol is picked)
-            foreign = {k: v for k, v in choices.options.items() if k not in form.model.model_fields}
-            choices.options = {**foreign, **form.read()}
-        choices.model = self.query_one("#model", Input).value.strip()
-        choices.api_base = self.query_one("#api-base", Input).value.strip()
-        choices.max_reply_tokens = self.query_one("#max-reply-tokens", Input).value.strip()
-        choices.temperature = self.query_one("#temperature", Input).value.strip()
-        choices.structured = self.query_one("#structured", Checkbox).value
-        choices.text_path = self.query_one("#text-path", Input).value.strip()
-        if self.catalog is not None:
-            choices.criteria = list(self.query_one("#criteria", SelectionList).selected)
+            foreign = {k: v for k, v in options.items() if k not in form.model.model_fields}
+            options = {**foreign, **form.read()}
+        generation: dict[str, object] = {key: typed for key, selector in GENERATION_INPUTS.items()
+                                         if (typed := self.query_one(selector, Input).value.strip())}
+        if self.query_one("#structured", Checkbox).value:
+            generation["structured"] = True
+        agent_personas, agent_models = dict(filled.agent_personas), dict(filled.agent_models)
         rows = list(self.query(AgentRow))
         if rows:  # the agents shown are the agents there are: a choice for one gone with an option is dropped
-            choices.agent_personas, choices.agent_models = {}, {}
+            agent_personas, agent_models = {}, {}
         for row in rows:
             persona, model = row.read()
             if persona and persona != row.default:
-                choices.agent_personas[row.agent_name] = persona
+                agent_personas[row.agent_name] = persona
             if model:
-                choices.agent_models[row.agent_name] = model
-        return choices
+                agent_models[row.agent_name] = model
+        text_path = self.query_one("#text-path", Input).value.strip()
+        return replace(
+            filled, protocol=protocol, options=options, generation=generation, demo=False,
+            model=self.query_one("#model", Input).value.strip() or None,
+            api_base=self.query_one("#api-base", Input).value.strip() or None,
+            criteria=(list(self.query_one("#criteria", SelectionList).selected) if self.catalog is not None
+                      else filled.criteria),
+            agent_personas=agent_personas, agent_models=agent_models, inputs={"text": text_path} if text_path else {})
 
     def _protocol(self) -> str:
         """The protocol picked in the form, or the one it was filled with while its controls mount."""
@@ -449,11 +456,12 @@ class SetupScreen(BaseScreen[None]):
         self._show_inputs(protocol)
         if self.catalog is not None and protocol != _shown(self.filled.protocol):
             fields = self.catalog.protocols[_shown(self.filled.protocol)].options.model_fields
-            self.filled.options = {k: v for k, v in self.filled.options.items() if k in fields}
+            self.choices = replace(self.filled, options={k: v for k, v in self.filled.options.items() if k in fields})
         if self.catalog is not None and self._form_protocol not in (None, protocol):
             picker = self.query_one("#criteria", SelectionList)
             if set(picker.selected) <= set(self.catalog.default_criteria(self._form_protocol)):
-                self.filled.criteria = None  # untouched defaults follow the protocol: MATEval's error types, ...
+                # untouched defaults follow the protocol: MATEval's error types, ...
+                self.choices = replace(self.filled, criteria=None)
                 await self._fill_criteria()
         await self._build_options(protocol)
 
@@ -580,6 +588,12 @@ class SetupScreen(BaseScreen[None]):
         tui(self).start_run(built.session, demo=built.demo)
 
 
-def _shown(protocol: str) -> str:
+def _shown(protocol: str | None) -> str:
     """The protocol the form shows: one it does not know (an old remembered name) shows as debate."""
-    return protocol if protocol in PROTOCOLS else "debate"
+    return protocol if protocol in PROTOCOLS else DEFAULT_PROTOCOL
+
+
+def _typed(choices: Choices, key: str) -> str:
+    """A generation setting as the form's input shows it: typed there, or given as a flag."""
+    value = choices.generation.get(key)
+    return "" if value is None else str(value)

@@ -1,0 +1,31 @@
+"""litellm, imported once and only when first needed: `import litellm` costs seconds.
+
+Below both of its users (the client, and `tokens` measuring prompts), so each
+imports it at its top without importing the other; importing this module
+imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from debate_tui.envfile import switch_off_litellm_search
+
+_litellm: Any = None
+
+
+def load_litellm() -> Any:
+    """Import litellm once, offline-safe; callable from a background thread to warm up."""
+    global _litellm
+    if _litellm is None:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        os.environ.setdefault("LITELLM_LOG", "ERROR")
+        switch_off_litellm_search()  # the working directory's .env is read by the CLI (envfile.py), not litellm's
+        import litellm
+
+        litellm.telemetry = False
+        litellm.suppress_debug_info = True
+        import openai.resources  # noqa: F401  imported by the first call otherwise: 0.7 s on the UI's loop
+        _litellm = litellm
+    return _litellm

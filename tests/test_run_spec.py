@@ -1,0 +1,123 @@
+"""One run specification (`Choices`), resolved by one rule: command line > environment > config.toml >
+remembered setup > default, each value's origin recorded; the remembered setup is that object serialised,
+and a file saved before it still loads."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import FrozenInstanceError, replace
+
+import pytest
+
+from debate_tui.choices import COMMAND_LINE, DEFAULT, REMEMBERED, Choices, Source, resolve
+from debate_tui.cli import build_parser
+from debate_tui.cli.tui import tui_request
+from debate_tui.config import resolve_current
+from debate_tui.locations import config_path
+from debate_tui.resolver import resolve_choices
+from debate_tui.ui.locations import ui_state_path
+from debate_tui.ui.opening import read_opening
+from debate_tui.ui.state import UiState, load_state
+
+
+def sources(**given: dict) -> list[Source]:
+    names = ("command_line", "environment", "config_file", "remembered", "default")
+    return [Source(name, given.get(name, {})) for name in names]
+
+
+def test_the_first_source_that_sets_a_choice_wins_and_is_named():
+    choices = resolve(*sources(environment={"model": "env/m"}, config_file={"model": "file/m", "protocol": "single"},
+                               remembered={"model": "old/m", "protocol": "chateval", "personas": "critic"},
+                               default={"protocol": "debate"}), config_newer=True)
+    assert (choices.model, choices.protocol, choices.personas) == ("env/m", "single", "critic")
+    assert choices.origins == {"model": "environment", "protocol": "config_file", "personas": "remembered"}
+    older = resolve(*sources(config_file={"protocol": "single"}, remembered={"protocol": "chateval"}),
+                    config_newer=False)
+    assert (older.protocol, older.origins["protocol"]) == ("chateval", "remembered")
+
+
+def test_tables_merge_key_by_key_and_protocol_bound_choices_stay_with_their_protocol():
+    line = {"options": {"rounds": 3}, "generation": {"temperature": 0.4}}
+    kept = resolve(*sources(command_line=line, remembered={"protocol": "debate", "options": {"rounds": 2, "seed": 7},
+                                                           "generation": {"max_reply_tokens": "99"}}),
+                   config_newer=False)
+    assert kept.options == {"rounds": 3, "seed": 7}
+    assert kept.generation == {"temperature": 0.4, "max_reply_tokens": "99"}
+    assert (kept.origins["options.rounds"], kept.origins["options.seed"]) == ("command_line", "remembered")
+    moved = resolve(*sources(command_line={"protocol": "single", **line},
+                             remembered={"protocol": "debate", "options": {"seed": 7}, "criteria": ["x"]}),
+                    config_newer=False)
+    assert moved.options == {"rounds": 3} and moved.criteria is None  # the debate's seed and criteria stay behind
+
+
+def test_choices_are_immutable_and_a_copy_changes_one_field():
+    choices = Choices(protocol="single", criteria=["coherence"])
+    with pytest.raises(FrozenInstanceError):
+        choices.protocol = "debate"  # type: ignore[misc]
+    assert replace(choices, model="openai/x") == Choices(protocol="single", criteria=("coherence",), model="openai/x")
+
+
+def test_environment_beats_the_remembered_setup_and_config_toml_saved_last_beats_it_too(monkeypatch):
+    remembered = Choices(protocol="chateval", model="old/m")
+    given = tui_request(build_parser("tui").parse_args(["tui", "--temperature", "0.2"])).choices
+    monkeypatch.setenv("DEBATE_TUI_MODEL", "openai/env")
+    choices = resolve_choices(given, resolve_current({}), remembered)
+    assert (choices.protocol, choices.model, choices.generation) == ("chateval", "openai/env", {"temperature": 0.2})
+    assert choices.origins["model"] == "environment variable DEBATE_TUI_MODEL"
+    assert (choices.origins["protocol"], choices.origins["generation"]) == (REMEMBERED, COMMAND_LINE)
+    monkeypatch.delenv("DEBATE_TUI_MODEL")
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text('protocol = "single"\n')
+    newer = resolve_choices(given, resolve_current({}), remembered, config_newer=True)
+    assert (newer.protocol, newer.model) == ("single", "old/m")
+    assert newer.origins["protocol"] == f"config.toml ({config_path()})"
+    assert resolve_choices(Choices(), resolve_current({})).origins["protocol"].startswith("config.toml")
+    config_path().unlink()
+    assert resolve_choices(Choices(), resolve_current({})).origins == {"protocol": DEFAULT}
+
+
+def test_the_first_frame_follows_the_same_rule_as_the_form(monkeypatch):
+    """An environment variable's protocol wins over the remembered one in the first frame, as on the form."""
+    ui_state_path().parent.mkdir(parents=True, exist_ok=True)
+    ui_state_path().write_text(json.dumps({"setup": {"protocol": "chateval"}}))
+    monkeypatch.setenv("DEBATE_TUI_PROTOCOL", "single")
+    opening = read_opening(tui_request(build_parser("tui").parse_args(["tui"])))
+    assert opening.choices.protocol == "single"
+    assert opening.choices.origins["protocol"] == "environment variable DEBATE_TUI_PROTOCOL"
+
+
+def test_the_remembered_setup_is_the_choices_serialised_and_an_older_file_still_loads():
+    ui_state_path().parent.mkdir(parents=True, exist_ok=True)
+    older = {"theme": "debate-paper", "setup": {
+        "protocol": "single", "options": {"samples": 2}, "criteria": ["summeval/coherence"], "personas": None,
+        "custom_criteria": [{"name": "wit", "description": "How witty.", "low": 1, "high": 5}],
+        "model": "", "api_base": "", "max_reply_tokens": "300", "temperature": "", "structured": False,
+        "agent_models": {}, "agent_personas": {}, "text_path": "story.txt"}}
+    ui_state_path().write_text(json.dumps(older))
+    state = load_state()
+    assert state.theme == "debate-paper"
+    setup = state.setup
+    assert (setup.protocol, dict(setup.options), setup.criteria) == ("single", {"samples": 2}, ("summeval/coherence",))
+    assert (setup.model, setup.api_base, dict(setup.generation)) == (None, None, {"max_reply_tokens": "300"})
+    assert setup.text_path == "story.txt" and [c.name for c in setup.custom_criteria] == ["wit"]
+    saved = json.loads(UiState(theme="x", setup=setup).model_dump_json())["setup"]
+    assert saved == {"protocol": "single", "criteria": ["summeval/coherence"], "options": {"samples": 2},
+                     "custom_criteria": [setup.custom_criteria[0].model_dump(mode="json")],
+                     "generation": {"max_reply_tokens": "300"}, "inputs": {"text": "story.txt"}}
+    assert UiState.model_validate({"setup": saved}).setup == setup
+    ui_state_path().write_text(json.dumps({"setup": {"temperature": ["not", "a", "number"], "options": 3}}))
+    assert load_state() == UiState()
+
+
+
+def test_config_show_tells_a_run_s_choices_and_where_each_came_from(monkeypatch, capsys):
+    from debate_tui.cli import main
+
+    monkeypatch.setenv("DEBATE_TUI_MODEL", "openai/env")
+    assert main(["config", "show", "--json", "--protocol", "single"]) == 0
+    choices = json.loads(capsys.readouterr().out)["choices"]
+    assert choices["protocol"] == {"value": "single", "origin": COMMAND_LINE}
+    assert choices["model"] == {"value": "openai/env", "origin": "environment variable DEBATE_TUI_MODEL"}
+    assert main(["config", "show"]) == 0
+    shown = capsys.readouterr().out
+    assert "#   protocol = debate  (default)\n#   model = openai/env  (environment variable DEBATE_TUI_MODEL)" in shown
