@@ -89,12 +89,28 @@ def test_the_server_honours_max_tokens_with_a_length_stop(capsys, llm_server):
     assert summary["unscored"] == 1 and summary["truncated"] == 2
 
 
-def test_a_stream_cut_without_finish_reason_or_done_is_marked_cut(capsys, llm_server):
-    llm_server.add_rule(SCORED, fault="cut", times=1)
+def test_a_cut_stream_is_a_fault_retried_not_an_answer(capsys, llm_server, monkeypatch):
+    """A stream that ends with neither a finish reason nor [DONE] is asked again; the whole reply is the answer."""
+    monkeypatch.setenv("DEBATE_TUI_RETRY_DELAY", "0")
+    llm_server.add_rule(SCORED.replace("4", "2"), fault="cut", times=1)
     llm_server.add_rule(SCORED)
-    code, summary, turns, _ = run_single(capsys, llm_server)
-    assert code == 0 and [t["finish_reason"] for t in turns] == ["cut"]
-    assert turns[0]["content"] == SCORED and summary["truncated"] == 1
+    code, summary, turns, _ = run_single(capsys, llm_server, "--retries", "3")
+    assert code == 0 and summary["scores"] == {"coherence": 4.0} and llm_server.calls == 2
+    assert [t["finish_reason"] for t in turns] == ["cut", "stop"]
+    assert turns[0]["error"] and turns[0]["score"] is None and turns[0]["content"].endswith("Score: 2")
+    assert summary["truncated"] == 1 and summary["unscored"] == 0
+
+
+def test_a_stream_cut_on_every_try_leaves_the_turn_unscored_with_its_text(capsys, llm_server, monkeypatch):
+    monkeypatch.setenv("DEBATE_TUI_RETRY_DELAY", "0")
+    llm_server.add_rule(SCORED, fault="cut")
+    code, summary, turns, _ = run_single(capsys, llm_server, "--retries", "2")
+    assert code == 0 and summary["scores"] == {"coherence": None} and summary["unscored"] == 1
+    assert llm_server.calls == 2  # within --retries, and no reminder on top
+    assert [t["finish_reason"] for t in turns] == ["cut", "cut"]
+    last = turns[-1]
+    assert last["error"] is None and last["unscored"] and last["score"] is None
+    assert last["content"] == SCORED  # kept for reading only
     report = Path(summary["report"]).read_text()
     assert "cut off" in report
 
