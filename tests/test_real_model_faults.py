@@ -235,3 +235,18 @@ def test_structured_falls_back_to_free_text_where_it_is_not_supported_or_not_ans
     code, summary, turns, _ = run_single(capsys, llm_server, "--structured", "--model", STRUCTURED_MODEL)
     assert code == 0 and "score 9" not in json.dumps(turns) and summary["scores"] == {"coherence": None}
     assert summary["unscored"] == 1  # the free text gave no score either, the re-ask neither
+
+
+def test_the_connection_is_closed_at_the_deadline_and_at_the_cap_so_the_server_stops(capsys, llm_server):
+    """The server sees the client hang up as soon as we stop reading: a local server frees its slot."""
+    llm_server.chunk_size = 8
+    llm_server.add_rule(SCORED, chunk_delay=0.6, times=2)
+    _, _, turns, _ = run_single(capsys, llm_server, "--timeout", "1.5", "--retries", "1")
+    assert [t["finish_reason"] for t in turns] == ["deadline", "deadline"] and len(llm_server.hangups) == 2
+    for request, hangup in zip(llm_server.requests, llm_server.hangups, strict=True):
+        assert hangup - request.at < 1.6  # by the 1.5 s deadline (counted from the call's start), not at the
+        # reply's end, 10 chunks 0.6 s apart
+    llm_server.reset()
+    llm_server.add_rule(fault="endless")
+    _, _, turns, _ = run_single(capsys, llm_server, "--max-reply-tokens", "40", "--timeout", "30")
+    assert [t["finish_reason"] for t in turns] == ["length", "length"] and len(llm_server.hangups) == 2
