@@ -113,3 +113,21 @@ def test_a_used_up_quota_or_a_read_only_disk_under_meta_outputs_is_one_line(tmp_
         line = error_line(capfd.readouterr().err)
         assert str(tmp_path / name) in line and said in line and f"pass {flag} elsewhere" in line, line
     assert not (tmp_path / "m.svg").exists()
+
+
+def test_batch_merge_on_a_full_disk_is_one_line_and_keeps_the_previous_merge(tmp_path, capfd, monkeypatch):
+    from debate_tui import safefile
+
+    row = {"id": "a", "criterion": "coherence", "predicted": 4, "session": "s1", "status": "completed"}
+    shard, out = tmp_path / "r1.jsonl", tmp_path / "all.jsonl"
+    shard.write_text(json.dumps(row) + "\n")
+    out.write_text(json.dumps({**row, "predicted": 3}) + "\n")  # the previous merge
+
+    def full(files, **_):
+        raise OSError(errno.ENOSPC, "No space left on device", str(files[0][0]))
+
+    monkeypatch.setattr(safefile, "write_all_atomic", full)
+    assert main(["batch", "merge", str(shard), "--out", str(out)]) == 2
+    line = error_line(capfd.readouterr().err)
+    assert f"cannot write {out}: No space left on device: free some space there, or pass --out elsewhere" in line
+    assert json.loads(out.read_text())["predicted"] == 3

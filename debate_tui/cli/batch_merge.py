@@ -33,7 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     from debate_tui.batch.results import ResultsError, ResultsFile
     from debate_tui.batch.shards import merge_files
-    from debate_tui.safefile import TargetError, check_distinct
+    from debate_tui.safefile import TargetError, check_distinct, disk_problem, write_problem
 
     args = build_parser().parse_args(argv)
     paths = [Path(p).expanduser() for p in args.shards]
@@ -50,7 +50,9 @@ def main(argv: list[str]) -> int:
         with out.locked("a merge"):
             out.rewrite(merged.rows.values())
     except (ResultsError, TargetError, OSError) as exc:
-        print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
+        full = disk_problem(exc)
+        said = write_problem(full, out.path, "or pass --out elsewhere") if full is not None else str(exc)
+        print(f"debate-tui: error: {inert(said)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     items = len({key[0] for key in merged.rows})
     summary = {"files": len(paths), "items": items, "rows": len(merged.rows), "duplicates": merged.duplicates,
