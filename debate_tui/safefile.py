@@ -17,6 +17,7 @@ import os
 import stat
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
@@ -122,13 +123,13 @@ def disk_problem(exc: BaseException) -> OSError | None:
     return None
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str | bytes) -> None:
     """Temporary file beside `path`, fsync, rename over it, fsync the directory; the temporary file is
-    removed whatever fails."""
+    removed whatever fails. Text is written as UTF-8."""
     write_all_atomic([(path, text)])
 
 
-def write_all_atomic(files: list[tuple[Path, str]], *, durable: bool = True) -> None:
+def write_all_atomic(files: Sequence[tuple[Path, str | bytes]], *, durable: bool = True) -> None:
     """`write_atomic` for many files, each directory synced once for all its renames.
 
     `durable=False` skips the fsyncs: still never half a file after a crash of the process, but a power
@@ -140,8 +141,8 @@ def write_all_atomic(files: list[tuple[Path, str]], *, durable: bool = True) -> 
     for path, text in files:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(text.encode("utf-8") if isinstance(text, str) else text)
                 if durable:
                     handle.flush()
                     os.fsync(handle.fileno())

@@ -44,13 +44,45 @@ def test_shards_then_merge_equal_one_whole_batch(capsys, llm_server, tmp_path, i
     per_shard = [{r["id"] for r in read_rows(out)} for out in outs]
     assert sum(map(len, per_shard)) == 12 and set().union(*per_shard) == {f"i{i}" for i in range(12)}
     assert llm_server.calls == 12 * 2  # no item run twice
-    merged = tmp_path / "all.jsonl"
-    code = main(["batch", "merge", *map(str, outs), str(outs[0]), "--out", str(merged)])  # a file twice
+    assert [{r["shard"] for r in read_rows(out)} for out in outs] == [{"1/3"}, {"2/3"}, {"3/3"}]
+    merged, again = tmp_path / "all.jsonl", tmp_path / "shard1-again.jsonl"
+    again.write_bytes(outs[0].read_bytes())  # shard 1 run a second time
+    code = main(["batch", "merge", *map(str, outs), str(again), "--out", str(merged)])
     summary = json.loads(capsys.readouterr().out)
     assert code == 0 and summary["items"] == 12 and summary["rows"] == 12 and summary["duplicates"] > 0
     rows = read_rows(merged)
     assert sorted(r["id"] for r in rows) == sorted(f"i{i}" for i in range(12))
     assert all(r["status"] == "completed" and r["predicted"] == 4 for r in rows)
+
+
+def test_merge_refuses_a_file_named_twice_and_names_it(capsys, tmp_path):
+    row = {"id": "a", "criterion": "coherence", "predicted": 4, "session": "s1", "status": "completed"}
+    one, two, out = tmp_path / "1.jsonl", tmp_path / "2.jsonl", tmp_path / "m.jsonl"
+    one.write_text(json.dumps(row) + "\n")
+    two.write_text(json.dumps({**row, "id": "b"}) + "\n")
+    assert main(["batch", "merge", str(one), str(two), str(one), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{one} named twice" in err and not out.exists()
+    same = tmp_path / "." / "1.jsonl"  # the same file by another spelling
+    assert main(["batch", "merge", str(one), str(two), str(same), "--out", str(out)]) == 2
+    assert "named twice" in capsys.readouterr().err and not out.exists()
+
+
+def test_merge_names_the_missing_shard_unless_partial_is_allowed(capsys, llm_server, tmp_path, isolated_dirs):
+    agreeing_debate(llm_server)
+    items = write_items(tmp_path / "in.jsonl", 9)
+    outs = [tmp_path / f"shard{i}.jsonl" for i in (1, 2, 3)]
+    for index, out in enumerate(outs, start=1):
+        code, _, _ = run_batch(capsys, str(items), "--out", str(out), *model_args(llm_server), "--shard", f"{index}/3")
+        assert code == 0
+    merged = tmp_path / "all.jsonl"
+    assert main(["batch", "merge", str(outs[0]), str(outs[2]), "--out", str(merged)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "shard 2/3 missing" in err and not merged.exists()
+    assert main(["batch", "merge", str(outs[0]), str(outs[2]), "--out", str(merged), "--allow-partial"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["missing_shards"] == ["2/3"]
+    assert {r["id"] for r in read_rows(merged)} == {r["id"] for out in (outs[0], outs[2]) for r in read_rows(out)}
 
 
 def test_merge_refuses_a_conflict_and_writes_nothing(capsys, tmp_path):

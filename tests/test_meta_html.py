@@ -46,3 +46,25 @@ def test_meta_html_refuses_to_overwrite_without_force(tmp_path: Path, capsys) ->
     assert "--force" in capsys.readouterr().err and out.read_text() == "keep"
     assert run(meta, ["meta", str(results), "--level", "turn", "--bootstrap", "0", "--html", str(out), "--force"]) == 0
     assert out.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_a_debate_run_stands_once_in_the_cost_table_over_all_its_criteria(tmp_path: Path, capsys,
+                                                                          isolated_dirs) -> None:
+    """A DEBATE batch on two criteria: one run, so one protocol cell, as `meta` prints it (not one per figure)."""
+    import json
+
+    from debate_tui.cli import main
+
+    items = tmp_path / "items.jsonl"
+    items.write_text("".join(json.dumps({"id": f"i{k}", "text": f"A story told {k} times. It ends.",
+                                         "human": {"coherence": k % 5 + 1, "fluency": (k * 2) % 5 + 1}}) + "\n"
+                             for k in range(6)))
+    results, out = tmp_path / "results.jsonl", tmp_path / "meta.html"
+    assert main(["batch", str(items), "--demo", "--protocol", "debate", "--criteria", "coherence,fluency",
+                 "--out", str(results)]) == 0
+    assert main(["meta", str(results), "--level", "turn", "--html", str(out)]) == 0
+    printed = capsys.readouterr().out
+    cost = out.read_text(encoding="utf-8").split('id="cost"', 1)[1].split("</table>", 1)[0]
+    assert cost.count("<td>debate / demo/offline</td>") == 1 and cost.count("pearson</td>") == 2
+    table = printed.split("cost and agreement by protocol", 1)[1]
+    assert sum(line.startswith("debate / demo/offline ") for line in table.splitlines()) == 1

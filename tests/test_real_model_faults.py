@@ -89,12 +89,28 @@ def test_the_server_honours_max_tokens_with_a_length_stop(capsys, llm_server):
     assert summary["unscored"] == 1 and summary["truncated"] == 2
 
 
-def test_a_stream_cut_without_finish_reason_or_done_is_marked_cut(capsys, llm_server):
-    llm_server.add_rule(SCORED, fault="cut", times=1)
+def test_a_cut_stream_is_a_fault_retried_not_an_answer(capsys, llm_server, monkeypatch):
+    """A stream that ends with neither a finish reason nor [DONE] is asked again; the whole reply is the answer."""
+    monkeypatch.setenv("DEBATE_TUI_RETRY_DELAY", "0")
+    llm_server.add_rule(SCORED.replace("4", "2"), fault="cut", times=1)
     llm_server.add_rule(SCORED)
-    code, summary, turns, _ = run_single(capsys, llm_server)
-    assert code == 0 and [t["finish_reason"] for t in turns] == ["cut"]
-    assert turns[0]["content"] == SCORED and summary["truncated"] == 1
+    code, summary, turns, _ = run_single(capsys, llm_server, "--retries", "3")
+    assert code == 0 and summary["scores"] == {"coherence": 4.0} and llm_server.calls == 2
+    assert [t["finish_reason"] for t in turns] == ["cut", "stop"]
+    assert turns[0]["error"] and turns[0]["score"] is None and turns[0]["content"].endswith("Score: 2")
+    assert summary["truncated"] == 1 and summary["unscored"] == 0
+
+
+def test_a_stream_cut_on_every_try_leaves_the_turn_unscored_with_its_text(capsys, llm_server, monkeypatch):
+    monkeypatch.setenv("DEBATE_TUI_RETRY_DELAY", "0")
+    llm_server.add_rule(SCORED, fault="cut")
+    code, summary, turns, _ = run_single(capsys, llm_server, "--retries", "2")
+    assert code == 0 and summary["scores"] == {"coherence": None} and summary["unscored"] == 1
+    assert llm_server.calls == 2  # within --retries, and no reminder on top
+    assert [t["finish_reason"] for t in turns] == ["cut", "cut"]
+    last = turns[-1]
+    assert last["error"] is None and last["unscored"] and last["score"] is None
+    assert last["content"] == SCORED  # kept for reading only
     report = Path(summary["report"]).read_text()
     assert "cut off" in report
 
@@ -219,3 +235,18 @@ def test_structured_falls_back_to_free_text_where_it_is_not_supported_or_not_ans
     code, summary, turns, _ = run_single(capsys, llm_server, "--structured", "--model", STRUCTURED_MODEL)
     assert code == 0 and "score 9" not in json.dumps(turns) and summary["scores"] == {"coherence": None}
     assert summary["unscored"] == 1  # the free text gave no score either, the re-ask neither
+
+
+def test_the_connection_is_closed_at_the_deadline_and_at_the_cap_so_the_server_stops(capsys, llm_server):
+    """The server sees the client hang up as soon as we stop reading: a local server frees its slot."""
+    llm_server.chunk_size = 8
+    llm_server.add_rule(SCORED, chunk_delay=0.6, times=2)
+    _, _, turns, _ = run_single(capsys, llm_server, "--timeout", "1.5", "--retries", "1")
+    assert [t["finish_reason"] for t in turns] == ["deadline", "deadline"] and len(llm_server.hangups) == 2
+    for request, hangup in zip(llm_server.requests, llm_server.hangups, strict=True):
+        assert hangup - request.at < 1.6  # by the 1.5 s deadline (counted from the call's start), not at the
+        # reply's end, 10 chunks 0.6 s apart
+    llm_server.reset()
+    llm_server.add_rule(fault="endless")
+    _, _, turns, _ = run_single(capsys, llm_server, "--max-reply-tokens", "40", "--timeout", "30")
+    assert [t["finish_reason"] for t in turns] == ["length", "length"] and len(llm_server.hangups) == 2

@@ -58,8 +58,10 @@ def row_key(row: Row) -> tuple[str, str]:
 
 
 class ResultsFile:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, shard: str | None = None):
         self.path = path
+        self.shard = shard
+        """`--shard I/N` of the batch writing it: each appended line records it, so a merge can tell a shard missing."""
         self._handle: IO[str] | None = None
 
     @property
@@ -121,7 +123,8 @@ class ResultsFile:
         try:
             if self._handle is None:
                 self._handle = self.path.open("a", encoding="utf-8")
-            self._handle.write("".join(dump_row(row) + "\n" for row in rows))
+            tag = {"shard": self.shard} if self.shard else {}
+            self._handle.write("".join(dump_row(row | tag) + "\n" for row in rows))
             self._handle.flush()
         except OSError as exc:  # a full disk: at most a half line, which the next read forgives
             raise OSError(exc.errno, exc.strerror, str(self.path)) from exc

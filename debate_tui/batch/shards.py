@@ -25,7 +25,8 @@ from typing import TypeVar
 
 from debate_tui.batch.results import FINAL, ResultsError, ResultsFile, Row, row_key
 
-BOOKKEEPING = frozenset({"session", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd"})
+BOOKKEEPING = frozenset({"session", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd",
+                         "shard"})
 """Row fields that say how a result was obtained, not what it is."""
 
 T = TypeVar("T")
@@ -56,6 +57,9 @@ class Shard:
             raise ShardError(f"--shard must be I/N with 1 <= I <= N (e.g. 1/4), got {text!r}")
         return shard
 
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
     def holds(self, item_id: str) -> bool:
         return shard_of(item_id, self.count) == self.index
 
@@ -79,6 +83,13 @@ class Merged:
     origin: dict[tuple[str, str], Path] = field(default_factory=dict)
     duplicates: int = 0
     """Lines found in more than one file (the same judgment), kept once."""
+    shards: dict[str, Path] = field(default_factory=dict)
+    """The `--shard I/N` each file's lines record -> the file."""
+
+    def missing_shards(self) -> list[str]:
+        """Shards of each set (N) some file belongs to that no file holds, as "I/N"; [] for unsharded files."""
+        sets = {Shard.parse(label).count for label in self.shards}
+        return [f"{i}/{n}" for n in sorted(sets) for i in range(1, n + 1) if f"{i}/{n}" not in self.shards]
 
     def add(self, row: Row, path: Path) -> None:
         key = row_key(row)
@@ -103,6 +114,17 @@ def merge_files(paths: Sequence[Path]) -> Merged:
         latest: dict[tuple[str, str], Row] = {}
         for row in ResultsFile(path).read().rows:
             latest[row_key(row)] = row
+            if (shard := _recorded_shard(row)) is not None:
+                merged.shards.setdefault(str(shard), path)
         for row in latest.values():
             merged.add(row, path)
     return merged
+
+
+def _recorded_shard(row: Row) -> Shard | None:
+    """The shard a line says it came from; None for a line of an unsharded batch (or a hand-edited field)."""
+    label = row.get("shard")
+    try:
+        return Shard.parse(label) if isinstance(label, str) else None
+    except ShardError:
+        return None

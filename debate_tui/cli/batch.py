@@ -281,6 +281,7 @@ def prepare(args: argparse.Namespace, items: list[Item] | None = None, out: Path
     A Ray task hands its own items and results file (the input is the driver's, not on its machine).
     """
     from debate_tui.batch.results import ResultsFile
+    from debate_tui.batch.shards import Shard
 
     _check_flags(args)
     if out is None:
@@ -289,7 +290,8 @@ def prepare(args: argparse.Namespace, items: list[Item] | None = None, out: Path
     whole = _read_items(args) if items is None else items
     template = build_template(args, whole[0].task, config)
     items = _select(args, whole) if items is None else items
-    return batch_for(args, config, template, items, ResultsFile(out or Path(args.out).expanduser()))
+    shard = str(Shard.parse(args.shard)) if args.shard else None  # checked by _select
+    return batch_for(args, config, template, items, ResultsFile(out or Path(args.out).expanduser(), shard))
 
 
 def _config(args: argparse.Namespace) -> Config:

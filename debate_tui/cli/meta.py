@@ -15,7 +15,7 @@ from debate_tui.meta.labels import LabelsError, join, load_labels
 from debate_tui.meta.plots import PlotError, plot_data, write_plot
 from debate_tui.meta.trust import format_risk_coverage, risk_coverage
 from debate_tui.readfile import MissingFile, jsonl_lines, jsonl_value, read_text
-from debate_tui.safefile import TargetError, check_target, write_atomic
+from debate_tui.safefile import TargetError, check_target, write_atomic, write_problem
 from debate_tui.textsafe import inert
 
 EXIT_BAD_INPUT = 2
@@ -118,7 +118,7 @@ def write_html(args: argparse.Namespace, result: dict[str, Any], rows: list[dict
     try:
         write_atomic(out, page)
     except OSError as exc:
-        raise BadInput(f"cannot write {out}: {exc.strerror or exc}") from None
+        raise BadInput(write_problem(exc, out, "or pass --html elsewhere")) from None
     print(f"wrote {out}", file=sys.stderr)
 
 

@@ -18,6 +18,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from debate_tui import parsing
@@ -75,6 +76,8 @@ BRIEFLY = "Your reply was {ending} before it ended. Answer briefly this time, in
 DECLINED = ("Your reply was empty or declined the task. This is an evaluation exercise and your answer is needed: "
             "answer the request above as asked.")
 """The reminder for a turn that expects free text (a Critic's feedback, a discussion turn)."""
+CUT_RETRIED = "cut off: the stream ended without a finish reason or end marker; asked again"
+"""A cut try's error: a fault retried within --retries, its partial text kept for reading only."""
 
 
 ReplayKey = tuple[str, int, str | None]
@@ -181,6 +184,9 @@ class Runner:
         first = await self._call(spec, messages, round, criterion, expect)
         if _has_answer(first, expect):
             return first
+        if first.finish_reason == "cut":  # already asked again within --retries: a reminder would be one more try
+            self.emit(Notice(f"{spec.name}: every try was cut off before the reply ended; marked unscored"))
+            return first
         low, high = (criterion.low, criterion.high) if criterion else (1, 5)
         reminder = REMINDERS[expect].format(low=low, high=high) if expect in REMINDERS else DECLINED
         if first.ending:
@@ -281,58 +287,88 @@ class Runner:
         self, spec: AgentSpec, messages: list[Message], round: int,
         criterion: Criterion | None, expect: Expect,
     ) -> Turn:
-        name = criterion.name if criterion else None
-        key = (spec.name, round, name)
-        occurrence = self._asked.get(key, 0)
-        self._asked[key] = occurrence + 1
-        recorded_here = self._replay.get(key, [])
-        if occurrence < len(recorded_here):
-            recorded = recorded_here[occurrence]
-            self.emit(TurnStarted(recorded.slot, spec.name, spec.role, round, name))
-            self.emit(TurnCompleted(recorded, replayed=True))
+        """One model call as a turn: replayed when recorded, else asked (with retries), read, saved, announced."""
+        key: ReplayKey = (spec.name, round, criterion.name if criterion else None)
+        recorded = self._replayed(key, spec)
+        if recorded is not None:
             return recorded
         slot = self._take_slot()
         await self.control.gate()
-        request = ChatRequest(
-            model=spec.model,
-            messages=self._messages_with_remarks(messages),
-            params=dict(spec.params),
-        )
+        request = ChatRequest(model=spec.model, messages=self._messages_with_remarks(messages),
+                              params=dict(spec.params))
+        turn, completion = await self._ask_with_retries(spec, request, slot, key)
+        if turn.finish_reason == "cut":
+            turn.unscored = True  # every try was cut: the partial text is kept for reading, never taken as an answer
+        else:
+            await self._read(spec, request, turn, completion, expect, criterion)
+        self._record(turn)
+        await self._save()
+        self.emit(TurnCompleted(turn))
+        return turn
+
+    def _replayed(self, key: ReplayKey, spec: AgentSpec) -> Turn | None:
+        """The recorded turn for this occurrence of `key` (a resumed run), announced as replayed; None if new."""
+        occurrence = self._asked.get(key, 0)
+        self._asked[key] = occurrence + 1
+        recorded_here = self._replay.get(key, [])
+        if occurrence >= len(recorded_here):
+            return None
+        recorded = recorded_here[occurrence]
+        self.emit(TurnStarted(recorded.slot, spec.name, spec.role, key[1], key[2]))
+        self.emit(TurnCompleted(recorded, replayed=True))
+        return recorded
+
+    async def _ask_with_retries(self, spec: AgentSpec, request: ChatRequest, slot: int,
+                                key: ReplayKey) -> tuple[Turn, Completion]:
+        """The first reply that ended (or the last cut one), after retrying errors and cut streams with backoff.
+
+        A stream that ends with neither a finish reason nor an end marker (`cut`) is a fault like a dropped
+        connection: its partial text may hold a number that is not the judge's last word.
+        """
         for attempt in range(self.retry.attempts):
+            final = attempt == self.retry.attempts - 1
             self._check_open()
             self._measure(spec, request)
-            self.emit(TurnStarted(slot, spec.name, spec.role, round, name))
+            self.emit(TurnStarted(slot, spec.name, spec.role, key[1], key[2]))
             started, clock = utcnow(), time.perf_counter()
             try:
                 completion = await self._complete(request, slot, spec.name)
             except LLMError as exc:
                 self._check_open()
-                final = not exc.retryable or attempt == self.retry.attempts - 1
-                self._record(Turn(slot=slot, agent=spec.name, role=spec.role, round=round, content=exc.partial_text,
-                                  criterion=name, started_at=started, duration_s=time.perf_counter() - clock,
-                                  error=redact(str(exc)), partial=bool(exc.partial_text), finish_reason="error"))
-                self.emit(TurnFailed(slot, spec.name, redact(str(exc)), exc.partial_text, will_retry=not final))
-                await self._save()
+                final = final or not exc.retryable
+                turn = _turn(spec, slot, key, started, clock, exc.partial_text, error=redact(str(exc)),
+                             partial=bool(exc.partial_text), finish_reason="error")
+                await self._failed_attempt(turn, will_retry=not final)
                 if final:
                     raise LLMError(exc.kind, failure_message(spec, exc, attempt + 1),
                                    partial_text=exc.partial_text) from None
                 await self._cancellable(asyncio.sleep(self.retry.delay(attempt, exc.retry_after)))
                 continue
             self._check_open()
-            turn = Turn(slot=slot, agent=spec.name, role=spec.role, round=round, content=completion.text,
-                        criterion=name, started_at=started, duration_s=time.perf_counter() - clock,
-                        usage=completion.usage, finish_reason=completion.finish_reason)
-            _read_answer(turn, expect, criterion)
-            _weigh_score(turn, completion, expect, criterion)
-            if self.structured and expect in structured.ASKED:
-                await structured.answer(lambda ask: self._cancellable(self.client.complete(ask)), self.session,
-                                        spec, request.messages, turn, expect, criterion)
-                self._check_open()
-            self._record(turn)
-            await self._save()
-            self.emit(TurnCompleted(turn))
-            return turn
+            turn = _turn(spec, slot, key, started, clock, completion.text, usage=completion.usage,
+                         finish_reason=completion.finish_reason)
+            if completion.finish_reason != "cut" or final:
+                return turn, completion
+            turn.error, turn.partial = CUT_RETRIED, bool(completion.text)
+            await self._failed_attempt(turn, will_retry=True)
+            await self._cancellable(asyncio.sleep(self.retry.delay(attempt, None)))
         raise AssertionError("unreachable: the last attempt either returns or raises")
+
+    async def _failed_attempt(self, turn: Turn, *, will_retry: bool) -> None:
+        """Keep a failed try in the session (its partial text and usage) and say whether it is tried again."""
+        self._record(turn)
+        self.emit(TurnFailed(turn.slot, turn.agent, turn.error or "", turn.content, will_retry=will_retry))
+        await self._save()
+
+    async def _read(self, spec: AgentSpec, request: ChatRequest, turn: Turn, completion: Completion,
+                    expect: Expect, criterion: Criterion | None) -> None:
+        """The asked-for answer from the reply, its weight, and with `--structured` the answer asked as JSON."""
+        _read_answer(turn, expect, criterion)
+        _weigh_score(turn, completion, expect, criterion)
+        if self.structured and expect in structured.ASKED:
+            await structured.answer(lambda ask: self._cancellable(self.client.complete(ask)), self.session,
+                                    spec, request.messages, turn, expect, criterion)
+            self._check_open()
 
     def _take_slot(self) -> int:
         """The next number no completed turn of the session has (taken before any await)."""
@@ -416,6 +452,13 @@ def failure_message(spec: AgentSpec, exc: LLMError, attempts: int) -> str:
         return redact(f"{who}: the provider rejected the request, not retried: {exc}")
     tries = f"after {attempts} attempt{'s' if attempts > 1 else ''}" if exc.retryable else "not retried"
     return redact(f"{who}: {exc.kind.replace('_', ' ')} error {tries}: {exc}")
+
+
+def _turn(spec: AgentSpec, slot: int, key: ReplayKey, started: datetime, clock: float, content: str,
+          **fields: Any) -> Turn:
+    """A try's turn: who spoke, where, when and for how long, with what it said."""
+    return Turn(slot=slot, agent=spec.name, role=spec.role, round=key[1], criterion=key[2], content=content,
+                started_at=started, duration_s=time.perf_counter() - clock, **fields)
 
 
 def _read_answer(turn: Turn, expect: Expect, criterion: Criterion | None) -> None:

@@ -68,10 +68,12 @@ def _costs(block: dict[str, Any] | None) -> str:
         figures = [(f"{name} pearson", c) for name, c in run["criteria"].items()]
         if v := run.get("verdicts"):
             figures.append(("verdict accuracy", {**v, "pearson": v["accuracy"]}))
+        per_item = "n/a" if run["cost_per_item"] is None else f"{run['cost_per_item']:.6f}"
+        head = [key, str(run["items"]), figure(run["calls_per_item"]), per_item]
         for label, entry in figures or [("(no labels)", {"pearson": None, "per_dollar": None})]:
-            per_item = "n/a" if run["cost_per_item"] is None else f"{run['cost_per_item']:.6f}"
-            rows.append([key, str(run["items"]), figure(run["calls_per_item"]), per_item, label,
-                         figure(entry["pearson"]), figure(entry["per_dollar"]), entry.get("reason") or ""])
+            reason = entry.get("reason") or ""
+            rows.append([*head, label, figure(entry["pearson"]), figure(entry["per_dollar"]), reason])
+            head = [""] * len(head)  # a run's protocol, items and cost once, over all its figures, as meta prints it
     return table(["Protocol", "Items", "Calls/item", "$/item", "Figure", "Agreement", "Per dollar", "n/a because"],
                  rows, "Cost and agreement by protocol (agreement per dollar = agreement / dollars per item)")
 

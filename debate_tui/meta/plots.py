@@ -10,12 +10,14 @@ protocols) are drawn as plain text: matplotlib's math parsing is off.
 
 from __future__ import annotations
 
+import io
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from debate_tui.meta.stats import VERDICTS
+from debate_tui.safefile import write_atomic, write_problem
 
 FORMATS = (".svg", ".png")
 INSTALL = "meta --plot needs matplotlib: pip install 'debate-tui[plot]' (or pip install matplotlib)"
@@ -108,12 +110,16 @@ def write_plot(path: Path, data: PlotData) -> None:
         for axis, panel in zip(axes[0], panels, strict=True):
             DRAW[panel](axis, data)
         figure.tight_layout()
+        drawn = io.BytesIO()  # drawn first, then written whole: a full disk leaves the old file, not half a new one
         try:
-            figure.savefig(path, metadata={"Date": None} if path.suffix.lower() == ".svg" else None)
-        except OSError as exc:
-            raise PlotError(f"{path}: cannot write ({exc.strerror or exc})") from None
+            figure.savefig(drawn, format=path.suffix.lower().lstrip("."),
+                           metadata={"Date": None} if path.suffix.lower() == ".svg" else None)
         finally:
             pyplot.close(figure)
+    try:
+        write_atomic(path, drawn.getvalue())
+    except OSError as exc:
+        raise PlotError(write_problem(exc, path, "or pass --plot elsewhere")) from None
 
 
 def _scatter(axis: Any, data: PlotData) -> None:

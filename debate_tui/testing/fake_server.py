@@ -204,6 +204,25 @@ class _Plan:
 
 
 @dataclass
+class _Line:
+    """One client connection, both ways: the server notices a client that hangs up while it is still answering."""
+
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+
+    async def hung_up_within(self, seconds: float) -> bool:
+        """Wait `seconds`, or less when the client closes its side first (True then)."""
+        try:
+            async with asyncio.timeout(seconds):
+                while not self.reader.at_eof():
+                    if await self.reader.read(1024) == b"":
+                        return True
+        except TimeoutError:
+            return False
+        return True
+
+
+@dataclass
 class _HttpRequest:
     method: str
     path: str
@@ -257,6 +276,9 @@ class FakeLLMServer:
         """A provider's concurrency limit: a chat request arriving while this many are answered gets a 429."""
         self.peak_in_flight = 0
         """The most chat requests answered at once (429s not counted), since the start or `reset`."""
+        self.hangups: list[float] = []
+        """time.monotonic() of each client that closed its connection before its reply ended (a streamed reply
+        or a hang): how tests see that a client which stops reading stops the server generating."""
         self._in_flight = 0
         self.usage: dict[str, int] | None = None
         """Usage reported instead of the counted one: a provider's odd numbers (negative, huge)."""
@@ -405,6 +427,7 @@ class FakeLLMServer:
         with self._lock:
             self._rules.clear()
             self._records.clear()
+            self.hangups.clear()
             self.batches.reset()
             for name, value in self._initial.items():
                 setattr(self, name, value)
@@ -424,7 +447,7 @@ class FakeLLMServer:
     async def _serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             while (request := await _read_request(reader)) is not None:
-                if not await self._respond(request, writer):
+                if not await self._respond(request, reader, writer):
                     break
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
             pass  # a client that goes away or speaks nonsense just loses its connection
@@ -433,7 +456,8 @@ class FakeLLMServer:
         finally:
             writer.close()
 
-    async def _respond(self, request: _HttpRequest, writer: asyncio.StreamWriter) -> bool:
+    async def _respond(self, request: _HttpRequest, reader: asyncio.StreamReader,
+                       writer: asyncio.StreamWriter) -> bool:
         """Answer one request; False means the connection must be closed."""
         if request.path not in CHAT_PATHS and (answer := self.batches.respond(
                 request.method, request.path, request.headers, request.body, request.query)) is not None:
@@ -458,15 +482,17 @@ class FakeLLMServer:
         except Exception as exc:  # a broken test callable should be visible, not a dropped connection
             return await _send_error(writer, 500, f"rule match failed: {exc!r}", request.keep_alive)
         try:
-            return await self._answer(request, body, plan, writer)
+            return await self._answer(request, body, plan, _Line(reader, writer))
         finally:
             if plan.admitted:
                 with self._lock:
                     self._in_flight -= 1
 
-    async def _answer(self, request: _HttpRequest, body: Request, plan: _Plan, writer: asyncio.StreamWriter) -> bool:
+    async def _answer(self, request: _HttpRequest, body: Request, plan: _Plan, line: _Line) -> bool:
+        writer = line.writer
         if plan.fault == "hang":
-            await asyncio.sleep(self.hang_seconds)
+            if await line.hung_up_within(self.hang_seconds):
+                self._hung_up()
             return False
         if plan.latency > 0:
             await asyncio.sleep(plan.latency)
@@ -497,7 +523,7 @@ class FakeLLMServer:
         except Exception as exc:
             return await _send_error(writer, 500, f"reply callable failed: {exc!r}", request.keep_alive)
         if body.get("stream"):
-            return await self._stream(writer, plan, text, request.keep_alive)
+            return await self._stream(line, plan, text, request.keep_alive)
         return await self._send_completion(writer, plan, text, request.keep_alive)
 
     def _plan(self, request: _HttpRequest, body: Request) -> _Plan:
@@ -617,20 +643,31 @@ class FakeLLMServer:
             "usage": self._usage(plan, text),
         }
 
-    async def _stream(self, writer: asyncio.StreamWriter, plan: _Plan, text: str, keep_alive: bool) -> bool:
+    def _hung_up(self) -> None:
+        with self._lock:
+            self.hangups.append(time.monotonic())
+
+    async def _stream(self, line: _Line, plan: _Plan, text: str, keep_alive: bool) -> bool:
         """SSE over chunked transfer encoding, so the connection can be kept alive."""
+        writer = line.writer
         writer.write(_head(200, {"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
                                  "Transfer-Encoding": "chunked"}, keep_alive))
         first = True
         for event in self._events(plan, text):
-            if not first and plan.chunk_delay > 0:
-                await asyncio.sleep(plan.chunk_delay)
-            if writer.transport.is_closing():  # the client hung up: drain() would not say so
+            if not first and plan.chunk_delay > 0 and await line.hung_up_within(plan.chunk_delay):
+                self._hung_up()
+                return False
+            if writer.transport.is_closing() or line.reader.at_eof():  # the client hung up: drain() would not say so
+                self._hung_up()
                 return False
             first = False
             data = f"data: {event}\n\n".encode()
             writer.write(b"%x\r\n%s\r\n" % (len(data), data))
-            await writer.drain()
+            try:
+                await writer.drain()
+            except ConnectionError:
+                self._hung_up()
+                raise
         if plan.fault == "disconnect":
             writer.transport.abort()
             return False

@@ -13,6 +13,7 @@ dictionary lookup, never a file read on a key press.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import getpass
 import importlib
@@ -57,6 +58,8 @@ LATER = (
 """Modules the first frame does not need, imported in a thread just after it."""
 GC_THRESHOLDS = (10_000, 50, 1_000)
 """The cyclic garbage collector's thresholds once the first frame is drawn: see `tune_gc`."""
+SETTLE_S = 1.0
+"""The longest `exit` waits for a setup form to finish mounting its controls."""
 DEMO_DELAY_S = 0.02
 """Seconds between the demo model's chunks in the TUI, so streaming is visible."""
 REPLAY_DELAY_S = 0.01
@@ -123,6 +126,8 @@ class DebateTUI(App[int]):
         self.catalog: SetupCatalog | None = None
         self.config_error: str | None = None
         """A config that cannot be used, found after the first frame; `run_app` reports it once the app is gone."""
+        self.closing = False
+        """Set by `exit`: a setup form still to mount its controls mounts none."""
         self.opening = launch if isinstance(launch, Opening) else None
         if isinstance(launch, Opening):
             self.notes, theme = launch.notes, launch.theme
@@ -372,6 +377,24 @@ class DebateTUI(App[int]):
         if workers:
             await asyncio.wait([asyncio.ensure_future(w.wait()) for w in workers], timeout=3)
         self.exit(0)
+
+    def exit(self, result: object = None, return_code: int = 0, message: object = None) -> None:
+        """Close once no setup form is mounting its controls (at most SETTLE_S later): Textual's Select raised
+        NoMatches or MountError when the app closed under its mount."""
+        self.closing = True
+        forms = [s.settled for s in self.screen_stack if isinstance(s, SetupScreen) and not s.settled.is_set()]
+        if not forms:
+            super().exit(result, return_code, message)  # type: ignore[arg-type]  # Textual's own types
+            return
+
+        async def settle_then_exit() -> None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(SETTLE_S):
+                    for settled in forms:
+                        await settled.wait()
+            super(DebateTUI, self).exit(result, return_code, message)  # type: ignore[arg-type]
+
+        self.run_worker(settle_then_exit(), group="exit", exit_on_error=False, description="close after the form")
 
     def action_help(self) -> None:
         from debate_tui.ui.screens.help import HelpScreen

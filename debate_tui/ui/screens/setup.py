@@ -13,7 +13,9 @@ builder, the option form) is imported in the methods that run after it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -184,6 +186,10 @@ class SetupScreen(BaseScreen[None]):
         self._agents_lock = asyncio.Lock()
         self._form_protocol: str | None = None
         """The protocol the option form was built for: a Select echoing its value must not rebuild it."""
+        self._building = 0
+        self.settled = asyncio.Event()
+        """Set while no control is being mounted: the app waits for it before closing (see `DebateTUI.exit`)."""
+        self.settled.set()
 
     # ----- layout -------------------------------------------------------------------
 
@@ -230,7 +236,26 @@ class SetupScreen(BaseScreen[None]):
             self.query_one("#protocol-desc", Static).update(literal(PROTOCOLS[_shown(choices.protocol)], "italic"))
         self.call_later(self._mount_details)
 
+    @contextlib.asynccontextmanager
+    async def _mounting(self) -> AsyncIterator[None]:
+        """Marks controls being mounted: Textual's Select raises (NoMatches, MountError) when the app closes
+        while one mounts, so the app's exit waits until `settled`."""
+        self._building += 1
+        self.settled.clear()
+        try:
+            yield
+        finally:
+            self._building -= 1
+            if not self._building:
+                self.settled.set()
+
     async def _mount_details(self) -> None:
+        if tui(self).closing:
+            return  # the app is closing: nothing to fill
+        async with self._mounting():
+            await self._mount_controls()
+
+    async def _mount_controls(self) -> None:
         choices = self.filled
         form = self.query_one("#setup", VerticalScroll)
         with self.app.batch_update():
@@ -345,15 +370,18 @@ class SetupScreen(BaseScreen[None]):
             return
         from debate_tui.ui.widgets.option_form import OptionForm
 
+        if tui(self).closing:
+            return
         self._form_protocol = protocol
-        holder = self.query_one("#options", Vertical)
-        await holder.remove_children()
-        chosen = self.filled.options if protocol == _shown(self.filled.protocol) else {}
-        values = {**self.config.protocols.get(protocol, {}), **chosen}  # config.toml's defaults, as `run` reads them
-        form = OptionForm(self.catalog.protocols[protocol].options, values, sorted(self.catalog.personas),
-                          id="option-form")
-        await holder.mount(form)
-        await self._rebuild_agents()
+        async with self._mounting():
+            holder = self.query_one("#options", Vertical)
+            await holder.remove_children()
+            chosen = self.filled.options if protocol == _shown(self.filled.protocol) else {}
+            values = {**self.config.protocols.get(protocol, {}), **chosen}  # config.toml's defaults, as `run` has them
+            form = OptionForm(self.catalog.protocols[protocol].options, values, sorted(self.catalog.personas),
+                              id="option-form")
+            await holder.mount(form)
+            await self._rebuild_agents()
 
     def _show_inputs(self, protocol: str) -> None:
         if not self.query("#setup-details"):
@@ -389,11 +417,12 @@ class SetupScreen(BaseScreen[None]):
             rows = [AgentRow(a.name, a.role, a.persona.name if a.persona else None,
                              choices.agent_personas.get(a.name), personas, choices.agent_models.get(a.name, ""),
                              placeholder) for a in agents]
-            if [row.made_from for row in rows] == [row.made_from for row in self.query(AgentRow)]:
+            if [row.made_from for row in rows] == [row.made_from for row in self.query(AgentRow)] or tui(self).closing:
                 return
-            holder = self.query_one("#agents", Vertical)
-            await holder.remove_children()
-            await holder.mount_all(rows)
+            async with self._mounting():
+                holder = self.query_one("#agents", Vertical)
+                await holder.remove_children()
+                await holder.mount_all(rows)
 
     def _schedule_agents(self) -> None:
         """Options and models change agents (a tie-breaker, more referees): rebuild once typing settles."""

@@ -1,0 +1,52 @@
+"""Ctrl+C on `run`: the real command, stopped mid-call, gives the prompt back within a second, its session saved.
+
+The process used to print its summary at once and then spend 4-5 s in the interpreter's last garbage
+collections over litellm's objects (cli.leave_quickly).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from debate_tui.testing.fake_server import FakeLLMServer
+from tests.conftest import STORY
+
+
+@pytest.mark.serial
+@pytest.mark.parametrize("fault", [None, "hang"])
+def test_ctrl_c_on_run_exits_within_a_second_with_the_session_saved_as_interrupted(tmp_path, isolated_dirs,
+                                                                                    fault):
+    story = tmp_path / "story.txt"
+    story.write_text(STORY)
+    with FakeLLMServer(chunk_delay=1.0, chunk_size=4) as server:  # a slow stream, or a call that never answers
+        server.add_rule("The story is clear and ordered in every part.\nScore: 4", fault=fault)
+        run = subprocess.Popen(
+            [sys.executable, "-m", "debate_tui", "run", "--text", str(story), "--protocol", "single",
+             "--model", "openai/fake-model", "--api-base", server.base_url, "--timeout", "60"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        try:
+            deadline = time.monotonic() + 120  # litellm's import takes seconds on a busy machine
+            while server.calls == 0 and time.monotonic() < deadline and run.poll() is None:
+                time.sleep(0.02)
+            time.sleep(0.3)  # mid-call
+            pressed = time.monotonic()
+            run.send_signal(signal.SIGINT)
+            out, err = run.communicate(timeout=30)
+            took = time.monotonic() - pressed
+        finally:
+            if run.poll() is None:
+                run.kill()
+        assert server.hangups  # the call in flight was dropped, not left to the server
+    summary = json.loads(out.splitlines()[0])
+    assert run.returncode == 4 and summary["status"] == "cancelled", err
+    saved = json.loads(Path(summary["session_path"]).read_text())
+    assert saved["status"] == "cancelled" and saved["error"] == "interrupted (Ctrl+C)"
+    assert took < 1.0, f"Ctrl+C took {took:.2f} s"
