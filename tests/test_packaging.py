@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.helpers import REPO
 
 PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
 APP_STARTS = """

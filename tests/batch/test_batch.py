@@ -9,15 +9,8 @@ import pytest
 
 from debate_tui.meta.evaluate import validate_row
 from debate_tui.store import SessionStore
-from tests.test_batch_support import (
-    agreeing_debate,
-    model_args,
-    never_agreeing_debate,
-    prepared,
-    read_rows,
-    run_batch,
-    write_items,
-)
+from tests.helpers.batch import model_args, prepared, read_rows, run_batch, write_items
+from tests.helpers.scripts import agreeing_debate, never_agreeing_debate
 
 SUMMARY_KEYS = {"done", "skipped", "failed", "needs_human", "calls", "cache_hits", "prompt_tokens",
                 "completion_tokens", "cost_usd", "elapsed_s", "out"}

@@ -19,7 +19,8 @@ import time
 import pytest
 
 from debate_tui.cli.batch import EXIT_FAILED
-from tests.test_batch_support import CRITIC, agreeing_debate, model_args, read_rows, run_batch, write_items
+from tests.helpers.batch import model_args, read_rows, run_batch, write_items
+from tests.helpers.scripts import CRITIC, agreeing_debate
 
 HELD_S = 1.5
 """How long the server holds each request: requests arriving within that long of each other overlap."""

@@ -15,6 +15,7 @@ from debate_tui.domain import Usage
 from debate_tui.engine.budget import Budget, BudgetExceeded
 from debate_tui.engine.control import Stopped
 from debate_tui.llm.base import ChatRequest, Completion, LLMError
+from tests.helpers.sessions import make_session
 
 REQUEST = ChatRequest(model="m", messages=[{"role": "user", "content": "hi"}])
 
@@ -246,7 +247,6 @@ def test_the_lock_is_exclusive_and_names_its_holder(tmp_path):
 
 def _item_session(status: str = "running", turns: int = 0):
     from debate_tui.domain import Turn
-    from tests.test_ui_flows import make_session
 
     session = make_session()
     session.status = status

@@ -9,8 +9,9 @@ import pytest
 
 from debate_tui.batch.litellm_router import RouterConfigError, load_config
 from debate_tui.testing.fake_server import FakeLLMServer
-from tests.conftest import FAKE_KEY
-from tests.test_batch_support import agreeing_debate, read_rows, run_batch, write_items
+from tests.helpers import FAKE_KEY
+from tests.helpers.batch import read_rows, run_batch, write_items
+from tests.helpers.scripts import agreeing_debate
 
 
 def router_yaml(tmp_path, *servers: FakeLLMServer, **settings) -> str:

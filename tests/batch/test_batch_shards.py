@@ -8,7 +8,8 @@ import pytest
 
 from debate_tui.batch.shards import Shard, ShardError, shard_of
 from debate_tui.cli import main
-from tests.test_batch_support import agreeing_debate, model_args, read_rows, run_batch, write_items
+from tests.helpers.batch import model_args, read_rows, run_batch, write_items
+from tests.helpers.scripts import agreeing_debate
 
 
 def test_shards_partition_ids_by_a_stable_hash_not_by_position():

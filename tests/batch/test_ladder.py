@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.helpers.batch import queue_for
+from tests.helpers.ui import text_of, wait_until
 from tools import ladder_demo
 
 
@@ -68,8 +70,6 @@ def test_review_screen_shows_every_tiers_answer_and_takes_the_persons(llm_server
     import asyncio
 
     from debate_tui.ui.review.app import ReviewApp
-    from tests.test_review import queue_for
-    from tests.test_review_app import text_of, wait_until
 
     ladder_demo.run_demo(llm_server, tmp_path, calibration_per_kind=8, items_per_kind=1)
     out = tmp_path / "results.jsonl"
@@ -131,7 +131,6 @@ def test_tui_with_a_policy_trusts_or_escalates_to_the_person(llm_server, tmp_pat
     from debate_tui.ui.screens.debate import DebateScreen
     from debate_tui.ui.screens.dialogs import DecisionDialog
     from debate_tui.ui.state import UiState
-    from tests.test_review_app import wait_until
 
     ladder_demo.run_demo(llm_server, tmp_path, calibration_per_kind=8, items_per_kind=1)
     policy = str(tmp_path / "policy.json")

@@ -15,14 +15,8 @@ from dataclasses import dataclass
 import pytest
 
 from debate_tui.batch.provider_batch import jobs_path
-from tests.test_batch_support import (
-    CRITIC,
-    agreeing_debate,
-    model_args,
-    read_rows,
-    run_batch,
-    write_items,
-)
+from tests.helpers.batch import model_args, prepared, read_rows, run_batch, write_items
+from tests.helpers.scripts import CRITIC, agreeing_debate
 
 FAST = ("--provider-batch", "--poll-interval", "0.05")
 AZURE_KEY = "azure-test-not-a-real-key-9876543210"
@@ -338,7 +332,6 @@ def test_the_fake_server_speaks_the_batches_api_through_litellm(llm_server):
 def test_a_stop_while_polling_ends_the_run_and_the_rerun_collects_the_job(capsys, llm_server, tmp_path):
     import asyncio
 
-    from tests.test_batch_support import prepared
 
     llm_server.batches.step_s = 0.5
     items = write_items(tmp_path / "in.jsonl", 3)

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import itertools
 import json
-import re
-from pathlib import Path
 
 import pytest
 
@@ -15,74 +12,7 @@ from debate_tui.cli import main
 from debate_tui.config import load_config
 from debate_tui.factory import runner_for
 from debate_tui.llm.router import ModelRouter
-from tests.test_batch_support import (
-    agreeing_debate,
-    model_args,
-    never_agreeing_debate,
-    read_rows,
-    run_batch,
-    write_items,
-)
-
-SPEAKER = re.compile(r"you are (Speaker \d)")
-
-
-def disagreeing_speakers(server) -> None:
-    """Initial verdicts cycle 1, 2, 0; in discussion each speaker keeps its own: never unanimous."""
-    initial = itertools.cycle("120")
-    keeps = {"Speaker 1": "1", "Speaker 2": "2", "Speaker 3": "0"}
-
-    def reply(request) -> str:
-        system = request["messages"][0]["content"]
-        found = SPEAKER.search(system)
-        verdict = keeps[found.group(1)] if found else next(initial)
-        return f"I weighed both submissions step by step.\n{verdict}"
-
-    server.add_rule(reply)
-
-
-def pairs_batch(capsys, server, tmp_path: Path, count: int = 3) -> Path:
-    disagreeing_speakers(server)
-    path = tmp_path / "pairs.jsonl"
-    path.write_text("".join(json.dumps({
-        "id": f"p{i}", "text": f"Answer A{i}: Paris is the capital.", "text_b": f"Answer B{i}: it is Lyon.",
-        "source": f"Question {i}: what is the capital of France?", "group": "qa", "human_verdict": "1",
-    }) + "\n" for i in range(count)))
-    out = tmp_path / "out.jsonl"
-    code, summary, _ = run_batch(capsys, str(path), "--out", str(out), "--protocol", "scaleeval", "--criteria",
-                                 "helpfulness", "--model", "openai/fake-model", "--api-base", server.base_url,
-                                 "--concurrency", "1", "--temperature", "1")  # one model three times: sample it
-    assert code == 0 and summary["needs_human"] == count
-    return out
-
-
-@pytest.fixture
-def pairs(capsys, llm_server, tmp_path) -> Path:
-    """Results of a ScaleEval batch of three pairs that all wait for a person."""
-    return pairs_batch(capsys, llm_server, tmp_path)
-
-
-@pytest.fixture
-def one_pair(capsys, llm_server, tmp_path) -> Path:
-    return pairs_batch(capsys, llm_server, tmp_path, count=1)
-
-
-@pytest.fixture
-def tie_breaks(capsys, llm_server, tmp_path) -> Path:
-    """Results of a DEBATE batch, two criteria, where the Critic never agrees and a person breaks ties."""
-    never_agreeing_debate(llm_server)
-    items, out = write_items(tmp_path / "in.jsonl", 2), tmp_path / "out.jsonl"
-    run_batch(capsys, str(items), "--out", str(out),
-              *model_args(llm_server, "--criteria", "coherence,relevance", "--rounds", "1",
-                          "--option", "tie_breaker=human"),
-              "--concurrency", "1")  # lines in input order
-    return out
-
-
-def queue_for(out: Path, who: str = "ana") -> ReviewQueue:
-    queue = ReviewQueue(ResultsFile(out), load_config().session_store(), ModelRouter(), who=who)
-    queue.load()
-    return queue
+from tests.helpers.batch import queue_for, read_rows
 
 
 async def test_the_queue_holds_the_undecided_items_with_the_protocols_own_question(llm_server, pairs):
@@ -206,16 +136,6 @@ def test_review_refuses_a_missing_file_or_one_a_batch_is_writing(capsys, tmp_pat
     with ResultsFile(out).locked("a batch"):
         assert main(["review", str(out), "--list"]) == 2
     assert "in use (a batch" in capsys.readouterr().err
-
-
-@pytest.fixture
-def scored(capsys, llm_server, tmp_path) -> Path:
-    """Results of a completed DEBATE batch: two items, two criteria, every score 4."""
-    agreeing_debate(llm_server)
-    items, out = write_items(tmp_path / "in.jsonl", 2), tmp_path / "out.jsonl"
-    run_batch(capsys, str(items), "--out", str(out), *model_args(llm_server, "--criteria", "coherence,relevance"),
-              "--concurrency", "1")
-    return out
 
 
 async def test_overrides_use_the_same_queue_one_score_line_at_a_time(llm_server, scored):

@@ -15,8 +15,8 @@ from debate_tui.cli import COMMANDS, build_parser, main
 from debate_tui.cli.completion import script
 from debate_tui.cli.reference import render
 from debate_tui.cli.task_flags import CONDENSE_MODES
-from tests.conftest import FAKE_KEY
-from tests.test_models_cmd import fake_model_config, write_config
+from tests.helpers import FAKE_KEY
+from tests.helpers.cli import fake_model_config, write_config
 
 
 def subcommands() -> dict[str, argparse.ArgumentParser]:

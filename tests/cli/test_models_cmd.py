@@ -5,17 +5,13 @@ from __future__ import annotations
 import socket
 
 import pytest
-from conftest import FAKE_KEY
 
 from debate_tui.cli import main
 from debate_tui.cli.models import probe
-from debate_tui.config import config_path, load_config
+from debate_tui.config import load_config
 from debate_tui.llm.base import LLMError
-
-
-def write_config(text: str) -> None:
-    config_path().parent.mkdir(parents=True, exist_ok=True)
-    config_path().write_text(text)
+from tests.helpers import FAKE_KEY
+from tests.helpers.cli import fake_model_config, write_config
 
 
 def closed_port() -> int:
@@ -27,11 +23,6 @@ def closed_port() -> int:
 def models(capsys, *argv: str) -> tuple[int, str]:
     code = main(["models", *argv])
     return code, capsys.readouterr().out
-
-
-def fake_model_config(base_url: str, key_env: str = "FAKE_LLM_KEY") -> str:
-    return (f'default_model = "openai/fake-model"\n'
-            f'[models."openai/fake-model"]\napi_base = "{base_url}"\napi_key_env = "{key_env}"\n')
 
 
 def test_lists_each_model_with_its_users_api_base_and_key_variable(capsys, monkeypatch):

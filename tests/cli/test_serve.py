@@ -16,9 +16,8 @@ from debate_tui.cli import main
 from debate_tui.cli.serve import is_loopback, tab_command
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
-from tests.test_hostile import cli_command, cli_env
-from tests.test_ui_flows import debate_then_report, export_as
-from tests.test_ui_helpers import RecordingDemo, freeze, wait_until
+from tests.helpers.cli import cli_command, cli_env
+from tests.helpers.ui import RecordingDemo, debate_then_report, export_as, freeze, wait_until
 
 
 def free_port() -> int:

@@ -1,4 +1,4 @@
-"""The fenced blocks of README.md and docs/**/*.md, as tests/test_docs_run.py runs and compares them.
+"""The fenced blocks of README.md and docs/**/*.md, as tests/docs/test_docs_run.py runs and compares them.
 
 A block is what a reader copies. Each one is classified once, here:
 - a command block (sh, bash, console, shell) is run, unless a marker says why it cannot be;
@@ -29,6 +29,7 @@ import shlex
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from tests.helpers.sessions import run
 
 COMMAND_LANGS = frozenset({"sh", "bash", "console", "shell"})
 OUTPUT_LANGS = frozenset({"", "text", "json"})

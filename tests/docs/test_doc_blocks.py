@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.doc_blocks import compare, parse
+from tests.docs.doc_blocks import compare, parse
+from tests.helpers.sessions import run
 
 PAGE = """# A page
 

@@ -9,7 +9,8 @@ import json
 import re
 
 from debate_tui.cli import main
-from tests.conftest import REPO
+from tests.helpers import REPO
+from tests.helpers.sessions import run
 
 EXAMPLES = REPO / "debate_tui" / "data" / "sessions"
 

@@ -5,7 +5,7 @@ Commands run as a reader would type them, in a fresh working folder per page (wi
 so the config, data, cache and state folders start empty. The blocks of a page run in their
 order: a later block may read what an earlier one wrote (dataset, then batch, then meta).
 Each block is its own test id, so pytest-xdist spreads the pages; a worker that gets a later
-block of a page runs the earlier ones first, once. The rules and markers: tests/doc_blocks.py.
+block of a page runs the earlier ones first, once. The rules and markers: tests/docs/doc_blocks.py.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
-from tests.doc_blocks import Block, check_data, collect, compare
+from tests.helpers import REPO
+from tests.docs.doc_blocks import Block, check_data, collect, compare
+from tests.helpers.sessions import run
 
 BLOCKS = collect(REPO)
 TIMEOUT_S = 120
@@ -128,7 +129,7 @@ def _marks(block: Block) -> list[pytest.MarkDecorator]:
 def test_doc_block(block: Block, tmp_path_factory: pytest.TempPathFactory) -> None:
     if block.kind == "unmarked":
         pytest.fail(f"{block.id}: a ```{block.lang} block the suite cannot check: make it a command (sh), "
-                    "an output right after one, or mark it (see tests/doc_blocks.py)")
+                    "an output right after one, or mark it (see tests/docs/doc_blocks.py)")
     if block.kind == "data":
         check_data(block)
         return

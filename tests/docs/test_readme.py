@@ -1,5 +1,5 @@
 """The README and the docs cannot drift from the program: the CLI reference, the protocol table and the
-front page's commands are checked (every command block of every page is run by tests/test_docs_run.py)."""
+front page's commands are checked (every command block of every page is run by tests/docs/test_docs_run.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from debate_tui.cli.reference import (
     readme_block,
     render,
 )
-from tests.conftest import REPO
+from tests.helpers import REPO
+from tests.helpers.sessions import run
 
 TEST_COMMAND = "python3 dev.py test"
 README = REPO / "README.md"

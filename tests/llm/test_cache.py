@@ -11,7 +11,7 @@ from debate_tui.domain import Usage
 from debate_tui.llm.base import ChatRequest, Completion
 from debate_tui.llm.cache import CachedCompletion, CachingClient, ResponseCache, cache_key, cacheable
 from debate_tui.llm.router import ModelRouter
-from tests.conftest import FAKE_KEY
+from tests.helpers import FAKE_KEY
 
 MESSAGES = [{"role": "user", "content": "Rate this text. Score: N"}]
 

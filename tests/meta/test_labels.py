@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from debate_tui.cli import dataset, meta
-from tests.test_meta_cli import run, write_jsonl
+from tests.helpers.cli import run, write_jsonl
 
 REVIEWS = """review_id,product,summary,quality,helpful,better
 r1,kettle,"Boils fast, closes well. Boils fast, closes well.",2,0,1

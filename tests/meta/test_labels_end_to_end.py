@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from debate_tui.cli import main
+from tests.helpers import REPO
 
-EXAMPLE = Path(__file__).parent.parent / "docs" / "examples" / "reviews.csv"
-DOC = Path(__file__).parent.parent / "docs" / "LABELS.md"
+EXAMPLE = REPO / "docs" / "examples" / "reviews.csv"
+DOC = REPO / "docs" / "LABELS.md"
 
 
 def test_csv_with_labels_to_a_meta_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

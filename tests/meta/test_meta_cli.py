@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections import Counter
 from fractions import Fraction
@@ -12,20 +11,9 @@ import pytest
 
 from debate_tui.cli import dataset, meta
 from debate_tui.meta import datasets
+from tests.helpers.cli import run, write_jsonl
 
 ROOT = datasets.data_dir()  # the package's own archives, given as --data-dir
-
-
-def run(module, argv: list[str]) -> int:
-    parser = argparse.ArgumentParser()
-    module.add_parser(parser.add_subparsers())
-    args = parser.parse_args(argv)
-    return args.handler(args)
-
-
-def write_jsonl(path: Path, rows: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
 
 
 def score_rows() -> list[dict]:

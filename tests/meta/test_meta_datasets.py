@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from debate_tui.meta import datasets
+from tests.helpers import FIXTURES
 
 ROOT = datasets.data_dir()
 DATA = datasets.DataRoot(ROOT)
-SHARED = Path(__file__).parent / "fixtures" / "shared_data"
+SHARED = FIXTURES / "shared_data"
 
 
 def test_summeval() -> None:

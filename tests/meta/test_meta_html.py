@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from debate_tui.cli import meta
-from tests.test_html_report import assert_inert
-from tests.test_meta_cli import run, write_jsonl
+from tests.helpers.cli import run, write_jsonl
+from tests.helpers.inert import assert_inert
 
 HOSTILE_NAME = "coh<script>alert(1)</script>\x1b[2J\u202e"
 

@@ -10,13 +10,7 @@ import pytest
 from debate_tui.cli import meta
 from debate_tui.meta.evaluate import meta_evaluate
 from debate_tui.meta.plots import plot_data
-from tests.test_meta_cli import run, write_jsonl
-
-
-def scored_rows() -> list[dict]:
-    pairs = [(1, 2), (1.2, 3), (2, 2), (3, 4), (4, 4), (5, 5)]
-    return [{"id": f"i{k}", "criterion": "coherence", "human": h, "predicted": p, "protocol": "single",
-             "model": "m", "calls": 1, "cost_usd": 0.002} for k, (h, p) in enumerate(pairs)]
+from tests.helpers.cli import run, scored_rows, write_jsonl
 
 
 def test_series_scatter_calibration_and_cost() -> None:

@@ -10,9 +10,10 @@ import pytest
 
 from debate_tui.meta import datasets, reference_parsers
 from debate_tui.meta.evaluate import meta_evaluate
+from tests.helpers import FIXTURES
 
 DATA = datasets.DataRoot(datasets.data_dir())
-SHARED = Path(__file__).parent / "fixtures" / "shared_data"  # files the package does not ship
+SHARED = FIXTURES / "shared_data"  # files the package does not ship
 
 
 def test_unieval_topical_chat_turn_level_to_six_decimals() -> None:

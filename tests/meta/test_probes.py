@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from debate_tui.cli import main
 from debate_tui.meta import probes
+from tests.helpers import REPO
 
 
 def test_bootstrap_of_a_mean_gives_the_value_n_and_a_percentile_interval():
@@ -142,7 +142,7 @@ def test_rubric_probe_runs_every_variant_or_says_why_not(tmp_path, capsys):
 
 # ----- docs/PROBES.md shows what the command prints (issue 33 #14) ---------------------------------------
 
-PROBES_DOC = Path(__file__).resolve().parents[1] / "docs" / "PROBES.md"
+PROBES_DOC = REPO / "docs" / "PROBES.md"
 
 
 def doc_block(marker: str) -> str:

@@ -9,6 +9,7 @@ import pytest
 from debate_tui.cli import main
 from debate_tui.meta.evaluate import meta_evaluate
 from debate_tui.meta.jury import fleiss_kappa, krippendorff_interval
+from tests.helpers import REPO
 
 HUMAN, FINAL, VOTE = [1, 2, 3, 4], [1, 2, 3, 4], [1, 3, 2, 4]
 
@@ -129,11 +130,10 @@ def test_docs_vote_shows_what_the_scripted_debate_run_gives(tmp_path, capsys):
     """Issue 33 #13: docs/VOTE.md's intervals, from tools/vote_table.py's DEBATE run, in any line order."""
     import importlib.util
     import random
-    from pathlib import Path
 
     from debate_tui.testing.fake_server import FakeLLMServer
 
-    repo = Path(__file__).resolve().parents[1]
+    repo = REPO
     spec = importlib.util.spec_from_file_location("vote_table", repo / "tools" / "vote_table.py")
     assert spec is not None and spec.loader is not None
     vote_table = importlib.util.module_from_spec(spec)

@@ -6,12 +6,12 @@ import json
 import lzma
 import re
 from collections import Counter, defaultdict
-from pathlib import Path
 
 from debate_tui.parsing import answer_says, parse_error_report
 from debate_tui.protocols.mateval import answered_types
+from tests.helpers import FIXTURES
 
-RELEASED = Path(__file__).parent / "fixtures" / "mateval_lot_reports.jsonl.xz"
+RELEASED = FIXTURES / "mateval_lot_reports.jsonl.xz"
 """MATEval's 300 released summary reports for the first 60 LOT stories (5 strategies; ../shared/data/mateval/LOT)."""
 NAMES = {"REP": "重复", "LINC": "逻辑", "DCONT": "连贯", "ILC": "用词", "FER": "事实"}
 STORY = "国王病了，他很痛苦。他昭告天下如果谁能把他的病治好，就把王国的一半分给那人。于是，皇帝派人去寻找幸福的人。"

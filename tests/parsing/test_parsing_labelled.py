@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
 
 from debate_tui.meta.datasets import DataRoot, data_dir
 from debate_tui.parsing import read_answer
+from tests.helpers import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures"
 DATA = DataRoot(data_dir())  # shipped in the package
 MAX_MISREADS, MAX_MISSES = 0.005, 0.02
 """The goal (issue 16): misreads at most 0.5% of all replies, misses at most 2% of the labelled ones."""

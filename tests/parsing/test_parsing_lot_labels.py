@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from debate_tui.domain import ERROR_TYPES
 from debate_tui.parsing import parse_error_report
+from tests.helpers import FIXTURES
 
-LABELS = Path(__file__).parent / "fixtures" / "lot_labels.jsonl"
+LABELS = FIXTURES / "lot_labels.jsonl"
 ROWS = [json.loads(line) for line in LABELS.read_text(encoding="utf-8").splitlines()]
 
 

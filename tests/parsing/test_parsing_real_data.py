@@ -7,15 +7,15 @@ import io
 import json
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from debate_tui.meta.datasets import DataRoot, data_dir
 from debate_tui.parsing import locate, normalize_error_type, parse_error_report, parse_score
+from tests.helpers import FIXTURES
 
 DATA = DataRoot(data_dir())  # shipped in the package
-FIXTURE = Path(__file__).parent / "fixtures" / "geval_hand_checked.json"
+FIXTURE = FIXTURES / "geval_hand_checked.json"
 
 SCALES = {"nat": (1, 3), "coh": (1, 3), "eng": (1, 3), "gro": (0, 1)}
 # Measured: (responses, parsed, unscored). Every unscored reply was read: 2 in nat (an echo of the

@@ -10,7 +10,7 @@ import pytest
 
 from debate_tui.catalog import find_criterion, find_persona
 from debate_tui.cli import main
-from debate_tui.domain import Outcome, Session, Task
+from debate_tui.domain import Outcome
 from debate_tui.engine.events import Notice
 from debate_tui.factory import runner_for
 from debate_tui.llm.litellm_client import load_litellm
@@ -19,35 +19,12 @@ from debate_tui.protocols import chateval
 from debate_tui.protocols.common import ModelChoice
 from debate_tui.protocols.pairs import calibrate, majority, preference
 from debate_tui.report.markdown import render
-from tests.conftest import STORY
+from tests.helpers import STORY
+from tests.helpers.scripts import chateval_script, speaking
+from tests.helpers.sessions import make_session, run_with_events
 
 OTHER = "Swimming takes practice: float first, then kick, then breathe. A coach helps."
 REFEREES = ("General Public", "Critic", "News Author")
-
-
-def make_session(server, *, text_b: str | None = None, criteria=("coherence",), personas=None, **options) -> Session:
-    opts = chateval.Options.model_validate(options)
-    models = ModelChoice(default="openai/fake-debater", params={"api_base": server.base_url})
-    return Session(protocol="chateval", options=opts.model_dump(), criteria=[find_criterion(c) for c in criteria],
-                   agents=chateval.build_agents(opts, models, personas), task=Task(text=STORY, text_b=text_b))
-
-
-async def run(session: Session, **kwargs) -> tuple[Session, list]:
-    events: list = []
-    return await runner_for(session, ModelRouter(), emit=events.append, **kwargs).run(), events
-
-
-def speaking(name: str) -> str:
-    """A rule pattern for the request in which `name` is asked to talk."""
-    return f"clear, {name}!"
-
-
-def script(server, replies: dict[str, list[str]]) -> None:
-    """Each referee answers its replies in turn, the last one repeated."""
-    for name, answers in replies.items():
-        for answer in answers[:-1]:
-            server.add_rule(answer, match=speaking(name), times=1)
-        server.add_rule(answers[-1], match=speaking(name))
 
 
 def prompt(record) -> str:
@@ -63,7 +40,8 @@ def requests_of(server, name: str) -> list[str]:
 ])
 @pytest.mark.parametrize("agents, turns", [(2, 1), (3, 2), (5, 2)])
 async def test_call_counts_per_strategy(llm_server, strategy, per_turn_extra, agents, turns):
-    session, _ = await run(make_session(llm_server, agents=agents, turns=turns, strategy=strategy))
+    session, _ = await run_with_events(make_session("chateval", llm_server, agents=agents, turns=turns,
+                                                    strategy=strategy))
     assert session.status == "completed"
     expected = agents * turns + per_turn_extra * turns
     assert llm_server.calls == expected == session.usage.calls
@@ -74,17 +52,17 @@ async def test_call_counts_per_strategy(llm_server, strategy, per_turn_extra, ag
 
 async def test_several_criteria_and_the_swap_multiply_the_calls(llm_server):
     llm_server.default_reply = "Scores: 3 2"
-    session, _ = await run(make_session(llm_server, text_b=OTHER, criteria=("coherence", "fluency"),
-                                        agents=2, turns=2, swap=True))
+    session, _ = await run_with_events(make_session("chateval", llm_server, text_b=OTHER,
+                                                    criteria=("coherence", "fluency"), agents=2, turns=2, swap=True))
     assert llm_server.calls == 2 * 2 * 2 * 2 == session.usage.calls
     assert {t.criterion for t in session.turns} == {"coherence", "fluency"}
     assert sorted({t.round for t in session.turns}) == [1, 2, 3, 4]  # the swapped pass numbers its turns on
 
 
 async def test_final_score_is_the_mean_of_final_turn_scores(llm_server):
-    script(llm_server, {"General Public": ["Score: 5", "Score: 4"], "Critic": ["Score: 1", "Score: 2"],
+    chateval_script(llm_server, {"General Public": ["Score: 5", "Score: 4"], "Critic": ["Score: 1", "Score: 2"],
                         "News Author": ["Score: 3"]})
-    session, _ = await run(make_session(llm_server, turns=2))
+    session, _ = await run_with_events(make_session("chateval", llm_server, turns=2))
     assert session.outcome.scores == {"coherence": 3.0}
     assert session.outcome.per_agent == {"General Public": {"coherence": 4}, "Critic": {"coherence": 2},
                                          "News Author": {"coherence": 3}}
@@ -93,8 +71,9 @@ async def test_final_score_is_the_mean_of_final_turn_scores(llm_server):
 
 async def test_unscored_referee_is_left_out_of_the_mean(llm_server):
     llm_server.add_rule("Still thinking about it.", match="had no score I could read")
-    script(llm_server, {"General Public": ["Score: 4"], "Critic": ["Score: 2"], "News Author": ["It depends."]})
-    session, _ = await run(make_session(llm_server, turns=1))
+    chateval_script(llm_server, {"General Public": ["Score: 4"], "Critic": ["Score: 2"],
+                                 "News Author": ["It depends."]})
+    session, _ = await run_with_events(make_session("chateval", llm_server, turns=1))
     assert llm_server.calls == 3 + 1  # the unscored referee was re-asked once
     assert session.outcome.scores == {"coherence": 3.0}
     assert session.outcome.per_agent["News Author"] == {"coherence": None}
@@ -107,8 +86,8 @@ async def test_unscored_referee_is_left_out_of_the_mean(llm_server):
     (["Scores: 1 5", "Scores: 2 4", "Scores: 3 3"], "2", {"General Public": "2", "Critic": "2", "News Author": "0"}),
 ])
 async def test_pairwise_verdict_is_a_majority_vote_of_preferences(llm_server, replies, verdict, votes):
-    script(llm_server, dict(zip(REFEREES, ([r] for r in replies), strict=True)))
-    session, _ = await run(make_session(llm_server, text_b=OTHER, turns=1))
+    chateval_script(llm_server, dict(zip(REFEREES, ([r] for r in replies), strict=True)))
+    session, _ = await run_with_events(make_session("chateval", llm_server, text_b=OTHER, turns=1))
     outcome = session.outcome
     assert outcome.verdict == verdict and outcome.agent_verdicts == votes
     firsts = [float(r.split()[1]) for r in replies]
@@ -129,8 +108,8 @@ def test_majority_rules():
 
 async def test_swap_detects_a_position_biased_panel(llm_server):
     llm_server.default_reply = "Text 1 reads better.\nScores: 4 2"  # whatever comes first wins
-    session = make_session(llm_server, text_b=OTHER, agents=3, turns=1, swap=True)
-    session, _ = await run(session)
+    session = make_session("chateval", llm_server, text_b=OTHER, agents=3, turns=1, swap=True)
+    session, _ = await run_with_events(session)
     swap = session.state["swap"]
     assert swap["verdict"] == "1" and swap["swapped_verdict_original_numbering"] == "2"
     assert swap["consistent"] is False
@@ -146,7 +125,7 @@ async def test_swap_keeps_a_consistent_panel_verdict(llm_server):
         return "Scores: 4 2" if first.startswith(STORY) else "Scores: 2 4"
 
     llm_server.add_rule(by_content)
-    session, _ = await run(make_session(llm_server, text_b=OTHER, agents=2, turns=1, swap=True))
+    session, _ = await run_with_events(make_session("chateval", llm_server, text_b=OTHER, agents=2, turns=1, swap=True))
     assert session.state["swap"]["consistent"] is True
     assert session.state["swap"]["swapped_verdict_original_numbering"] == "1"
     assert session.outcome.verdict == "1"
@@ -171,11 +150,12 @@ def test_calibrate_maps_the_swapped_run_back():
 async def test_simultaneous_talk_runs_a_round_in_parallel(llm_server):
     load_litellm()
     llm_server.add_rule("Score: 3")
-    await run(make_session(llm_server, agents=2, turns=1, strategy="simultaneous-talk"))  # warm the client
+    await run_with_events(make_session("chateval", llm_server, agents=2, turns=1,
+                                       strategy="simultaneous-talk"))  # warm the client
     llm_server.reset()
     llm_server.latency = 0.3
     llm_server.add_rule("Score: 3")
-    session = make_session(llm_server, agents=3, turns=1, strategy="simultaneous-talk")
+    session = make_session("chateval", llm_server, agents=3, turns=1, strategy="simultaneous-talk")
     runner = runner_for(session, ModelRouter())
     started = time.perf_counter()
     await runner.run()
@@ -189,8 +169,8 @@ async def test_simultaneous_talk_runs_a_round_in_parallel(llm_server):
 
 
 async def test_one_by_one_speakers_hear_the_earlier_ones(llm_server):
-    script(llm_server, {name: [f"{name} says MARK-{i}.\nScore: 3"] for i, name in enumerate(REFEREES)})
-    await run(make_session(llm_server, turns=2, strategy="one-by-one"))
+    chateval_script(llm_server, {name: [f"{name} says MARK-{i}.\nScore: 3"] for i, name in enumerate(REFEREES)})
+    await run_with_events(make_session("chateval", llm_server, turns=2, strategy="one-by-one"))
     critic_first, critic_second = requests_of(llm_server, "Critic")
     assert "MARK-0" in critic_first and "MARK-2" not in critic_first
     assert "MARK-2" in critic_second  # the last speaker of turn 1, heard in turn 2
@@ -199,8 +179,8 @@ async def test_one_by_one_speakers_hear_the_earlier_ones(llm_server):
 
 
 async def test_simultaneous_talk_hides_the_current_round(llm_server):
-    script(llm_server, {name: [f"{name} says MARK-{i}.\nScore: 3"] for i, name in enumerate(REFEREES)})
-    await run(make_session(llm_server, turns=2, strategy="simultaneous-talk"))
+    chateval_script(llm_server, {name: [f"{name} says MARK-{i}.\nScore: 3"] for i, name in enumerate(REFEREES)})
+    await run_with_events(make_session("chateval", llm_server, turns=2, strategy="simultaneous-talk"))
     for name in REFEREES:
         first, second = requests_of(llm_server, name)
         assert "MARK-" not in first
@@ -209,8 +189,9 @@ async def test_simultaneous_talk_hides_the_current_round(llm_server):
 
 async def test_summarizer_replaces_the_raw_talk(llm_server):
     llm_server.add_rule("SUMMARY-OF-THE-TURN: they roughly agree.", match="Summarize this turn")
-    script(llm_server, {name: [f"{name} says MARK-{i}.\nScore: 3"] for i, name in enumerate(REFEREES)})
-    session, _ = await run(make_session(llm_server, turns=2, strategy="simultaneous-talk-with-summarizer"))
+    chateval_script(llm_server, {name: [f"{name} says MARK-{i}.\nScore: 3"] for i, name in enumerate(REFEREES)})
+    session, _ = await run_with_events(make_session("chateval", llm_server, turns=2,
+                                                    strategy="simultaneous-talk-with-summarizer"))
     summarizer_requests = [prompt(r) for r in llm_server.requests if "Summarize this turn" in prompt(r)]
     assert len(summarizer_requests) == 2
     assert all(f"MARK-{i}" in summarizer_requests[0] for i in range(3))
@@ -221,12 +202,12 @@ async def test_summarizer_replaces_the_raw_talk(llm_server):
 
 
 async def test_one_persona_for_all_referees_is_allowed_with_a_warning(llm_server):
-    session = make_session(llm_server, turns=1, personas=[find_persona("critic")])
+    session = make_session("chateval", llm_server, turns=1, personas=[find_persona("critic")])
     assert [a.name for a in session.agents] == ["Critic 1", "Critic 2", "Critic 3"]
-    session, events = await run(session)
+    session, events = await run_with_events(session)
     assert session.status == "completed"
     assert any(isinstance(e, Notice) and "share one persona" in e.message for e in events)
-    _, events = await run(make_session(llm_server, turns=1))
+    _, events = await run_with_events(make_session("chateval", llm_server, turns=1))
     assert not any(isinstance(e, Notice) and "share one persona" in e.message for e in events)
 
 
@@ -290,8 +271,8 @@ def test_cli_same_persona_warns(capsys, story_file):
 async def test_the_summarizer_reads_only_the_turn_it_summarizes(llm_server):
     """Algorithm 3's SUM(BUF): earlier summaries are the referees' history, not the summarizer's input."""
     llm_server.add_rule("SUMMARY-OF-THE-TURN: they roughly agree.", match="Summarize this turn")
-    script(llm_server, {name: [f"{name} says MARK-{i}.\nScore: 3"] for i, name in enumerate(REFEREES)})
-    await run(make_session(llm_server, turns=2, strategy="simultaneous-talk-with-summarizer"))
+    chateval_script(llm_server, {name: [f"{name} says MARK-{i}.\nScore: 3"] for i, name in enumerate(REFEREES)})
+    await run_with_events(make_session("chateval", llm_server, turns=2, strategy="simultaneous-talk-with-summarizer"))
     second = [prompt(r) for r in llm_server.requests if "Summarize this turn" in prompt(r)][1]
     assert "SUMMARY-OF-THE-TURN" not in second and all(f"MARK-{i}" in second for i in range(3))
 
@@ -304,13 +285,13 @@ async def test_a_long_discussion_is_condensed_to_the_history_budget(llm_server, 
     talk = "I read the story twice and weighed each sentence against the next one. " * 5
     llm_server.add_rule("Condensed: every referee gave 3 so far.", match="Condense this earlier part")
     llm_server.add_rule(f"{talk}", match="Summarize this turn")
-    script(llm_server, {name: [f"{talk}\nScore: 3"] for name in REFEREES})
-    session = make_session(llm_server, turns=4, strategy=strategy)
+    chateval_script(llm_server, {name: [f"{talk}\nScore: 3"] for name in REFEREES})
+    session = make_session("chateval", llm_server, turns=4, strategy=strategy)
     panel = chateval.Panel(None, session.task, session.criteria[0])  # type: ignore[arg-type]
     frame = prompt_tokens("openai/fake-debater", panel.prompt(session.agent("Critic"), history=[]))
     budget = frame + 150  # room for one turn of talk or summary, so every strategy has to condense
     session.state[HISTORY_BUDGET_KEY] = budget
-    session, events = await run(session)
+    session, events = await run_with_events(session)
     assert session.status == "completed"
     assert any(t.agent.startswith("Condenser for ") for t in session.turns)
     for request in llm_server.requests:
@@ -324,14 +305,14 @@ async def test_a_digested_history_costs_no_call_and_keeps_the_latest_talk_verbat
     from debate_tui.llm.tokens import prompt_tokens
 
     talk = "I read the story twice and weighed each sentence against the next one. " * 5
-    script(llm_server, {name: [f"{name} opens with MARK-{i}. {talk}\nScore: {i + 2}"]
+    chateval_script(llm_server, {name: [f"{name} opens with MARK-{i}. {talk}\nScore: {i + 2}"]
                         for i, name in enumerate(REFEREES)})
-    session = make_session(llm_server, turns=4, strategy="one-by-one")
+    session = make_session("chateval", llm_server, turns=4, strategy="one-by-one")
     panel = chateval.Panel(None, session.task, session.criteria[0])  # type: ignore[arg-type]
     frame = prompt_tokens("openai/fake-debater", panel.prompt(session.agent("Critic"), history=[]))
     budget = frame + 300  # about two replies of talk
     session.state.update({HISTORY_BUDGET_KEY: budget, CONDENSE_MODE_KEY: "digest"})
-    session, events = await run(session)
+    session, events = await run_with_events(session)
     assert session.status == "completed"
     assert llm_server.calls == 3 * 4 and not any(t.role == "summarizer" for t in session.turns)
     assert any(isinstance(e, Notice) and "digested (no call" in e.message for e in events)
@@ -353,12 +334,12 @@ async def test_a_digest_that_does_not_fit_falls_back_to_a_summary(llm_server):
 
     talk = "I read the story twice and weighed each sentence against the next one. " * 5
     llm_server.add_rule("Condensed: every referee gave 3 so far.", match="Condense this earlier part")
-    script(llm_server, {name: [f"{talk}\nScore: 3"] for name in REFEREES})
-    session = make_session(llm_server, turns=4, strategy="one-by-one")
+    chateval_script(llm_server, {name: [f"{talk}\nScore: 3"] for name in REFEREES})
+    session = make_session("chateval", llm_server, turns=4, strategy="one-by-one")
     panel = chateval.Panel(None, session.task, session.criteria[0])  # type: ignore[arg-type]
     frame = prompt_tokens("openai/fake-debater", panel.prompt(session.agent("Critic"), history=[]))
     session.state.update({HISTORY_BUDGET_KEY: frame + 150, CONDENSE_MODE_KEY: "digest"})
-    session, _ = await run(session)
+    session, _ = await run_with_events(session)
     assert session.status == "completed"
     condensed = [prompt(r) for r in llm_server.requests if "Condense this earlier part" in prompt(r)]
     assert condensed and DIGEST_HEADER in condensed[0]  # the digest was tried first, then summarized

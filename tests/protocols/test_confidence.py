@@ -13,9 +13,19 @@ from debate_tui.domain import HumanAction, Outcome, Session, agrees
 from debate_tui.engine.runner import apply_overrides
 from debate_tui.protocols import all_protocols, get_protocol
 from debate_tui.protocols.confidence import of_outcome
-from tests import test_chateval, test_debate, test_jury, test_single
-
-CRITIC = test_debate.CRITIC
+from tests.helpers import REPO
+from tests.helpers.scripts import (
+    CONTRARIAN_SPEAKER,
+    JUDGES,
+    REMINDER,
+    chateval_script,
+    debate_script,
+    jury_session,
+    scaleeval_script,
+    scripted,
+    seed_where,
+)
+from tests.helpers.sessions import make_session, run, run_with_events
 
 
 def recomputed(session: Session) -> dict[str, float | None]:
@@ -36,10 +46,10 @@ def test_every_protocol_declares_its_rule() -> None:
 
 
 async def test_single_samples_share_agreeing_with_the_mean(llm_server) -> None:
-    llm_server.add_rule("Still hard to tell.", match=test_single.REMINDER)
+    llm_server.add_rule("Still hard to tell.", match=REMINDER)
     replies = iter(["Score: 4", "Score: 2", "Hard to tell.", "Score: 3"])
     llm_server.add_rule(lambda request: next(replies))
-    session = await test_single.run(test_single.make_session(llm_server, samples=4))
+    session = await run(make_session("single", llm_server, samples=4))
     assert session.outcome.scores == {"coherence": 3.0}
     # 4, 2, unreadable (re-asked, still unreadable: one sample), 3: only the 3 is within 0.5 of the answer
     assert session.outcome.confidence == {"coherence": 0.25} == recomputed(session)
@@ -47,30 +57,30 @@ async def test_single_samples_share_agreeing_with_the_mean(llm_server) -> None:
 
 async def test_single_logprob_mass_on_the_score(llm_server) -> None:
     llm_server.add_rule("Score: 3", logprobs={"3": math.log(0.7), "4": math.log(0.2), "2": math.log(0.1)})
-    session = await test_single.run(test_single.make_session(llm_server, samples=2, logprobs=True))
+    session = await run(make_session("single", llm_server, samples=2, logprobs=True))
     assert session.outcome.confidence["coherence"] == pytest.approx(0.7)
     assert recomputed(session)["coherence"] == pytest.approx(0.7)
 
 
 async def test_single_one_sample_without_logprobs_is_sure_of_itself_and_unscored_is_null(llm_server) -> None:
     llm_server.add_rule("Score: 2")
-    assert (await test_single.run(test_single.make_session(llm_server))).outcome.confidence == {"coherence": 1.0}
+    assert (await run(make_session("single", llm_server))).outcome.confidence == {"coherence": 1.0}
     llm_server.reset()
     llm_server.add_rule("No idea at all.")
-    assert (await test_single.run(test_single.make_session(llm_server))).outcome.confidence == {"coherence": None}
+    assert (await run(make_session("single", llm_server))).outcome.confidence == {"coherence": None}
 
 
 async def test_pair_samples_preferences_agreeing_with_the_verdict(llm_server) -> None:
     replies = iter(["Scores: 4 2", "Scores: 5 3", "Scores: 2 3"])
     llm_server.add_rule(lambda request: next(replies))
-    session = await test_single.run(test_single.make_session(llm_server, text_b="Another text.", samples=3))
+    session = await run(make_session("single", llm_server, text_b="Another text.", samples=3))
     assert session.outcome.verdict == "1"  # mean scores 3.67 against 2.67
     assert session.outcome.confidence == {"coherence": pytest.approx(2 / 3)}  # preferences 1, 1, 2
 
 
 async def test_jury_share_of_judges_agreeing(llm_server) -> None:
-    test_jury.scripted(llm_server, test_jury.JUDGES)  # scores 1, 3, 1
-    session = await test_jury.run(test_jury.jury_session(llm_server, ["judge-a", "judge-b", "judge-c"],
+    scripted(llm_server, JUDGES)  # scores 1, 3, 1
+    session = await run(jury_session(llm_server, ["judge-a", "judge-b", "judge-c"],
                                                          jury_aggregate="median"))
     assert session.outcome.scores["coherence"] == 1.0
     assert session.outcome.confidence["coherence"] == pytest.approx(2 / 3) == recomputed(session)["coherence"]
@@ -78,16 +88,16 @@ async def test_jury_share_of_judges_agreeing(llm_server) -> None:
 
 @pytest.mark.parametrize("agree_at,expected", [(1, 1.0), (3, 0.5), (None, 0.0)])
 async def test_debate_critic_acceptance_and_whether_the_score_moved(llm_server, agree_at, expected) -> None:
-    test_debate.script(llm_server, agree_at=agree_at)  # scores 5, 4, 3, ...: every rebuttal moves the score
-    session, _ = await test_debate.run(test_debate.make_session(llm_server, rounds=4))
+    debate_script(llm_server, agree_at=agree_at)  # scores 5, 4, 3, ...: every rebuttal moves the score
+    session, _ = await run_with_events(make_session("debate", llm_server, rounds=4))
     assert session.outcome.confidence == {"coherence": expected} == recomputed(session)
 
 
 async def test_chateval_end_and_first_vote_agreement(llm_server) -> None:
     rounds = {"General Public": ["Score: 4", "Score: 3"], "Critic": ["Score: 2", "Score: 3"],
               "News Author": ["Score: 3", "Score: 3"]}
-    test_chateval.script(llm_server, rounds)
-    session, _ = await test_chateval.run(test_chateval.make_session(llm_server, turns=2))
+    chateval_script(llm_server, rounds)
+    session, _ = await run_with_events(make_session("chateval", llm_server, turns=2))
     assert session.outcome.scores["coherence"] == 3.0
     # at the end all three agree with 3; in the first vote only the News Author did: (1 + 1/3) / 2
     assert session.outcome.confidence["coherence"] == pytest.approx(2 / 3) == recomputed(session)["coherence"]
@@ -101,7 +111,7 @@ def test_an_override_leaves_no_judge_confidence() -> None:
 
 async def test_result_line_carries_the_sessions_confidence(llm_server) -> None:
     llm_server.add_rule("Score: 2")
-    session = await test_single.run(test_single.make_session(llm_server, criteria=("coherence", "fluency")))
+    session = await run(make_session("single", llm_server, criteria=("coherence", "fluency")))
     item = Item(id="a", task=session.task, line=1, human={"coherence": 2.0})
     rows = item_rows(item, session)
     assert [r["confidence"] for r in rows] == [1.0, 1.0]
@@ -110,7 +120,6 @@ async def test_result_line_carries_the_sessions_confidence(llm_server) -> None:
 
 
 def test_trust_doc_states_each_protocols_rule_as_its_spec_does() -> None:
-    from tests.conftest import REPO
 
     doc = (REPO / "docs" / "TRUST.md").read_text(encoding="utf-8")
     for spec in all_protocols().values():
@@ -118,19 +127,16 @@ def test_trust_doc_states_each_protocols_rule_as_its_spec_does() -> None:
 
 
 async def test_scaleeval_unanimous_at_once_is_sure(llm_server) -> None:
-    from tests import test_scaleeval
 
-    test_scaleeval.script(llm_server)
-    session = await test_scaleeval.run(test_scaleeval.make_session(llm_server, seed=test_scaleeval.seed_where(False)))
+    scaleeval_script(llm_server)
+    session = await run(make_session("scaleeval", llm_server, seed=seed_where(False)))
     assert session.outcome.confidence == {"helpfulness": 1.0} == recomputed(session)
 
 
 async def test_scaleeval_moved_to_consensus_is_less_sure(llm_server) -> None:
     """A contrarian who comes round after the initial round: (3 of 3 at the end + 2 of 3 at first) / 2."""
-    from tests import test_scaleeval
 
-    test_scaleeval.script(llm_server, stubborn_rounds=0)
-    session = await test_scaleeval.run(test_scaleeval.make_session(llm_server, seed=test_scaleeval.seed_where(False),
-                                                                   contrarian=True))
+    scaleeval_script(llm_server, stubborn_rounds=0)
+    session = await run(make_session("scaleeval", llm_server, seed=seed_where(False), per_agent=CONTRARIAN_SPEAKER))
     assert session.outcome.verdict == "2"
     assert session.outcome.confidence["helpfulness"] == pytest.approx(5 / 6) == recomputed(session)["helpfulness"]

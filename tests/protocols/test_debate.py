@@ -2,53 +2,18 @@
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
 from debate_tui.catalog import find_criterion
-from debate_tui.domain import Session, Task
 from debate_tui.engine.events import TurnCompleted
-from debate_tui.factory import runner_for
-from debate_tui.llm.router import ModelRouter
-from debate_tui.protocols import debate
-from debate_tui.protocols.common import ModelChoice
-from tests.conftest import STORY
-
-CRITIC = "Criticise the score if it is not justified"
-TIE_BREAKER = "You are the Tie-Breaker"
-
-
-def make_session(server, **options) -> Session:
-    opts = debate.Options.model_validate({"seed": 1, **options})
-    models = ModelChoice(default="openai/fake-debater", params={"api_base": server.base_url})
-    return Session(protocol="debate", options=opts.model_dump(), criteria=[find_criterion("coherence")],
-                   agents=debate.build_agents(opts, models), task=Task(text=STORY))
-
-
-def script(server, *, agree_at: int | None, tie_breaker_score: int | None = None) -> None:
-    """Scorer answers 5, 4, 3, 2, 1, 2, ...; the Critic objects until iteration `agree_at`."""
-    scores = itertools.cycle([5, 4, 3, 2, 1, 2, 3, 4])
-    if tie_breaker_score is not None:
-        server.add_rule(f"Siding with the critic.\nScore: {tie_breaker_score}", match=TIE_BREAKER)
-    if agree_at is not None:
-        server.add_rule("The score ignores the repeated sentence; it is too high.", match=CRITIC, times=agree_at - 1)
-        server.add_rule("NO ISSUE", match=CRITIC)
-    else:
-        server.add_rule("I still disagree: the repetition deserves a lower score.", match=CRITIC)
-    server.add_rule(lambda request: f"Reasoning about coherence.\nScore: {next(scores)}")
-
-
-async def run(session: Session, **kwargs) -> tuple[Session, list]:
-    events: list = []
-    runner = runner_for(session, ModelRouter(), emit=events.append, **kwargs)
-    return await runner.run(), events
+from tests.helpers.scripts import CRITIC, debate_script
+from tests.helpers.sessions import make_session, run_with_events
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4])
 async def test_no_issue_at_iteration_k_makes_2k_calls_and_keeps_the_last_score(llm_server, k):
-    script(llm_server, agree_at=k)
-    session, _ = await run(make_session(llm_server, rounds=4))
+    debate_script(llm_server, agree_at=k)
+    session, _ = await run_with_events(make_session("debate", llm_server, rounds=4))
     assert session.status == "completed"
     assert llm_server.calls == 2 * k == session.usage.calls
     roles = [t.role for t in session.turns]
@@ -61,16 +26,16 @@ async def test_no_issue_at_iteration_k_makes_2k_calls_and_keeps_the_last_score(l
 
 @pytest.mark.parametrize("n", [1, 2, 4])
 async def test_critic_never_agreeing_makes_2n_plus_1_calls(llm_server, n):
-    script(llm_server, agree_at=None)
-    session, _ = await run(make_session(llm_server, rounds=n))
+    debate_script(llm_server, agree_at=None)
+    session, _ = await run_with_events(make_session("debate", llm_server, rounds=n))
     assert llm_server.calls == 2 * n + 1 == session.usage.calls
     assert session.outcome.scores["coherence"] == [5, 4, 3, 2, 1][n]
     assert "no agreement" in session.outcome.method
 
 
 async def test_tie_breaker_decides_with_one_more_call(llm_server):
-    script(llm_server, agree_at=None, tie_breaker_score=2)
-    session, _ = await run(make_session(llm_server, rounds=2, tie_breaker="agent"))
+    debate_script(llm_server, agree_at=None, tie_breaker_score=2)
+    session, _ = await run_with_events(make_session("debate", llm_server, rounds=2, tie_breaker="agent"))
     assert llm_server.calls == 2 * 2 + 1 + 1
     assert session.turns[-1].role == "tie_breaker"
     assert session.outcome.scores["coherence"] == 2
@@ -78,8 +43,8 @@ async def test_tie_breaker_decides_with_one_more_call(llm_server):
 
 
 async def test_streams_deltas_and_records_usage(llm_server):
-    script(llm_server, agree_at=1)
-    session, events = await run(make_session(llm_server))
+    debate_script(llm_server, agree_at=1)
+    session, events = await run_with_events(make_session("debate", llm_server))
     completed = [e.turn for e in events if isinstance(e, TurnCompleted)]
     assert [t.slot for t in completed] == [0, 1]
     assert all(t.usage.prompt_tokens > 0 and t.usage.completion_tokens > 0 for t in session.turns)
@@ -90,7 +55,7 @@ async def test_streams_deltas_and_records_usage(llm_server):
 async def test_unreadable_score_is_reasked_once_then_unscored(llm_server):
     llm_server.add_rule("NO ISSUE", match=CRITIC)
     llm_server.add_rule("I would rather not put a number on it.")
-    session, _ = await run(make_session(llm_server))
+    session, _ = await run_with_events(make_session("debate", llm_server))
     scorer_turns = [t for t in session.turns if t.role == "scorer"]
     assert len(scorer_turns) == 2  # the first reply, then the re-ask with a format reminder
     assert "Score: N" in llm_server.requests[1].messages[-1]["content"]
@@ -98,10 +63,10 @@ async def test_unreadable_score_is_reasked_once_then_unscored(llm_server):
 
 
 async def test_each_criterion_gets_its_own_debate(llm_server):
-    script(llm_server, agree_at=1)
-    session = make_session(llm_server)
+    debate_script(llm_server, agree_at=1)
+    session = make_session("debate", llm_server)
     session.criteria = [find_criterion("coherence"), find_criterion("consistency")]
-    session, _ = await run(session)
+    session, _ = await run_with_events(session)
     assert llm_server.calls == 4
     assert set(session.outcome.scores) == {"coherence", "consistency"}
     assert {t.criterion for t in session.turns} == {"coherence", "consistency"}
@@ -112,7 +77,7 @@ async def test_an_unscored_last_scorer_turn_leaves_the_criterion_unscored(llm_se
     llm_server.add_rule("The score ignores the repeated sentence; it is too high.", match=CRITIC)
     llm_server.add_rule("Reasoning about coherence.\nScore: 4", times=1)
     llm_server.add_rule("I would rather not put a number on it.")
-    session, _ = await run(make_session(llm_server, rounds=1))
+    session, _ = await run_with_events(make_session("debate", llm_server, rounds=1))
     scorer_turns = [t for t in session.turns if t.role == "scorer"]
     assert [t.score for t in scorer_turns] == [4, None, None] and scorer_turns[-1].unscored
     assert session.outcome.scores["coherence"] is None
@@ -123,8 +88,8 @@ async def test_an_unscored_last_scorer_turn_leaves_the_criterion_unscored(llm_se
 async def test_the_report_counts_agree_in_number(llm_server):
     from debate_tui.report.markdown import render
 
-    script(llm_server, agree_at=1)
-    session, _ = await run(make_session(llm_server, rounds=1))
+    debate_script(llm_server, agree_at=1)
+    session, _ = await run_with_events(make_session("debate", llm_server, rounds=1))
     session.task.text = "Short."
     session.usage.calls = 1
     report = render(session)

@@ -11,32 +11,16 @@ from debate_tui.batch.rows import refresh
 from debate_tui.choices import Choices
 from debate_tui.cli import main
 from debate_tui.config import Config
-from debate_tui.domain import Session, Task
-from debate_tui.factory import build_session, runner_for
+from debate_tui.domain import Task
+from debate_tui.factory import build_session
 from debate_tui.inputs import InputError
-from debate_tui.llm.router import ModelRouter
 from debate_tui.protocols import single
 from debate_tui.report.markdown import render
-from tests.conftest import STORY
+from tests.helpers import STORY
+from tests.helpers.scripts import JUDGES, jury_session, scripted
+from tests.helpers.sessions import run
 
-JUDGES = {"judge-a": "Score: 1", "judge-b": "Score: 3", "judge-c": "Score: 1"}
-"""Scores on both criteria's scales (fluency is 1-3)."""
 PAIRS = {"judge-a": "Scores: 3 1", "judge-b": "Scores: 1 3", "judge-c": "Scores: 3 2"}
-
-
-def scripted(server, replies: dict[str, str]) -> None:
-    for model, reply in replies.items():
-        server.add_rule(reply, model=model)
-
-
-def jury_session(server, models: list[str], text_b: str | None = None, **options) -> Session:
-    choices = Choices(protocol="single", api_base=server.base_url, criteria=["coherence", "fluency"],
-                      options={"jury": ",".join(f"openai/{m}" for m in models), **options})
-    return build_session(Task(text=STORY, text_b=text_b), choices, Config()).session
-
-
-async def run(session: Session) -> Session:
-    return await runner_for(session, ModelRouter()).run()
 
 
 @pytest.mark.parametrize("models,aggregate,expected", [

@@ -9,63 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from debate_tui.catalog import find_criterion, resolve_criteria
+from debate_tui.catalog import find_criterion
 from debate_tui.cli import main
-from debate_tui.domain import ErrorSpan, Session, Task
-from debate_tui.factory import runner_for
+from debate_tui.domain import ErrorSpan, Task
 from debate_tui.llm import demo
-from debate_tui.llm.router import ModelRouter
 from debate_tui.meta.datasets import DataRoot, data_dir
 from debate_tui.parsing import parse_error_report
 from debate_tui.protocols import mateval, mateval_prompts
-from debate_tui.protocols.common import ModelChoice
-from tests.conftest import STORY
+from tests.helpers import FIXTURES, STORY
+from tests.helpers.scripts import FEEDBACK, REPEATED, REPORT, SUMMARIZER, mateval_script
+from tests.helpers.sessions import make_session, run
 
-FIXTURES = Path(__file__).parent / "fixtures" / "mateval_roc_reports"
+ROC_REPORTS = FIXTURES / "mateval_roc_reports"
 ROC = "mateval/ROC/ROC_test_change_final.json"
-
-SUMMARIZER = "You are the Summarizer"
-FEEDBACK = "You are the Feedback agent"
-REPEATED = "He went to the pool every morning."
-REPORT = f"""Final evaluation report.
-Q: Does the text contain Repetition (REP) errors?
-A: Yes
-Location: "{REPEATED}"
-Explanation: Said twice in a row.
-Deduction: -1
-Location: "{REPEATED.lower()}"
-Explanation: The second evaluator quoted it too.
-Deduction: -1
-Q: Does the text contain Logical Inconsistency (LINC) errors?
-A: No
-Q: Does the text contain Discontinuity (DCONT) errors?
-A: No
-Q: Does the text contain Inappropriate Lexical Choice (ILC) errors?
-A: Yes
-Location: "At first he was afraid of the water."
-Explanation: "afraid of" is too strong here.
-Deduction: -1
-Q: Does the text contain Factual Error (FER) errors?
-A: No
-Scores: REP -1, LINC 0, DCONT 0, ILC -1, FER 0. Total: -2
-"""
-
-
-def make_session(server, text: str = STORY, criteria: str = "REP,LINC,DCONT,ILC,FER", **options) -> Session:
-    opts = mateval.Options.model_validate({"seed": 1, **options})
-    models = ModelChoice(default="openai/fake-mateval", params={"api_base": server.base_url})
-    return Session(protocol="mateval", options=opts.model_dump(), criteria=resolve_criteria(criteria),
-                   agents=mateval.build_agents(opts, models), task=Task(text=text))
-
-
-def script(server, report: str = REPORT) -> None:
-    server.add_rule(report, match=SUMMARIZER)
-    server.add_rule("Feedback: the evaluators agree; be briefer next round.", match=FEEDBACK)
-    server.add_rule("I see no error of this type.")
-
-
-async def run(session: Session) -> Session:
-    return await runner_for(session, ModelRouter()).run()
 
 
 def expected_calls(strategy: str, evaluators: int, feedback: bool, subquestions: int = 5) -> int:
@@ -80,8 +36,9 @@ def expected_calls(strategy: str, evaluators: int, feedback: bool, subquestions:
 @pytest.mark.parametrize("strategy", ["SR+CoT", "CoT", "SR", "O_b_O", "SA"])
 @pytest.mark.parametrize("evaluators,feedback", [(2, True), (3, True), (2, False)])
 async def test_call_structure_of_every_strategy(llm_server, strategy, evaluators, feedback):
-    script(llm_server)
-    session = await run(make_session(llm_server, strategy=strategy, evaluators=evaluators, feedback=feedback))
+    mateval_script(llm_server)
+    session = await run(make_session("mateval", llm_server, strategy=strategy, evaluators=evaluators,
+                                     feedback=feedback))
     assert session.status == "completed", session.error
     assert llm_server.calls == expected_calls(strategy, evaluators, feedback) == session.usage.calls
     rounds = 1 if strategy == "SA" else 5
@@ -90,8 +47,8 @@ async def test_call_structure_of_every_strategy(llm_server, strategy, evaluators
 
 
 async def test_default_is_sr_cot_with_feedback_26_calls_in_the_papers_order(llm_server):
-    script(llm_server)
-    session = await run(make_session(llm_server))
+    mateval_script(llm_server)
+    session = await run(make_session("mateval", llm_server))
     assert llm_server.calls == 5 * (2 * 2 + 1) + 1 == 26
     first_round = [(t.agent, t.round, t.criterion) for t in session.turns[:5]]
     assert first_round == [("Evaluator 1", 1, "REP"), ("Evaluator 2", 1, "REP"), ("Evaluator 1", 1, "REP"),
@@ -104,7 +61,7 @@ async def test_reflection_sees_the_others_and_feedback_reaches_everyone_next_rou
     llm_server.add_rule("Feedback: nobody checked the second sentence.", match=FEEDBACK)
     llm_server.add_rule("Evaluator two's view: no repetition.", match="You are Evaluator 2")
     llm_server.add_rule("Evaluator one's view: a repetition.")
-    await run(make_session(llm_server, strategy="SR+CoT", evaluators=2))
+    await run(make_session("mateval", llm_server, strategy="SR+CoT", evaluators=2))
     requests = [r.messages for r in llm_server.requests]
     reflection_1 = requests[2]
     assert reflection_1[-2] == {"role": "assistant", "content": "Evaluator one's view: a repetition."}
@@ -122,8 +79,8 @@ async def test_reflection_sees_the_others_and_feedback_reaches_everyone_next_rou
 
 
 async def test_report_is_read_into_located_errors_and_paper_scores(llm_server):
-    script(llm_server)
-    session = await run(make_session(llm_server))
+    mateval_script(llm_server)
+    session = await run(make_session("mateval", llm_server))
     outcome = session.outcome
     assert outcome.scores == {"REP": -1, "LINC": 0, "DCONT": 0, "ILC": -1, "FER": 0, "total": -2}
     rep = [e for e in outcome.errors if e.type == "REP"]
@@ -134,8 +91,8 @@ async def test_report_is_read_into_located_errors_and_paper_scores(llm_server):
 
 
 async def test_unreadable_summary_is_reasked_once_then_unscored_not_zero(llm_server):
-    script(llm_server, report="The text is fine overall, I would say.")
-    session = await run(make_session(llm_server, strategy="SA", feedback=False))
+    mateval_script(llm_server, report="The text is fine overall, I would say.")
+    session = await run(make_session("mateval", llm_server, strategy="SA", feedback=False))
     assert llm_server.calls == expected_calls("SA", 1, False) + 1
     assert "exactly in this form" in llm_server.requests[-1].messages[-1]["content"]
     assert session.turns[-1].unscored
@@ -144,8 +101,8 @@ async def test_unreadable_summary_is_reasked_once_then_unscored_not_zero(llm_ser
 
 
 async def test_a_question_left_unanswered_is_unscored_and_the_total_too(llm_server):
-    script(llm_server, report="Q: Does the text contain Repetition (REP) errors?\nA: No\n")
-    session = await run(make_session(llm_server, strategy="SA", feedback=False))
+    mateval_script(llm_server, report="Q: Does the text contain Repetition (REP) errors?\nA: No\n")
+    session = await run(make_session("mateval", llm_server, strategy="SA", feedback=False))
     assert llm_server.calls == 2
     assert session.outcome.scores["REP"] == 0
     assert session.outcome.scores["LINC"] is None and session.outcome.scores["total"] is None
@@ -153,14 +110,14 @@ async def test_a_question_left_unanswered_is_unscored_and_the_total_too(llm_serv
 
 async def test_mateval_own_error_list_form_is_read_too(llm_server):
     native = f"Error location：{REPEATED}\nError type：Repetition\nReason：said twice.\nScore：-1"
-    script(llm_server, report=native)
-    session = await run(make_session(llm_server, strategy="SA", feedback=False))
+    mateval_script(llm_server, report=native)
+    session = await run(make_session("mateval", llm_server, strategy="SA", feedback=False))
     assert session.outcome.scores == {"REP": -1, "LINC": 0, "DCONT": 0, "ILC": 0, "FER": 0, "total": -1}
 
 
 async def test_a_subset_of_types_is_discussed_and_scored(llm_server):
-    script(llm_server)
-    session = await run(make_session(llm_server, criteria="REP,ILC"))
+    mateval_script(llm_server)
+    session = await run(make_session("mateval", llm_server, criteria="REP,ILC"))
     assert llm_server.calls == 2 * (2 * 2 + 1) + 1
     assert session.outcome.scores == {"REP": -1, "ILC": -1, "total": -2}
     assert "Answer only the questions about these types: REP, ILC" in llm_server.requests[-1].messages[-1]["content"]
@@ -186,11 +143,11 @@ async def test_roc_reports_end_to_end_precision_and_recall(llm_server, capsys):
     """Hand-written summarizer reports (tests/fixtures) through the protocol, spans against the annotations."""
     stories = json.loads(DataRoot(data_dir()).read_text(ROC))
     predicted_total = gold_total = exact = overlapping = unlocated = 0
-    for path in sorted(FIXTURES.glob("roc-*.txt")):
+    for path in sorted(ROC_REPORTS.glob("roc-*.txt")):
         item = stories[int(path.stem.split("-")[1])]
         llm_server.reset()
-        script(llm_server, report=path.read_text(encoding="utf-8"))
-        session = await run(make_session(llm_server, text=item["story"], strategy="SA", feedback=False))
+        mateval_script(llm_server, report=path.read_text(encoding="utf-8"))
+        session = await run(make_session("mateval", llm_server, text=item["story"], strategy="SA", feedback=False))
         assert session.status == "completed"
         predicted = _spans(session.outcome.errors, item["story"])
         gold = _gold(item)
@@ -202,7 +159,7 @@ async def test_roc_reports_end_to_end_precision_and_recall(llm_server, capsys):
         assert session.outcome.scores["total"] == -sum(1 for e in session.outcome.errors if e.located)
     precision, recall = exact / predicted_total, exact / gold_total
     with capsys.disabled():
-        print(f"\nMATEval ROC end to end ({len(list(FIXTURES.glob('roc-*.txt')))} stories): {gold_total} annotated, "
+        print(f"\nMATEval ROC end to end ({len(list(ROC_REPORTS.glob('roc-*.txt')))} stories): {gold_total} annotated, "
               f"{predicted_total} located, {unlocated} unlocated; exact spans precision {precision:.3f} recall "
               f"{recall:.3f}; overlapping spans precision {overlapping / predicted_total:.3f}")
     # The reports' deliberate slips: one false positive, one paraphrase, one over-long quote.
@@ -212,8 +169,8 @@ async def test_roc_reports_end_to_end_precision_and_recall(llm_server, capsys):
 async def test_roc_story_through_the_full_discussion(llm_server):
     """Story 30's repeated sentence: quoted in lower case, reported twice, located at the repeat."""
     item = json.loads(DataRoot(data_dir()).read_text(ROC))[30]
-    script(llm_server, report=(FIXTURES / "roc-030.txt").read_text(encoding="utf-8"))
-    session = await run(make_session(llm_server, text=item["story"]))
+    mateval_script(llm_server, report=(ROC_REPORTS / "roc-030.txt").read_text(encoding="utf-8"))
+    session = await run(make_session("mateval", llm_server, text=item["story"]))
     assert llm_server.calls == 26
     assert _spans(session.outcome.errors, item["story"]) == _gold(item)
     assert session.outcome.scores == {"REP": -1, "LINC": 0, "DCONT": -1, "ILC": 0, "FER": -1, "total": -3}
@@ -226,8 +183,8 @@ def test_options_refuse_rounds_for_decomposed_strategies():
 
 
 async def test_sr_with_rounds_discusses_the_whole_question(llm_server):
-    script(llm_server)
-    session = await run(make_session(llm_server, strategy="SR", rounds=2))
+    mateval_script(llm_server)
+    session = await run(make_session("mateval", llm_server, strategy="SR", rounds=2))
     assert llm_server.calls == 2 * (2 * 2 + 1) + 1
     assert all(t.criterion is None for t in session.turns)
     assert "Which errors of these types" in llm_server.requests[0].messages[-1]["content"]
@@ -314,8 +271,8 @@ def test_the_report_form_has_a_placeholder_no_quote():
 
 
 async def test_a_copied_placeholder_costs_no_point(llm_server):
-    script(llm_server, report=PLACEHOLDER_COPY)
-    session = await run(make_session(llm_server, criteria="REP,LINC", strategy="SA"))
+    mateval_script(llm_server, report=PLACEHOLDER_COPY)
+    session = await run(make_session("mateval", llm_server, criteria="REP,LINC", strategy="SA"))
     assert session.outcome.scores == {"REP": 0, "LINC": 0, "total": 0}
 
 
@@ -323,8 +280,9 @@ async def test_a_copied_placeholder_costs_no_point(llm_server):
 async def test_an_error_not_located_costs_no_point_unless_asked(llm_server, count_unlocated, rep):
     from debate_tui.report.markdown import render
 
-    script(llm_server, report=UNLOCATED)
-    session = await run(make_session(llm_server, criteria="REP", strategy="SA", count_unlocated=count_unlocated))
+    mateval_script(llm_server, report=UNLOCATED)
+    session = await run(make_session("mateval", llm_server, criteria="REP", strategy="SA",
+                                     count_unlocated=count_unlocated))
     assert [e.located for e in session.outcome.errors] == [True, False]
     assert session.outcome.scores == {"REP": rep, "total": rep}
     assert any("1 not located in the text" in note for note in session.outcome.notes)

@@ -5,7 +5,6 @@ variants, and the demo model through the CLI."""
 from __future__ import annotations
 
 import json
-import random
 from collections import Counter
 from pathlib import Path
 
@@ -13,65 +12,25 @@ import pytest
 
 from debate_tui.catalog import find_criterion
 from debate_tui.cli import main
-from debate_tui.domain import HumanAction, Session, Task
-from debate_tui.factory import runner_for
-from debate_tui.llm.router import ModelRouter
-from debate_tui.protocols import scaleeval
-from debate_tui.protocols.common import ModelChoice
+from debate_tui.domain import HumanAction
 from debate_tui.protocols.criteria_variants import VARIANTS, levels, rubric, vary
+from tests.helpers.scripts import (
+    CONTRARIAN,
+    CONTRARIAN_SPEAKER,
+    NAMES,
+    QUESTION,
+    prefer_marker,
+    scaleeval_script,
+    seed_where,
+)
+from tests.helpers.sessions import make_session, run
 
-MARKER = "(with a worked example)"
-PLAIN = "Use the quadratic formula."
-MARKED = f"Use the quadratic formula {MARKER}: x = (-b ± sqrt(b^2 - 4ac)) / 2a."
-QUESTION = "How do I solve a quadratic equation?"
-NAMES = ["Speaker 1", "Speaker 2", "Speaker 3"]
 INITIAL = "Compare the two submissions"
-CONTRARIAN = "fake-contrarian"
-
-
-def presented_first(request: dict) -> str:
-    prompt = request["messages"][-1]["content"]
-    return prompt.split("[Submission 1]:", 1)[1].split("[Submission 2]:", 1)[0]
-
-
-def prefer_marker(request: dict) -> str:
-    """A speaker that prefers the submission carrying the marker, in the numbering it was shown."""
-    return f"The submission with the worked example helps more.\n{'1' if MARKER in presented_first(request) else '2'}"
-
-
-def prefer_plain(request: dict) -> str:
-    return f"Short is better here.\n{'2' if MARKER in presented_first(request) else '1'}"
-
-
-def seed_where(swapped: bool) -> int:
-    return next(s for s in range(100) if scaleeval.Order.draw(random.Random(s), NAMES).swapped is swapped)
-
-
-def make_session(server, seed: int = 0, contrarian: bool = False, **options) -> Session:
-    opts = scaleeval.Options.model_validate({"seed": seed, **options})
-    per_agent = {"Speaker 3": f"openai/{CONTRARIAN}"} if contrarian else {}
-    models = ModelChoice(default="openai/fake-speaker", per_agent=per_agent, params={"api_base": server.base_url})
-    return Session(protocol="scaleeval", options=opts.model_dump(), criteria=[find_criterion("helpfulness")],
-                   agents=scaleeval.build_agents(opts, models), task=Task(text=PLAIN, text_b=MARKED, source=QUESTION))
-
-
-def script(server, stubborn_rounds: int | None = None) -> None:
-    """Everyone prefers the marked answer; Speaker 3 (if contrarian) disagrees for the initial round
-    and `stubborn_rounds` discussion rounds (None: forever)."""
-    if stubborn_rounds is not None:
-        server.add_rule(prefer_plain, model=CONTRARIAN, times=1 + stubborn_rounds)
-    else:
-        server.add_rule(prefer_plain, model=CONTRARIAN)
-    server.add_rule(prefer_marker)
-
-
-async def run(session: Session) -> Session:
-    return await runner_for(session, ModelRouter()).run()
 
 
 async def test_unanimous_initial_verdicts_cost_three_calls(llm_server):
-    script(llm_server)
-    session = await run(make_session(llm_server, seed=seed_where(False)))
+    scaleeval_script(llm_server)
+    session = await run(make_session("scaleeval", llm_server, seed=seed_where(False)))
     assert session.status == "completed"
     assert llm_server.calls == 3 == session.usage.calls
     assert session.outcome.verdict == "2"
@@ -82,8 +41,8 @@ async def test_unanimous_initial_verdicts_cost_three_calls(llm_server):
 
 @pytest.mark.parametrize("stubborn,calls,consensus_round", [(0, 6, 1), (1, 9, 2)])
 async def test_each_discussion_round_costs_three_more(llm_server, stubborn, calls, consensus_round):
-    script(llm_server, stubborn_rounds=stubborn)
-    session = await run(make_session(llm_server, contrarian=True))
+    scaleeval_script(llm_server, stubborn_rounds=stubborn)
+    session = await run(make_session("scaleeval", llm_server, per_agent=CONTRARIAN_SPEAKER))
     assert llm_server.calls == calls == session.usage.calls
     assert session.outcome.method == f"consensus in discussion round {consensus_round}"
     assert session.outcome.verdict == "2"
@@ -91,8 +50,8 @@ async def test_each_discussion_round_costs_three_more(llm_server, stubborn, call
 
 
 async def test_discussion_shows_every_evaluation_and_reminds_who_speaks(llm_server):
-    script(llm_server, stubborn_rounds=0)
-    session = await run(make_session(llm_server, contrarian=True))
+    scaleeval_script(llm_server, stubborn_rounds=0)
+    session = await run(make_session("scaleeval", llm_server, per_agent=CONTRARIAN_SPEAKER))
     speakers = session.state["order"]["speakers"]
     discussion = llm_server.requests[3:]
     assert [r.messages[-1]["content"].split("remember you are ")[1].split(".")[0] for r in discussion] == speakers
@@ -108,8 +67,8 @@ async def test_discussion_shows_every_evaluation_and_reminds_who_speaks(llm_serv
 
 @pytest.mark.parametrize("swapped", [True, False])
 async def test_verdicts_are_reported_in_the_original_numbering(llm_server, swapped):
-    script(llm_server)
-    session = await run(make_session(llm_server, seed=seed_where(swapped)))
+    scaleeval_script(llm_server)
+    session = await run(make_session("scaleeval", llm_server, seed=seed_where(swapped)))
     assert session.state["order"]["swapped"] is swapped
     shown = "1" if swapped else "2"
     assert [t.verdict for t in session.turns] == [shown] * 3, "turns keep the numbering the speakers saw"
@@ -120,18 +79,18 @@ async def test_verdicts_are_reported_in_the_original_numbering(llm_server, swapp
 
 
 async def test_order_is_drawn_from_the_seed_and_kept(llm_server):
-    script(llm_server)
-    first = await run(make_session(llm_server, seed=7))
+    scaleeval_script(llm_server)
+    first = await run(make_session("scaleeval", llm_server, seed=7))
     llm_server.reset()
-    script(llm_server)
-    again = await run(make_session(llm_server, seed=7))
+    scaleeval_script(llm_server)
+    again = await run(make_session("scaleeval", llm_server, seed=7))
     assert first.state["order"] == again.state["order"]
     assert [t.agent for t in first.turns] == first.state["order"]["speakers"]
 
 
 async def test_no_consensus_waits_for_a_person_then_resumes_without_new_calls(llm_server):
-    script(llm_server)
-    session = await run(make_session(llm_server, contrarian=True, rounds=2))
+    scaleeval_script(llm_server)
+    session = await run(make_session("scaleeval", llm_server, per_agent=CONTRARIAN_SPEAKER, rounds=2))
     assert session.status == "needs_human"
     assert llm_server.calls == 3 + 3 * 2
     assert "did not agree after 2 discussion rounds" in session.pending_question
@@ -145,8 +104,8 @@ async def test_no_consensus_waits_for_a_person_then_resumes_without_new_calls(ll
 
 
 async def test_a_mistyped_decision_is_asked_again(llm_server):
-    script(llm_server)
-    session = await run(make_session(llm_server, contrarian=True, rounds=0))
+    scaleeval_script(llm_server)
+    session = await run(make_session("scaleeval", llm_server, per_agent=CONTRARIAN_SPEAKER, rounds=0))
     session.actions.append(HumanAction(kind="decide", value="3", after_turn=3))
     again = await run(session)
     assert again.status == "needs_human"
@@ -156,8 +115,9 @@ async def test_a_mistyped_decision_is_asked_again(llm_server):
 
 @pytest.mark.parametrize("policy,verdict", [("majority", "2"), ("tie", "0"), ("undecided", None)])
 async def test_other_ways_to_settle_without_consensus(llm_server, policy, verdict):
-    script(llm_server)
-    session = await run(make_session(llm_server, contrarian=True, rounds=1, on_no_consensus=policy))
+    scaleeval_script(llm_server)
+    session = await run(make_session("scaleeval", llm_server, per_agent=CONTRARIAN_SPEAKER, rounds=1,
+                                     on_no_consensus=policy))
     assert session.status == "completed"
     assert llm_server.calls == 6
     assert session.outcome.verdict == verdict
@@ -166,7 +126,8 @@ async def test_other_ways_to_settle_without_consensus(llm_server, policy, verdic
 async def test_an_unreadable_verdict_is_reasked_once_and_never_counts(llm_server):
     llm_server.add_rule("Both have merits; hard to say.", model=CONTRARIAN)
     llm_server.add_rule(prefer_marker)
-    session = await run(make_session(llm_server, contrarian=True, rounds=0, on_no_consensus="majority"))
+    session = await run(make_session("scaleeval", llm_server, per_agent=CONTRARIAN_SPEAKER, rounds=0,
+                                     on_no_consensus="majority"))
     assert llm_server.calls == 4
     assert [t.unscored for t in session.turns if t.agent == "Speaker 3"] == [False, True]
     assert session.outcome.agent_verdicts["Speaker 3"] is None
@@ -177,7 +138,7 @@ async def test_an_unreadable_verdict_is_reasked_once_and_never_counts(llm_server
 async def test_a_reasked_speaker_replays_slot_by_slot_on_resume(llm_server, seed):
     llm_server.add_rule("Both have merits; hard to say.", model=CONTRARIAN)
     llm_server.add_rule(prefer_marker)
-    session = await run(make_session(llm_server, seed=seed, contrarian=True, rounds=0))
+    session = await run(make_session("scaleeval", llm_server, seed=seed, per_agent=CONTRARIAN_SPEAKER, rounds=0))
     assert session.status == "needs_human"
     recorded = [(t.slot, t.agent, t.content) for t in session.turns]
     session.actions.append(HumanAction(kind="decide", value="2", after_turn=len(session.turns)))
@@ -188,8 +149,8 @@ async def test_a_reasked_speaker_replays_slot_by_slot_on_resume(llm_server, seed
 
 
 async def test_criteria_variant_is_what_the_speakers_read(llm_server):
-    script(llm_server)
-    session = await run(make_session(llm_server, criteria_variant="flipped"))
+    scaleeval_script(llm_server)
+    session = await run(make_session("scaleeval", llm_server, criteria_variant="flipped"))
     prompt = llm_server.requests[0].messages[-1]["content"]
     assert "toN lufpleH - ehT esnopser si yletelpmoc detalernu," in prompt
     assert session.state["criteria_variant"]["variant"] == "flipped"
@@ -294,8 +255,9 @@ def test_cli_refuses_bad_choices(capsys, pair, args, message):
 async def test_the_report_of_a_run_waiting_for_a_person_shows_who_said_what(llm_server, swapped):
     from debate_tui.report.markdown import render
 
-    script(llm_server)
-    session = await run(make_session(llm_server, seed=seed_where(swapped), contrarian=True, rounds=1))
+    scaleeval_script(llm_server)
+    session = await run(make_session("scaleeval", llm_server, seed=seed_where(swapped), per_agent=CONTRARIAN_SPEAKER,
+                                     rounds=1))
     assert session.status == "needs_human"
     report = render(session)
     assert "No result yet: the run waits for a person's decision." in report

@@ -9,36 +9,23 @@ from pathlib import Path
 
 import pytest
 
-from debate_tui.catalog import find_criterion, find_persona
+from debate_tui.catalog import find_persona
 from debate_tui.cli import main
-from debate_tui.domain import Session, Task
-from debate_tui.factory import runner_for
+from debate_tui.domain import Session
 from debate_tui.llm.base import ChatRequest, TokenLogprobs
 from debate_tui.llm.cache import cacheable
-from debate_tui.llm.router import ModelRouter
 from debate_tui.parsing import weighted_score
 from debate_tui.protocols import single
 from debate_tui.protocols.common import ModelChoice
 from debate_tui.report.markdown import render
-from tests.conftest import STORY
-
-REMINDER = "had no score I could read"
-
-
-def make_session(server, *, text_b: str | None = None, criteria=("coherence",), personas=None, **options) -> Session:
-    opts = single.Options.model_validate(options)
-    models = ModelChoice(default="openai/fake-judge", params={"api_base": server.base_url})
-    return Session(protocol="single", options=opts.model_dump(), criteria=[find_criterion(c) for c in criteria],
-                   agents=single.build_agents(opts, models, personas), task=Task(text=STORY, text_b=text_b))
-
-
-async def run(session: Session, *, stream: bool = True) -> Session:
-    return await runner_for(session, ModelRouter(), stream=stream).run()
+from tests.helpers import STORY
+from tests.helpers.scripts import REMINDER
+from tests.helpers.sessions import make_session, run
 
 
 async def test_one_call_per_criterion_with_steps_and_form(llm_server):
     llm_server.add_rule("Fine apart from a repeat.\nScore: 3")
-    session = await run(make_session(llm_server, criteria=("coherence", "fluency")))
+    session = await run(make_session("single", llm_server, criteria=("coherence", "fluency")))
     assert llm_server.calls == 2 == session.usage.calls
     assert session.outcome.scores == {"coherence": 3, "fluency": 3}
     first = "\n".join(m["content"] for m in llm_server.requests[0].messages)
@@ -50,7 +37,7 @@ async def test_samples_are_averaged_and_unscored_ones_counted(llm_server):
     llm_server.add_rule("Still hard to tell.", match=REMINDER)
     replies = iter(["Score: 4", "Score: 2", "Hard to tell.", "Score: 3"])
     llm_server.add_rule(lambda request: next(replies))
-    session = await run(make_session(llm_server, samples=4))
+    session = await run(make_session("single", llm_server, samples=4))
     assert llm_server.calls == 4 + 1  # the unreadable sample was re-asked once, then left unscored
     assert session.outcome.scores == {"coherence": 3.0}  # (4 + 2 + 3) / 3, not (4 + 2 + 0 + 3) / 4
     assert session.outcome.per_agent == {"Judge": {"coherence": 3.0}}
@@ -61,7 +48,7 @@ async def test_samples_are_averaged_and_unscored_ones_counted(llm_server):
 
 async def test_all_samples_unscored_gives_no_score(llm_server):
     llm_server.add_rule("No idea.")
-    session = await run(make_session(llm_server, samples=2))
+    session = await run(make_session("single", llm_server, samples=2))
     assert session.outcome.scores == {"coherence": None}
     assert session.status == "completed"
 
@@ -69,7 +56,7 @@ async def test_all_samples_unscored_gives_no_score(llm_server):
 async def test_pairwise_judge_prefers_the_higher_scored_text(llm_server):
     pairs = itertools.cycle(["Scores: 2 4", "Scores: 3 4"])
     llm_server.add_rule(lambda request: next(pairs))
-    session = await run(make_session(llm_server, text_b="Another answer entirely.", samples=2))
+    session = await run(make_session("single", llm_server, text_b="Another answer entirely.", samples=2))
     outcome = session.outcome
     assert outcome.scores == {"coherence_1": 2.5, "coherence_2": 4.0}
     assert outcome.verdict == "2" and outcome.agent_verdicts == {"Judge": "2"}
@@ -77,7 +64,7 @@ async def test_pairwise_judge_prefers_the_higher_scored_text(llm_server):
 
 async def test_pairwise_swap_doubles_the_calls(llm_server):
     llm_server.add_rule("Scores: 4 3")
-    session = await run(make_session(llm_server, text_b="Another answer entirely.", swap=True))
+    session = await run(make_session("single", llm_server, text_b="Another answer entirely.", swap=True))
     assert llm_server.calls == 2
     assert session.state["swap"]["consistent"] is False and session.outcome.verdict == "0"
 
@@ -105,7 +92,7 @@ SCRIPTED = {"3": math.log(0.7), "4": math.log(0.2), "2": math.log(0.1)}
 @pytest.mark.parametrize("stream", [True, False], ids=["streamed", "plain"])
 async def test_weighted_score_from_the_score_tokens_log_probabilities(llm_server, stream):
     llm_server.add_rule("Fine apart from a repeat.\nScore: 3", logprobs=SCRIPTED)
-    session = await run(make_session(llm_server, logprobs=True), stream=stream)
+    session = await run(make_session("single", llm_server, logprobs=True), stream=stream)
     body = llm_server.requests[0].body
     assert body["logprobs"] is True and body["top_logprobs"] == 5 and bool(body.get("stream")) is stream
     turn = session.turns[0]
@@ -120,7 +107,7 @@ async def test_weighted_score_from_the_score_tokens_log_probabilities(llm_server
 async def test_weighted_scores_of_samples_are_averaged(llm_server):
     llm_server.add_rule("Score: 3", logprobs=SCRIPTED, times=1)
     llm_server.add_rule("Score: 4", logprobs={"4": 0.0})
-    session = await run(make_session(llm_server, samples=2, logprobs=True))
+    session = await run(make_session("single", llm_server, samples=2, logprobs=True))
     assert sorted(t.weighted_score for t in session.turns) == [pytest.approx(3.1), 4.0]
     assert session.outcome.scores == {"coherence": 3.5}
     assert "coherence: probability-weighted score: 3.55 (mean of 2 of 2 samples)" in session.outcome.notes
@@ -128,7 +115,7 @@ async def test_weighted_scores_of_samples_are_averaged(llm_server):
 
 async def test_without_the_option_no_log_probabilities_are_asked_for(llm_server):
     llm_server.add_rule("Score: 3", logprobs=SCRIPTED)
-    session = await run(make_session(llm_server))
+    session = await run(make_session("single", llm_server))
     assert "logprobs" not in llm_server.requests[0].body and "top_logprobs" not in llm_server.requests[0].body
     assert session.turns[0].weighted_score is None and not session.turns[0].logprobs
     assert not any("probability-weighted" in note for note in session.outcome.notes)
@@ -138,7 +125,7 @@ async def test_without_the_option_no_log_probabilities_are_asked_for(llm_server)
 async def test_a_provider_without_log_probabilities_still_completes_with_a_note(llm_server):
     llm_server.logprobs = False
     llm_server.add_rule("Score: 3", logprobs=SCRIPTED)
-    session = await run(make_session(llm_server, logprobs=True))
+    session = await run(make_session("single", llm_server, logprobs=True))
     assert llm_server.requests[0].body["logprobs"] is True
     assert session.status == "completed" and session.outcome.scores == {"coherence": 3}
     assert "coherence: no log-probabilities returned, so no probability-weighted score" in session.outcome.notes
@@ -147,7 +134,7 @@ async def test_a_provider_without_log_probabilities_still_completes_with_a_note(
 
 async def test_a_resumed_run_replays_the_weighted_score(llm_server):
     llm_server.add_rule("Score: 3", logprobs=SCRIPTED)
-    first = await run(make_session(llm_server, logprobs=True))
+    first = await run(make_session("single", llm_server, logprobs=True))
     again = await run(Session.model_validate_json(first.model_dump_json()))
     assert llm_server.calls == 1  # replayed, not asked again: the weighted score was saved with the turn
     assert again.outcome.notes == first.outcome.notes
@@ -156,7 +143,7 @@ async def test_a_resumed_run_replays_the_weighted_score(llm_server):
 
 async def test_a_pair_gets_no_weighted_score(llm_server):
     llm_server.add_rule("Scores: 2 4")
-    session = await run(make_session(llm_server, text_b="Another answer entirely.", logprobs=True))
+    session = await run(make_session("single", llm_server, text_b="Another answer entirely.", logprobs=True))
     assert session.outcome.verdict == "2"
     assert not any("probability-weighted" in note for note in session.outcome.notes)
     assert all(t.weighted_score is None for t in session.turns)

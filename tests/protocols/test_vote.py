@@ -20,7 +20,7 @@ from debate_tui.llm.router import ModelRouter
 from debate_tui.protocols import mateval, scaleeval
 from debate_tui.report.markdown import render
 from debate_tui.testing.fake_server import prompt_text
-from tests.conftest import STORY
+from tests.helpers import STORY
 
 REPEATED = "He went to the pool every morning."
 

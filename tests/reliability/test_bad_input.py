@@ -15,7 +15,7 @@ import pytest
 from debate_tui.cli import main
 from debate_tui.inputs import InputError, decode_text
 from debate_tui.store import read_session
-from tests.conftest import STORY
+from tests.helpers import STORY
 
 RTL_AND_COMBINING = (
     "\u05e9\u05dc\u05d5\u05dd \u05e2\u05d5\u05dc\u05dd. "  # Hebrew

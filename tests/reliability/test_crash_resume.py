@@ -25,7 +25,7 @@ import pytest
 from debate_tui.cli import main
 from debate_tui.store import SessionFileError, read_session
 from debate_tui.testing.fake_server import FakeLLMServer, Request, prompt_text
-from tests.test_debate import CRITIC
+from tests.helpers.scripts import CRITIC
 
 ROUNDS = 4
 CALLS = 2 * ROUNDS + 1

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from debate_tui.cli import build_parser, main
+from debate_tui.cli import build_parser
 from debate_tui.cli.task_args import build_task, session_from_args
 from debate_tui.domain import HumanAction, Session, Task, Usage
 from debate_tui.engine.budget import Budget, BudgetExceeded
@@ -35,10 +35,11 @@ from debate_tui.llm.router import ModelRouter
 from debate_tui.protocols import PROTOCOLS, get_protocol
 from debate_tui.store import read_session, write_session
 from debate_tui.testing.fake_server import FAULTS, FakeLLMServer
-from tests.conftest import FAKE_KEY
-from tests.test_debate import CRITIC, make_session
+from tests.helpers import FAKE_KEY
+from tests.helpers.cli import FAST, run_cli
+from tests.helpers.scripts import CRITIC
+from tests.helpers.sessions import make_session, run_with_events
 
-FAST = RetryPolicy(attempts=4, base_delay_s=0.01, max_delay_s=0.2)
 SMALL_MODEL = "openai/fake-small"
 """Registered with litellm below: a 1,000-token window and a price, so windows and costs can be tested."""
 
@@ -52,17 +53,8 @@ def small_model() -> None:
 
 
 async def run(session: Session, **kwargs) -> tuple[Session, list]:
-    events: list = []
-    kwargs.setdefault("retry", FAST)
-    runner = runner_for(session, kwargs.pop("client", None) or ModelRouter(), emit=events.append, **kwargs)
-    return await runner.run(), events
-
-
-def run_cli(capsys, *argv: str) -> tuple[int, dict | None, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    lines = [line for line in out.splitlines() if line.strip()]
-    return code, (json.loads(lines[-1]) if lines else None), err
+    """With quick retries unless the test sets its own."""
+    return await run_with_events(session, **{"retry": FAST, **kwargs})
 
 
 # ----- retries -----------------------------------------------------------------------------------
@@ -91,7 +83,7 @@ async def test_429_waits_as_long_as_retry_after_says_then_succeeds(llm_server):
     llm_server.add_rule("NO ISSUE", match=CRITIC)
     llm_server.add_rule("Fine.\nScore: 4")
     started = time.perf_counter()
-    session, events = await run(make_session(llm_server), retry=RetryPolicy(attempts=3, base_delay_s=5.0))
+    session, events = await run(make_session("debate", llm_server), retry=RetryPolicy(attempts=3, base_delay_s=5.0))
     assert session.status == "completed" and session.outcome.scores == {"coherence": 4}
     assert 0.3 <= time.perf_counter() - started < 3  # Retry-After, not the 5 s backoff
     failed = [t for t in session.turns if t.error]
@@ -140,7 +132,7 @@ async def test_hang_times_out_and_the_retry_succeeds(llm_server, stream):
     llm_server.add_rule("NO ISSUE", match=CRITIC)
     llm_server.add_rule("Fine.\nScore: 4")
     started = time.perf_counter()
-    session, _ = await run(make_session(llm_server), client=ModelRouter(timeout_s=0.4), stream=stream)
+    session, _ = await run(make_session("debate", llm_server), client=ModelRouter(timeout_s=0.4), stream=stream)
     assert session.status == "completed"
     assert time.perf_counter() - started < 4
     [failed] = [t for t in session.turns if t.error]
@@ -172,7 +164,7 @@ async def test_a_broken_stream_keeps_its_partial_text_marked_then_the_turn_is_re
     llm_server.add_rule("The text is ordered and clear throughout.\nScore: 4", fault=fault, times=1)
     llm_server.add_rule("NO ISSUE", match=CRITIC)
     llm_server.add_rule("The text is ordered and clear throughout.\nScore: 4")
-    session, events = await run(make_session(llm_server), stream=True)
+    session, events = await run(make_session("debate", llm_server), stream=True)
     assert session.status == "completed" and session.outcome.scores == {"coherence": 4}
     [broken] = [t for t in session.turns if t.error]
     assert broken.partial and broken.content and "The text is ordered".startswith(broken.content[:10])
@@ -192,7 +184,7 @@ async def test_a_turn_that_still_fails_ends_the_run_failed_and_resumable(llm_ser
     path = tmp_path / "s.json"
     llm_server.add_rule("Fine.\nScore: 4", times=1)
     llm_server.add_rule(fault="500")
-    session, _ = await run(make_session(llm_server), save=lambda s: write_session(path, s))
+    session, _ = await run(make_session("debate", llm_server), save=lambda s: write_session(path, s))
     assert session.status == "failed" and "server error after 4 attempts" in session.error
     saved = read_session(path)
     assert saved.status == "failed" and [t.score for t in saved.turns if not t.error] == [4]
@@ -210,7 +202,7 @@ async def test_a_turn_that_still_fails_ends_the_run_failed_and_resumable(llm_ser
 async def test_empty_or_refused_score_is_reasked_once_then_unscored_and_reported(llm_server, reply):
     llm_server.add_rule("NO ISSUE", match=CRITIC)
     llm_server.add_rule(reply)
-    session, events = await run(make_session(llm_server))
+    session, events = await run(make_session("debate", llm_server))
     assert session.status == "completed"
     scorer = [t for t in session.turns if t.role == "scorer"]
     assert len(scorer) == 2 and scorer[1].unscored and session.outcome.scores == {"coherence": None}
@@ -221,7 +213,7 @@ async def test_empty_fault_on_the_critic_is_reasked_not_taken_as_an_objection(ll
     llm_server.add_rule(match=CRITIC, fault="empty", times=1)
     llm_server.add_rule("NO ISSUE", match=CRITIC)
     llm_server.add_rule("Fine.\nScore: 4")
-    session, _ = await run(make_session(llm_server))
+    session, _ = await run(make_session("debate", llm_server))
     critic = [t for t in session.turns if t.role == "critic"]
     assert [t.content for t in critic] == ["", "NO ISSUE"]
     assert "empty or declined" in llm_server.requests[-1].messages[-1]["content"]
@@ -233,7 +225,7 @@ async def test_a_long_critique_starting_with_i_cannot_is_not_a_refusal(llm_serve
                         "breaks the flow of the story.", match=CRITIC, times=1)
     llm_server.add_rule("NO ISSUE", match=CRITIC)
     llm_server.add_rule("Fine.\nScore: 4")
-    session, _ = await run(make_session(llm_server))
+    session, _ = await run(make_session("debate", llm_server))
     assert [t.role for t in session.turns] == ["scorer", "critic", "scorer", "critic"]
 
 
@@ -250,7 +242,7 @@ async def test_stop_cancels_the_call_in_flight_at_once(llm_server):
             asyncio.get_running_loop().call_later(0.2, control.stop, "stopped by the test")
 
     started = time.perf_counter()
-    session = await runner_for(make_session(llm_server), ModelRouter(), emit=emit, control=control).run()
+    session = await runner_for(make_session("debate", llm_server), ModelRouter(), emit=emit, control=control).run()
     assert session.status == "cancelled" and session.error == "stopped by the test"
     assert time.perf_counter() - started < 2
 
@@ -266,7 +258,7 @@ async def test_stop_during_a_retry_wait_is_immediate(llm_server):
             asyncio.get_running_loop().call_later(0.1, control.stop, "stopped while waiting")
 
     started = time.perf_counter()
-    session = await runner_for(make_session(llm_server), ModelRouter(), emit=emit, control=control,
+    session = await runner_for(make_session("debate", llm_server), ModelRouter(), emit=emit, control=control,
                                retry=RetryPolicy(max_delay_s=30)).run()
     assert session.status == "cancelled" and time.perf_counter() - started < 2
 
@@ -324,7 +316,7 @@ def test_a_text_over_the_models_window_is_refused_before_any_call(capsys, tmp_pa
 
 
 async def test_a_prompt_over_the_window_mid_run_fails_clearly_without_a_call(llm_server):
-    session = make_session(llm_server)
+    session = make_session("debate", llm_server)
     session.agents[0].model = SMALL_MODEL
     session.task = Task(text="The river bends east of the town and floods in spring. " * 120)
     session, _ = await run(session)
@@ -340,7 +332,7 @@ async def test_a_long_history_is_condensed_by_a_recorded_summarizer_turn_and_rep
                         "adds nothing; the flow of the story suffers and the score should be lower.", match=CRITIC)
     llm_server.add_rule("I weighed the criticism carefully against the text as a whole, sentence by sentence. "
                         "The repetition is real but brief, the rest is ordered.\nScore: 4")
-    session = make_session(llm_server, rounds=4)
+    session = make_session("debate", llm_server, rounds=4)
     session.state[HISTORY_BUDGET_KEY] = budget
     path = tmp_path / "s.json"
     session, events = await run(session, save=lambda s: write_session(path, s))
@@ -363,7 +355,7 @@ async def test_a_long_history_is_condensed_by_a_recorded_summarizer_turn_and_rep
 
 
 async def test_history_that_cannot_be_condensed_enough_fails_clearly(llm_server):
-    session = make_session(llm_server)
+    session = make_session("debate", llm_server)
     session.state[HISTORY_BUDGET_KEY] = 50
     llm_server.add_rule("Too long.", match=CRITIC)
     llm_server.add_rule("Fine.\nScore: 4")
@@ -407,7 +399,7 @@ async def test_parallel_turns_reasked_in_any_order_resume_exactly(llm_server, st
 async def test_a_resume_that_skips_recorded_turns_says_so(llm_server):
     llm_server.add_rule("NO ISSUE", match=CRITIC)
     llm_server.add_rule("Fine.\nScore: 4")
-    session, _ = await run(make_session(llm_server))
+    session, _ = await run(make_session("debate", llm_server))
     session.turns[1].agent = "Somebody else"  # as if the protocol had changed since the save
     session.status, session.outcome = "failed", None
     session, events = await run(session)

@@ -17,12 +17,10 @@ from markdown_it import MarkdownIt
 from debate_tui.cli import main
 from debate_tui.config import load_config
 from debate_tui.store import read_session
-
-TERMINAL_ATTACK = ("Nice. \x1b]0;pwned title\x07 \x1b]52;c;ZWNobyBoaQ==\x07 \x1b[2J\x7f\x9b31m "
-                   "first\x85second \u202egnp.exe\u202c zero\u200bwidth\nScore: 3")
-"""Sets the terminal's title, sets the clipboard (OSC 52), clears the screen, C1 CSI, a NEL line break,
-a right-to-left override and a zero-width space."""
-ACTIVE = ["\x1b", "\x07", "\x7f", "\x9b", "\x85", "\u202e", "\u202c", "\u200b"]
+from tests.helpers.cli import cli_command, cli_env
+from tests.helpers.inert import ACTIVE, TERMINAL_ATTACK
+from tests.helpers.sessions import make_session, record, save
+from tests.helpers.ui import RecordingDemo, wait_until
 
 
 def run_single(capfd, llm_server, story_file, *extra: str, reply: str = "Fine.\nScore: 3") -> tuple[int, str, str]:
@@ -85,7 +83,7 @@ def test_html_in_model_text_renders_literally(capfd, llm_server, story_file, tmp
 
 
 def test_known_key_echoed_in_a_reply_is_redacted_everywhere(capfd, llm_server, story_file, tmp_path):
-    from tests.conftest import FAKE_KEY
+    from tests.helpers import FAKE_KEY
 
     llm_server.chunk_size = 5  # the key arrives split over several stream chunks
     reply = f"My key is {FAKE_KEY}, and again:{FAKE_KEY}\nScore: 3"
@@ -171,19 +169,6 @@ def test_unwritable_sessions_directory_is_one_line_before_any_call(capfd, llm_se
     assert err.startswith("debate-tui: error: cannot write in ") and str(blocker / "sessions") in err
 
 
-def cli_command() -> list[str]:
-    import sys
-
-    return [sys.executable, "-c", "import sys; from debate_tui.cli import main; sys.exit(main())"]
-
-
-def cli_env(tmp_path: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(DEBATE_TUI_SESSIONS_DIR=str(tmp_path / "sessions"), DEBATE_TUI_CONFIG_DIR=str(tmp_path / "config"),
-               DEBATE_TUI_CACHE_DIR=str(tmp_path / "cache"), LITELLM_LOCAL_MODEL_COST_MAP="True")
-    return env
-
-
 def test_full_disk_is_one_line_exit_2_and_leaves_no_temporary_file(llm_server, story_file, tmp_path):
     import resource
     import signal
@@ -228,7 +213,6 @@ def test_sessions_piped_into_head_ends_quietly(tmp_path):
     import subprocess
 
     from debate_tui.store import SessionStore
-    from tests.test_store_index import save
 
     store = SessionStore(tmp_path / "sessions")
     for number in range(2000):  # more than a pipe holds: the listing is still writing when `head` leaves
@@ -278,8 +262,6 @@ async def test_the_tui_honours_the_session_lock(tmp_path):
     from debate_tui.ui.app import DebateTUI
     from debate_tui.ui.launch import Launch
     from debate_tui.ui.screens.debate import DebateScreen
-    from tests.test_ui_flows import make_session, record
-    from tests.test_ui_helpers import RecordingDemo, wait_until
 
     store = load_config().session_store()
     session = make_session()

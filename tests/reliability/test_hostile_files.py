@@ -17,7 +17,9 @@ import pytest
 
 from debate_tui.cli import main
 from debate_tui.store import read_session, write_session
-from tests.test_hostile import cli_command, cli_env
+from tests.helpers.cli import cli_command, cli_env
+from tests.helpers.sessions import make_session, record
+from tests.helpers.ui import RecordingDemo, args, open_setup, screen_text, wait_until
 
 DEPTH = 1000
 DEEP_JSON = '{"a": ' * DEPTH + "1" + "}" * DEPTH
@@ -86,7 +88,6 @@ def test_a_deeply_nested_config_criteria_or_batch_line_is_one_line(capfd, isolat
 async def test_a_deeply_nested_config_stops_the_tui_with_one_line(isolated_dirs):
     from debate_tui.ui.app import DebateTUI
     from debate_tui.ui.opening import read_opening
-    from tests.test_ui_opening import args
 
     path = isolated_dirs / "config" / "config.toml"
     path.parent.mkdir(parents=True)
@@ -102,8 +103,6 @@ async def test_the_tui_sessions_screen_lists_an_unreadable_file_and_finishes_loa
     from debate_tui.ui.app import DebateTUI
     from debate_tui.ui.launch import Launch
     from debate_tui.ui.screens.sessions import SessionsScreen
-    from tests.test_ui_flows import open_setup
-    from tests.test_ui_helpers import RecordingDemo, screen_text, wait_until
 
     store = load_config().session_store()
     store.root.mkdir(parents=True)
@@ -347,6 +346,7 @@ def test_a_corrupt_cache_is_set_aside_and_a_new_one_started(capfd, isolated_dirs
     assert sqlite3.connect(cache / "responses.sqlite3").execute("SELECT COUNT(*) FROM responses").fetchone()[0] > 0
 
 
+@pytest.mark.serial  # asserts wall time
 @pytest.mark.parametrize("when", ["opening", "storing"])
 def test_a_locked_cache_is_waited_for_within_its_bound_then_one_line(capfd, isolated_dirs, monkeypatch, when):
     import time
@@ -523,7 +523,6 @@ async def test_the_tui_goes_on_when_its_state_cannot_be_saved(isolated_dirs, mon
     from debate_tui.ui import state as state_module
     from debate_tui.ui.app import DebateTUI
     from debate_tui.ui.launch import Launch
-    from tests.test_ui_helpers import RecordingDemo, wait_until
 
     def full(path: Path, text: str) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -617,8 +616,6 @@ async def test_a_tui_run_on_a_full_disk_stops_in_one_line_and_keeps_the_last_ver
     from debate_tui.ui.app import DebateTUI
     from debate_tui.ui.launch import Launch
     from debate_tui.ui.screens.debate import DebateScreen
-    from tests.test_ui_flows import make_session, record
-    from tests.test_ui_helpers import RecordingDemo, wait_until
 
     store = load_config().session_store()
     session = make_session()

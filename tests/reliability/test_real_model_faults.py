@@ -13,21 +13,21 @@ import time
 from pathlib import Path
 
 import pytest
-from test_debate import make_session
-from test_faults import FAST, run_cli
 
 from debate_tui.factory import runner_for
 from debate_tui.llm.litellm_client import load_litellm
 from debate_tui.llm.router import ModelRouter
 from debate_tui.llm.tokens import reply_tokens
 from debate_tui.store import read_session, write_session
+from tests.helpers.cli import FAST, run_cli, write_config
+from tests.helpers.sessions import make_session
 
 SCORED = "The story is clear and ordered, with one repeated sentence.\nScore: 4"
 
 
 def run_single(capsys, server, *flags: str) -> tuple[int, dict, list[dict], float]:
     """`run --protocol single` against the fake server: exit code, JSON line, the session's turns, seconds."""
-    from conftest import STORY
+    from tests.helpers import STORY
 
     story = Path("story.txt").absolute()
     story.write_text(STORY)
@@ -50,6 +50,7 @@ def litellm_loaded() -> None:
     load_litellm()
 
 
+@pytest.mark.serial  # asserts wall time
 def test_an_endless_stream_stops_at_the_reply_cap_and_is_re_asked_briefly(capsys, llm_server):
     llm_server.add_rule(fault="endless")
     code, summary, turns, elapsed = run_single(capsys, llm_server, "--max-reply-tokens", "60", "--timeout", "30")
@@ -63,6 +64,7 @@ def test_an_endless_stream_stops_at_the_reply_cap_and_is_re_asked_briefly(capsys
     assert reminder.startswith("Your reply was truncated at") and "Answer briefly" in reminder
 
 
+@pytest.mark.serial  # asserts wall time
 def test_a_slow_stream_is_cut_at_the_deadline_and_its_partial_reply_kept(capsys, llm_server):
     llm_server.chunk_size = 8
     llm_server.add_rule(SCORED, chunk_delay=0.6)
@@ -99,6 +101,7 @@ def test_a_stream_cut_without_finish_reason_or_done_is_marked_cut(capsys, llm_se
     assert "cut off" in report
 
 
+@pytest.mark.serial  # asserts wall time
 @pytest.mark.parametrize("fault", ["error200", "error_midstream"])
 def test_an_error_object_inside_a_200_fails_the_run_with_one_short_line(capsys, llm_server, fault):
     llm_server.add_rule(SCORED, fault=fault)
@@ -132,8 +135,6 @@ def test_a_context_overflow_from_the_server_is_reported_as_such(capsys, llm_serv
 
 
 def test_a_prompt_over_a_configured_window_is_refused_before_any_call(capsys, llm_server):
-    from test_config import write_config
-
     write_config('[models."openai/fake-model"]\ncontext_window = 400\n')
     code, summary, turns, _ = run_single(capsys, llm_server, "--max-reply-tokens", "300")
     assert code == 3 and llm_server.calls == 0 and turns == []
@@ -146,7 +147,7 @@ async def test_the_session_file_is_written_when_the_run_starts(llm_server, tmp_p
     llm_server.hang_seconds = 30
     llm_server.add_rule(fault="hang")
     path = tmp_path / "s.json"
-    runner = runner_for(make_session(llm_server), ModelRouter(timeout_s=20), retry=FAST,
+    runner = runner_for(make_session("debate", llm_server), ModelRouter(timeout_s=20), retry=FAST,
                         save=lambda s: write_session(path, s))
     task = asyncio.ensure_future(runner.run())
     for _ in range(100):

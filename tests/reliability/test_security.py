@@ -22,8 +22,8 @@ from debate_tui.config import load_config
 from debate_tui.engine.events import TextDelta, TurnStarted
 from debate_tui.redact import redact
 from debate_tui.store import SessionFileError, read_session, write_session
-from tests.conftest import FAKE_KEY
-from tests.test_debate import CRITIC
+from tests.helpers import FAKE_KEY
+from tests.helpers.scripts import CRITIC
 
 NAMED_VARIABLE = "DEBATE_SECURITY_CREDS"
 NAMED_KEY = "zz-creds-7f3a9c2e1b5d4e6f8a09"

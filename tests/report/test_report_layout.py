@@ -10,8 +10,9 @@ import pytest
 
 from debate_tui.report.markdown import render
 from debate_tui.store import read_session
+from tests.helpers import REPO
 
-EXAMPLES = sorted((Path(__file__).parents[1] / "debate_tui" / "data" / "sessions").glob("*.json"))
+EXAMPLES = sorted((REPO / "debate_tui" / "data" / "sessions").glob("*.json"))
 ONE_PLURAL = re.compile(r"(?<![\d.,])\b1 (?:calls|iterations|rounds|errors|words|turns|referees|evaluators|"
                         r"discussion rounds|prompt tokens|completion tokens)\b")
 

@@ -29,6 +29,7 @@ import pytest
 from litellm.exceptions import MidStreamFallbackError
 
 from debate_tui.testing.fake_server import FakeLLMServer, approx_tokens
+from tests.helpers import REPO
 
 litellm.suppress_debug_info = True
 
@@ -473,7 +474,7 @@ def test_command_line_serves_rules_until_interrupted(tmp_path: Path) -> None:
                                  {"model": "m2", "fault": "500"}]))
     process = subprocess.Popen(
         [sys.executable, "-m", "debate_tui.testing.fake_server", "--reply", "Fine.", "--rules", str(rules)],
-        cwd=Path(__file__).resolve().parents[1], stdout=subprocess.PIPE, text=True,
+        cwd=REPO, stdout=subprocess.PIPE, text=True,
     )
     try:
         assert select.select([process.stdout], [], [], 10)[0], "no base URL printed"
@@ -500,7 +501,7 @@ def test_command_line_rejects_a_bad_rules_file(tmp_path: Path) -> None:
     rules.write_text(json.dumps([{"reply": "x", "when": "always"}]))
     result = subprocess.run(
         [sys.executable, "-m", "debate_tui.testing.fake_server", "--rules", str(rules)],
-        cwd=Path(__file__).resolve().parents[1], capture_output=True, text=True, timeout=10,
+        cwd=REPO, capture_output=True, text=True, timeout=10,
     )
     assert result.returncode == 2
     assert "when" in result.stderr

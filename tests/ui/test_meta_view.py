@@ -8,7 +8,7 @@ from textual_plotext import PlotextPlot
 from debate_tui.meta.evaluate import format_table, meta_evaluate
 from debate_tui.meta.plots import plot_data
 from debate_tui.ui.meta_view import MetaApp, confusion_text
-from tests.test_meta_plots import scored_rows
+from tests.helpers.cli import scored_rows
 
 
 def app_for(rows: list[dict], title: str = "meta: results.jsonl") -> MetaApp:

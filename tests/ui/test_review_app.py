@@ -2,27 +2,11 @@
 
 from __future__ import annotations
 
-import time
-
-from textual.widgets import Static
-
 from debate_tui.config import load_config
 from debate_tui.ui.review import view
 from debate_tui.ui.review.app import ReviewApp
-from tests.test_batch_support import read_rows
-from tests.test_review import one_pair, pairs, queue_for, scored, tie_breaks  # noqa: F401  (fixtures)
-
-
-def text_of(app: ReviewApp, selector: str) -> str:
-    return str(app.query_one(selector, Static).render())
-
-
-async def wait_until(pilot, predicate, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached")
-        await pilot.pause(0.02)
+from tests.helpers.batch import queue_for, read_rows
+from tests.helpers.ui import text_of, wait_until
 
 
 async def test_keys_decide_skip_go_back_and_show_the_debate(pairs):  # noqa: F811

@@ -1,6 +1,6 @@
 """SVG snapshots of the review screen (a ScaleEval pair waiting for a person) at 120x36 and 80x24.
 
-Update with `pytest tests/test_review_snapshots.py --snapshot-update` and read the SVGs before committing.
+Update with `pytest tests/ui/test_review_snapshots.py --snapshot-update` and read the SVGs before committing.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from debate_tui.config import load_config
 from debate_tui.domain import Usage
 from debate_tui.llm.base import Completion
 from debate_tui.ui.review.app import ReviewApp
-from tests.test_batch_support import prepared
-from tests.test_review_app import text_of, wait_until
+from tests.helpers.batch import prepared
+from tests.helpers.ui import text_of, wait_until
 
 SIZES = [pytest.param((120, 36), id="120x36"), pytest.param((80, 24), id="80x24")]
 SPEAKER = re.compile(r"you are (Speaker \d)")

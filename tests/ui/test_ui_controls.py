@@ -15,23 +15,27 @@ from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.debate import FLUSH_S, PANE_REDRAWS_PER_S, DebateScreen, flush_interval
 from debate_tui.ui.screens.dialogs import DecisionDialog
 from debate_tui.ui.widgets.agent_pane import MAX_TURNS
-from tests.conftest import STORY
-from tests.test_ui_flows import make_session
-from tests.test_ui_helpers import RecordingDemo, ScriptedClient, wait_until
+from tests.helpers import STORY
+from tests.helpers.sessions import make_session
+from tests.helpers.ui import (
+    RecordingDemo,
+    ScriptedClient,
+    app_with,
+    at_decision,
+    chateval_session,
+    start,
+    tie_break_app,
+    wait_until,
+)
 
 
 def mode(screen: DebateScreen) -> str:
     return screen.status.mode
 
 
-async def start(pilot) -> DebateScreen:
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, DebateScreen), what="the debate screen")
-    return pilot.app.screen
-
-
 async def test_pause_shows_at_once_while_streaming_and_holds_the_next_turn():
     client = ScriptedClient(["Reasoning that takes a while to arrive.\n\nScore: 4", "NO ISSUE"], hold_at=0)
-    app = DebateTUI(Launch(session=make_session({"rounds": 1}), demo=False), client=client)
+    app = DebateTUI(Launch(session=make_session(rounds=1), demo=False), client=client)
     async with app.run_test(size=(120, 36)) as pilot:
         debate = await start(pilot)
         await wait_until(pilot, client.held.is_set, what="the stream to be mid-turn")
@@ -66,19 +70,6 @@ async def test_escape_stops_the_call_in_flight_at_once_and_leaves_a_resumable_se
         assert saved.status == "cancelled"
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, DebateScreen), what="back to setup")
-
-
-def tie_break_app() -> tuple[DebateTUI, Session]:
-    """DEBATE on the demo model with one iteration: the Critic still objects, so a person decides."""
-    session = make_session({"rounds": 1, "tie_breaker": "human"})
-    return DebateTUI(Launch(session=session, demo=True), client=RecordingDemo()), session
-
-
-async def at_decision(pilot) -> DebateScreen:
-    debate = await start(pilot)
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, DecisionDialog), what="the decision dialog")
-    await pilot.pause()  # let the dialog lay out before clicking it
-    return debate
 
 
 async def test_debate_human_tie_break_opens_a_decision_and_records_it():
@@ -188,15 +179,14 @@ class TrickleClient:
         self.calls += 1
         await asyncio.sleep(FLUSH_S * (self.calls % 3))
         reply = "A point about the story, made slowly. " * 150 + "\n\nScore: 4"
-        for start in range(0, len(reply), 6):
-            on_delta(reply[start:start + 6])
+        for offset in range(0, len(reply), 6):
+            on_delta(reply[offset:offset + 6])
             await asyncio.sleep(0.004)
         return Completion(text=reply)
 
 
 @pytest.mark.serial
 async def test_streaming_panes_are_redrawn_together_within_the_shared_budget():
-    from tests.test_ui_snapshots import app_with, chateval_session
 
     app = app_with(chateval_session(), TrickleClient())
     async with app.run_test(size=(120, 36)) as pilot:

@@ -10,27 +10,23 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Button, Input
 
-from debate_tui.catalog import find_criterion
 from debate_tui.domain import Session, Task
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.debate import DebateScreen
 from debate_tui.ui.screens.dialogs import DecisionDialog, OverrideDialog, TextPrompt
-from tests.conftest import STORY
-from tests.test_ui_controls import at_decision, start, tie_break_app
-from tests.test_ui_helpers import RecordingDemo, ScriptedClient, screen_text, wait_until
-
-
-def scaleeval_session(seed: int = 1) -> Session:
-    """Three demo speakers that never agree (no discussion round): a person decides. Seed 1 draws a swapped order."""
-    from debate_tui.protocols import get_protocol
-    from debate_tui.protocols.common import ModelChoice
-
-    module = get_protocol("scaleeval")
-    options = module.options.model_validate({"rounds": 0, "on_no_consensus": "human", "seed": seed})
-    return Session(protocol="scaleeval", options=options.model_dump(), criteria=[find_criterion("helpfulness")],
-                   agents=module.build_agents(options, ModelChoice(default="demo/offline")),
-                   task=Task(text=STORY, text_b="Tom swam.", source="Tell a story about learning to swim."))
+from tests.helpers import STORY
+from tests.helpers.sessions import make_session
+from tests.helpers.ui import (
+    RecordingDemo,
+    ScriptedClient,
+    at_decision,
+    scaleeval_session,
+    screen_text,
+    start,
+    tie_break_app,
+    wait_until,
+)
 
 
 def scaleeval_app() -> tuple[DebateTUI, Session]:
@@ -125,9 +121,8 @@ async def test_a_pairwise_override_takes_1_2_or_0_and_changes_the_verdict():
 async def test_a_debate_override_shows_in_the_scorers_pane_and_a_remark_in_every_pane():
     client = ScriptedClient(["A first look.\n\nScore: 4", "Too generous: the ending repeats.",
                              "Fair point.\n\nScore: 3", "NO ISSUE"], hold_at=1)
-    from tests.test_ui_flows import make_session
 
-    session = make_session({"rounds": 2})
+    session = make_session(rounds=2)
     app = DebateTUI(Launch(session=session, demo=False), client=client)
     async with app.run_test(size=(120, 36)) as pilot:
         debate = await start(pilot)
@@ -156,11 +151,10 @@ async def test_a_debate_override_shows_in_the_scorers_pane_and_a_remark_in_every
 
 
 async def test_the_status_line_says_round_k_of_r_and_the_calls_and_cost_so_far():
-    from tests.test_ui_flows import make_session
 
     client = ScriptedClient(["A first look.\n\nScore: 4", "Too generous.", "A fair point, I lower it.\n\nScore: 3",
                              "NO ISSUE"], hold_at=2)
-    app = DebateTUI(Launch(session=make_session({"rounds": 3}), demo=False), client=client)
+    app = DebateTUI(Launch(session=make_session(rounds=3), demo=False), client=client)
     async with app.run_test(size=(80, 24)) as pilot:
         debate = await start(pilot)
         await wait_until(pilot, client.held.is_set, what="the Scorer's second turn")
@@ -207,9 +201,8 @@ async def test_the_status_line_names_the_opening_round_and_keeps_the_time_at_80_
 
 async def test_a_decision_on_a_1_to_10_scale_keeps_every_button_on_an_80_column_screen():
     from debate_tui.domain import Criterion
-    from tests.test_ui_flows import make_session
 
-    session = make_session({"rounds": 1, "tie_breaker": "human"})
+    session = make_session(rounds=1, tie_breaker="human")
     session.criteria = [Criterion(name="overall", description="How good it is overall.", low=1, high=10)]
     app = DebateTUI(Launch(session=session, demo=True), client=RecordingDemo())
     async with app.run_test(size=(80, 24)) as pilot:

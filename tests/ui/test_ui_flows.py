@@ -7,8 +7,7 @@ import json
 from datetime import UTC
 
 import pytest
-from textual import events
-from textual.widgets import Input, TextArea
+from textual.widgets import Input
 
 from debate_tui.config import load_config
 from debate_tui.ui.app import DebateTUI
@@ -16,47 +15,18 @@ from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.debate import DebateScreen
 from debate_tui.ui.screens.dialogs import ExportDialog, OverrideDialog, TextPrompt
 from debate_tui.ui.screens.report import ReportScreen
-from debate_tui.ui.screens.setup import SetupScreen
-from tests.conftest import STORY
-from tests.test_ui_helpers import RecordingDemo, freeze, wait_until
-
-
-async def open_setup(pilot) -> SetupScreen:
-    app = pilot.app
-    await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen) and app.screen.catalog is not None,
-                     what="the catalog")
-    def ready() -> bool:
-        form = app.screen.query("#option-form *")
-        return bool(app.screen.query("AgentRow")) and all(widget.is_mounted for widget in form)
-
-    await wait_until(pilot, ready, what="the option form and the agents")
-    return app.screen
-
-
-async def type_into(pilot, selector: str, text: str) -> None:
-    """Type short values key by key, as a person would; set long ones (paths) at once to keep tests fast."""
-    widget = pilot.app.screen.query_one(selector, Input)
-    widget.focus()
-    widget.value = "" if len(text) <= 12 else text
-    if len(text) <= 12:
-        await pilot.press(*text)
-
-
-async def configure_and_start(pilot, *, rounds: str = "2", model: str = "", api_base: str = "") -> DebateScreen:
-    """Paste the story, set the options (and a model), start; returns the debate screen."""
-    setup = await open_setup(pilot)
-    text_area = setup.query_one("#text-text", TextArea)
-    text_area.focus()
-    pilot.app.post_message(events.Paste(STORY))  # as a terminal delivers a paste: to the app, then the focus
-    await wait_until(pilot, lambda: text_area.text == STORY, what="the pasted text")
-    await type_into(pilot, "#opt-rounds", rounds)
-    if model:
-        await type_into(pilot, "#model", model)
-        await type_into(pilot, "#api-base", api_base)
-        await wait_until(pilot, lambda: "Model: " in str(setup.query_one("#demo-notice").render()))
-    await pilot.press("ctrl+r")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, DebateScreen), what="the debate screen")
-    return pilot.app.screen
+from tests.helpers import STORY
+from tests.helpers.sessions import make_session, record
+from tests.helpers.ui import (
+    RecordingDemo,
+    configure_and_start,
+    debate_then_report,
+    export_as,
+    freeze,
+    open_setup,
+    type_into,
+    wait_until,
+)
 
 
 class Backend:
@@ -180,27 +150,6 @@ async def test_paste_configure_run_step_inject_override_report_export_clipboard(
         await wait_until(pilot, lambda: any("pyperclip" in n.message for n in app._notifications))
 
 
-async def export_as(pilot, fmt: str, path: str) -> None:
-    """Open the export dialog, pick `fmt` (the suffix follows), name the file, press Enter."""
-    app = pilot.app
-    await pilot.press("e")
-    await wait_until(pilot, lambda: isinstance(app.screen, ExportDialog))
-    app.screen.query_one(f"#fmt-{fmt}").value = True
-    await pilot.pause()
-    assert app.screen.query_one("#export-path", Input).value.endswith(f".{fmt}")
-    await type_into(pilot, "#export-path", path)
-    await pilot.press("enter")
-
-
-async def debate_then_report(pilot) -> DebateScreen:
-    """Configure and run a demo debate to its end, then open the report; returns the debate screen."""
-    debate = await configure_and_start(pilot)
-    await wait_until(pilot, lambda: debate.finished)
-    await pilot.press("r")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReportScreen))
-    return debate
-
-
 async def test_clipboard_falls_back_to_osc52_and_says_so(monkeypatch):
     from debate_tui.report.markdown import render
 
@@ -216,34 +165,6 @@ async def test_clipboard_falls_back_to_osc52_and_says_so(monkeypatch):
         await pilot.press("c")
         await wait_until(pilot, lambda: any("OSC 52" in n.message for n in app._notifications), what="the notice")
         assert app.clipboard == render(debate.session)
-
-
-def make_session(protocol_options: dict | None = None, text: str = STORY):
-    from debate_tui.catalog import find_criterion
-    from debate_tui.domain import Session, Task
-    from debate_tui.protocols import debate
-    from debate_tui.protocols.common import ModelChoice
-
-    options = debate.Options.model_validate({"rounds": 2, **(protocol_options or {})})
-    return Session(protocol="debate", options=options.model_dump(), criteria=[find_criterion("coherence")],
-                   agents=debate.build_agents(options, ModelChoice(default="demo/offline")), task=Task(text=text))
-
-
-async def record(session, store, *, stop_after: int | None = None):
-    """Run `session` headless on the demo model into `store`; optionally stop after N turns (interrupted)."""
-    from debate_tui.engine.control import RunControl
-    from debate_tui.engine.events import TurnCompleted
-    from debate_tui.factory import runner_for
-    from debate_tui.llm.demo import DemoClient
-
-    control = RunControl()
-
-    def emit(event) -> None:
-        if stop_after is not None and isinstance(event, TurnCompleted) and len(session.turns) >= stop_after:
-            control.stop("interrupted for the test")
-
-    await runner_for(session, DemoClient(), emit=emit, control=control, save=store.save).run()
-    return store.path_for(session.id)
 
 
 async def test_sessions_list_replay_resume_delete():

@@ -13,16 +13,16 @@ from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.debate import DebateScreen
 from debate_tui.ui.screens.help import HelpScreen
 from debate_tui.ui.screens.setup import SetupScreen
-from tests.conftest import REPO, STORY
-from tests.test_ui_flows import make_session
-from tests.test_ui_helpers import RecordingDemo, screen_text, wait_until
+from tests.helpers import REPO, STORY
+from tests.helpers.sessions import make_session
+from tests.helpers.ui import RecordingDemo, screen_text, wait_until
 
 DEBATE_IDS = ["debate.next", "debate.auto", "debate.pause", "debate.inject", "debate.override", "debate.report",
               "debate.export", "debate.back", "app.help", "app.quit", "app.sessions", "app.setup"]
 
 
 def debate_app() -> DebateTUI:
-    return DebateTUI(Launch(session=make_session({"rounds": 1}), demo=True, step=True), client=RecordingDemo())
+    return DebateTUI(Launch(session=make_session(rounds=1), demo=True, step=True), client=RecordingDemo())
 
 
 async def on_debate(pilot) -> DebateScreen:

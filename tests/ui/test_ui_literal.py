@@ -10,8 +10,8 @@ from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.debate import DebateScreen
 from debate_tui.ui.screens.report import ReportScreen
-from tests.test_ui_flows import make_session
-from tests.test_ui_helpers import ScriptedClient, wait_until
+from tests.helpers.sessions import make_session
+from tests.helpers.ui import ScriptedClient, wait_until
 
 HOSTILE = ("Look: [bold red]x[/] and [@click=app.quit]y[/] and \x1b[31mred\x1b[0m\x07 [site](https://example.com)"
            "\n\nScore: 3")
@@ -22,7 +22,7 @@ def screen_text(app) -> str:
 
 
 async def test_model_output_with_markup_actions_and_escapes_is_shown_literally():
-    session = make_session({"rounds": 1})
+    session = make_session(rounds=1)
     session.agents[1].persona = Persona(name="[b]grumpy[/b]", role_prompt="Object to everything.")
     client = ScriptedClient([HOSTILE, "NO ISSUE"], hold_at=0, hold_after=(len(HOSTILE) - 1) // 6)
     app = DebateTUI(Launch(session=session, demo=False), client=client)
@@ -61,7 +61,7 @@ async def test_model_output_with_markup_actions_and_escapes_is_shown_literally()
 
 
 async def test_pasted_text_and_notices_are_literal():
-    session = make_session({"rounds": 1}, text="A text with [reverse]markup[/] and \x1b]52;c;SGVsbG8=\x07 in it.")
+    session = make_session(rounds=1, text="A text with [reverse]markup[/] and \x1b]52;c;SGVsbG8=\x07 in it.")
     session.agents[0].model = DEMO_MODEL
     app = DebateTUI(Launch(session=session, demo=True))
     async with app.run_test(size=(120, 36)) as pilot:

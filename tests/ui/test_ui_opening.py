@@ -10,18 +10,11 @@ from pathlib import Path
 from textual.color import Color
 from textual.widgets import Input, Select, TextArea
 
-from debate_tui.cli import build_parser
-from debate_tui.cli.tui import tui_request
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.locations import config_dir, ui_state_path
 from debate_tui.ui.opening import DEFAULT_THEME, TopOfForm, read_opening
 from debate_tui.ui.screens.setup import SetupScreen
-from tests.test_ui_flows import open_setup
-from tests.test_ui_helpers import wait_until
-
-
-def args(*argv: str):
-    return tui_request(build_parser("tui").parse_args(["tui", *argv]))
+from tests.helpers.ui import args, open_setup, wait_until
 
 
 def remember(state: object) -> None:
@@ -109,7 +102,6 @@ async def test_a_bad_config_stops_the_tui_with_the_same_error():
         await pilot.pause()
     assert app.return_code == 2
     assert app.config_error.startswith(f"{path}: limits.timeout: Input should be greater than 0")
-
 
 
 async def test_a_theme_chosen_after_the_quick_start_is_remembered():

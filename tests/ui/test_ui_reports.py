@@ -17,8 +17,8 @@ from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.dialogs import ConfirmDialog, ExportDialog
 from debate_tui.ui.screens.report import ReportScreen
-from tests.test_ui_flows import make_session
-from tests.test_ui_helpers import wait_until
+from tests.helpers.sessions import make_session
+from tests.helpers.ui import wait_until
 
 EXAMPLES = sorted(examples_dir().glob("*.json"))
 

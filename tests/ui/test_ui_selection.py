@@ -10,8 +10,8 @@ from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.debate import DebateScreen
 from debate_tui.ui.widgets.turn_log import TurnLog
-from tests.test_ui_flows import make_session
-from tests.test_ui_helpers import RecordingDemo, settle, wait_until
+from tests.helpers.sessions import make_session
+from tests.helpers.ui import RecordingDemo, settle, wait_until
 
 
 async def finished_debate(pilot: Pilot) -> DebateScreen:

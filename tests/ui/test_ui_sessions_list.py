@@ -14,8 +14,8 @@ from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.debate import DebateScreen
 from debate_tui.ui.screens.dialogs import ConfirmDialog
 from debate_tui.ui.screens.sessions import SessionsScreen
-from tests.test_ui_flows import make_session, open_setup
-from tests.test_ui_helpers import RecordingDemo, screen_text, wait_until
+from tests.helpers.sessions import make_session
+from tests.helpers.ui import RecordingDemo, open_setup, screen_text, wait_until
 
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

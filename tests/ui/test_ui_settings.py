@@ -14,8 +14,8 @@ from debate_tui.ui.launch import Launch, launch_from
 from debate_tui.ui.locations import config_dir, ui_state_path
 from debate_tui.ui.screens.debate import DebateScreen
 from debate_tui.ui.state import UiState, load_state
-from tests.test_ui_flows import configure_and_start, open_setup
-from tests.test_ui_helpers import RecordingDemo, wait_until
+from tests.helpers.sessions import make_session
+from tests.helpers.ui import RecordingDemo, configure_and_start, open_setup, wait_until
 
 
 async def test_last_choices_are_remembered_and_prefill_the_next_setup():
@@ -57,7 +57,6 @@ async def test_a_corrupt_state_file_falls_back_to_defaults():
 async def test_keymap_from_config_toml_remaps_bindings():
     config_dir().mkdir(parents=True, exist_ok=True)
     (config_dir() / "config.toml").write_text('[keymap]\n"debate.pause" = "z"\n"debate.next" = "n"\n')
-    from tests.test_ui_flows import make_session
 
     app = DebateTUI(Launch(session=make_session(), demo=True, step=True), client=RecordingDemo())
     async with app.run_test(size=(120, 36)) as pilot:
@@ -85,7 +84,6 @@ def test_a_broken_keymap_is_reported_not_fatal():
 
 
 async def test_every_debate_binding_is_in_the_command_palette():
-    from tests.test_ui_flows import make_session
 
     app = DebateTUI(Launch(session=make_session(), demo=True, step=True), client=RecordingDemo())
     async with app.run_test(size=(120, 36)) as pilot:

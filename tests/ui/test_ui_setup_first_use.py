@@ -19,8 +19,8 @@ from debate_tui.ui.launch import Launch, launch_from
 from debate_tui.ui.locations import ui_state_path
 from debate_tui.ui.screens.setup import SetupScreen
 from debate_tui.ui.state import load_state
-from tests.conftest import STORY
-from tests.test_ui_helpers import wait_until
+from tests.helpers import STORY
+from tests.helpers.ui import screen_text, wait_until
 
 REMEMBERED = {"theme": "debate-dark", "setup": {"protocol": "debate", "model": "demo/offline",
                                                 "api_base": "http://old.example:1"}}
@@ -126,7 +126,6 @@ def test_a_referee_given_another_persona_is_named_after_it():
 
 def shown_in_box(app, area: TextArea) -> str:
     """The words the text box shows on screen, its frame and padding left out."""
-    from tests.test_ui_helpers import screen_text
 
     region = area.content_region
     rows = screen_text(app).splitlines()[region.y:region.y + region.height]

@@ -1,7 +1,7 @@
 """SVG snapshots of every screen at 120x36 and 80x24, with ids, dates and clocks frozen.
 
-Update with `pytest tests/test_ui_snapshots.py --snapshot-update` and read the
-SVGs (tests/__snapshots__/test_ui_snapshots/) before committing them.
+Update with `pytest tests/ui/test_ui_snapshots.py --snapshot-update` and read the
+SVGs (tests/ui/__snapshots__/test_ui_snapshots/) before committing them.
 """
 
 from __future__ import annotations
@@ -14,16 +14,26 @@ from pathlib import Path
 import pytest
 from textual.widgets import TabbedContent
 
-from debate_tui.domain import ErrorSpan, Outcome, Session, Task, Turn, Usage
+from debate_tui.domain import ErrorSpan, Outcome, Session, Turn, Usage
 from debate_tui.store import SessionStore
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.debate import DebateScreen
 from debate_tui.ui.screens.report import ReportScreen
 from debate_tui.ui.screens.sessions import SessionsScreen
-from tests.conftest import STORY
-from tests.test_ui_flows import make_session, open_setup
-from tests.test_ui_helpers import FROZEN_AT, RecordingDemo, ScriptedClient, freeze, settle, wait_until
+from tests.helpers import STORY
+from tests.helpers.sessions import make_session
+from tests.helpers.ui import (
+    RecordingDemo,
+    ScriptedClient,
+    app_with,
+    chateval_session,
+    frozen,
+    open_setup,
+    scaleeval_session,
+    settle,
+    wait_until,
+)
 
 SIZES = [pytest.param((120, 36), id="120x36"), pytest.param((80, 24), id="80x24")]
 SNAPSHOT_SESSIONS = Path("/tmp/debate-tui-snapshot-sessions")
@@ -32,19 +42,6 @@ SNAPSHOT_SESSIONS = Path("/tmp/debate-tui-snapshot-sessions")
 SCORER_REPLY = ("Looking at **coherence**: the story moves from wanting to swim to swimming, "
                 "but one sentence is repeated word for word.\n\n- the repetition breaks the flow\n"
                 "- the ending follows from the beginning\n\nScore: 4")
-
-
-def frozen(session: Session) -> Session:
-    freeze(session)
-    for turn in session.turns:
-        turn.started_at = FROZEN_AT
-    for action in session.actions:
-        action.at = FROZEN_AT
-    return session
-
-
-def app_with(session: Session | None = None, client=None, **launch) -> DebateTUI:
-    return DebateTUI(Launch(session=session, demo=True, **launch), client=client, clock=lambda: 0.0, stamp=freeze)
 
 
 def reviewed_session() -> Session:
@@ -117,17 +114,6 @@ class PanelClient:
             on_delta(reply[start:start + 8])
             await asyncio.sleep(0)
         raise AssertionError("unreachable")
-
-
-def chateval_session() -> Session:
-    from debate_tui.protocols import get_protocol
-    from debate_tui.protocols.common import ModelChoice
-
-    module = get_protocol("chateval")
-    options = module.options.model_validate({"strategy": "simultaneous-talk"})
-    session = Session(protocol="chateval", options=options.model_dump(), criteria=make_session().criteria,
-                      agents=module.build_agents(options, ModelChoice(default="demo/offline")), task=Task(text=STORY))
-    return frozen(session)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -208,7 +194,6 @@ def test_help_over_setup(snap_compare, size):
 @pytest.mark.parametrize("size", SIZES)
 def test_decision_dialog(snap_compare, size):
     """ScaleEval without consensus on a swapped order: both texts, each speaker's verdict, the swap said once."""
-    from tests.test_ui_during_run import scaleeval_session
 
     async def run_before(pilot) -> None:
         from debate_tui.ui.screens.dialogs import DecisionDialog

@@ -2,7 +2,7 @@
 
 Opt-in (it takes about a minute and measures the machine as much as the app):
 
-    DEBATE_TUI_TMUX_BENCH=1 .venv/bin/python -m pytest tests/test_ui_tmux.py -s
+    DEBATE_TUI_TMUX_BENCH=1 .venv/bin/python -m pytest tests/ui/test_ui_tmux.py -s
 
 Each sample checks the panes are streaming (two captures 50 ms apart differ),
 sends `p` with `tmux send-keys`, and polls `tmux capture-pane` (3 ms apart, so
@@ -23,12 +23,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import REPO
+
 pytestmark = pytest.mark.skipif(
     not os.environ.get("DEBATE_TUI_TMUX_BENCH") or shutil.which("tmux") is None,
     reason="opt-in benchmark: set DEBATE_TUI_TMUX_BENCH=1 (needs tmux)",
 )
 
-REPO = Path(__file__).resolve().parents[1]
 SESSION = "debate-tui-latency"
 SAMPLES = 20
 
