@@ -1,4 +1,5 @@
-"""Shared fixtures: an isolated sessions directory, the fake LLM server, and the demo text."""
+"""Shared fixtures: isolated directories, the fake LLM server, the demo text as a file, and results files waiting for a
+person. Plain helpers and constants are in tests/helpers (import them from there, never from here)."""
 
 from __future__ import annotations
 
@@ -11,15 +12,8 @@ from pathlib import Path
 import pytest
 
 from debate_tui.testing.fake_server import FakeLLMServer
-
-REPO = Path(__file__).resolve().parents[1]
-FAKE_KEY = "sk-test-not-a-real-key-0123456789"
-
-STORY = (
-    "Tom wanted to learn to swim. He went to the pool every morning. "
-    "He went to the pool every morning. At first he was afraid of the water. "
-    "After a month he could swim across the pool without stopping."
-)
+from tests.helpers import FAKE_KEY, STORY
+from tests.helpers.batch import pairs_batch, scored_batch, tie_breaks_batch
 
 
 @pytest.fixture(autouse=True)
@@ -54,3 +48,29 @@ def story_file(tmp_path: Path) -> Path:
     path = tmp_path / "story.txt"
     path.write_text(STORY)
     return path
+
+
+# ----- results files waiting for a person: the review queue's tests (batch) and its screen's (ui) ----------
+
+
+@pytest.fixture
+def pairs(capsys, llm_server, tmp_path) -> Path:
+    """Results of a ScaleEval batch of three pairs that all wait for a person."""
+    return pairs_batch(capsys, llm_server, tmp_path)
+
+
+@pytest.fixture
+def one_pair(capsys, llm_server, tmp_path) -> Path:
+    return pairs_batch(capsys, llm_server, tmp_path, count=1)
+
+
+@pytest.fixture
+def tie_breaks(capsys, llm_server, tmp_path) -> Path:
+    """Results of a DEBATE batch, two criteria, where the Critic never agrees and a person breaks ties."""
+    return tie_breaks_batch(capsys, llm_server, tmp_path)
+
+
+@pytest.fixture
+def scored(capsys, llm_server, tmp_path) -> Path:
+    """Results of a completed DEBATE batch: two items, two criteria, every score 4."""
+    return scored_batch(capsys, llm_server, tmp_path)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import re
 import subprocess
 import sys
@@ -10,26 +9,19 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from conftest import FAKE_KEY, REPO
 from pydantic import BaseModel
 
 from debate_tui.cli import main
 from debate_tui.cli.config import STARTER
-from debate_tui.cli.run import add_parser as add_run_parser
-from debate_tui.cli.task_args import build_task, session_from_args
 from debate_tui.config import Config, ConfigError, Limits, config_path, load_config, resolve_current
 from debate_tui.engine.runner import RetryPolicy
 from debate_tui.llm import DEFAULT_TIMEOUT_S, DEMO_MODEL
 from debate_tui.llm.base import ChatRequest, LLMError
 from debate_tui.llm.litellm_client import LiteLLMClient
 from debate_tui.protocols import get_protocol
-
-
-def write_config(text: str) -> Path:
-    path = config_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
+from tests.helpers import FAKE_KEY, REPO
+from tests.helpers.batch import model_args, run_batch, write_items
+from tests.helpers.cli import session_for, write_config
 
 
 def setting(config: Config, dotted: str):
@@ -37,18 +29,6 @@ def setting(config: Config, dotted: str):
     for part in dotted.split("."):
         value = getattr(value, part)
     return value
-
-
-def run_args(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    add_run_parser(parser.add_subparsers())
-    return parser.parse_args(["run", *argv])
-
-
-def session_for(*argv: str, warnings: list[str] | None = None):
-    args = run_args(*argv)
-    warn = (warnings if warnings is not None else []).append
-    return session_from_args(args, build_task(args, warn), warn).session
 
 
 # ----- precedence ------------------------------------------------------------------------
@@ -382,7 +362,6 @@ async def test_the_key_is_read_from_the_named_variable_at_call_time(monkeypatch,
 
 def test_the_starter_and_show_give_the_defaults_a_batch_runs_with(capsys, llm_server, tmp_path):
     """Issue 33 #10: `config show` and `config init` said concurrency 4 while batch ran 8 at once."""
-    from tests.test_batch_support import model_args, run_batch, write_items
 
     limits = STARTER.split("\n[limits]\n")[1].split("\n[")[0]
     shown = {key: tomllib.loads(f"v = {value}")["v"]

@@ -8,7 +8,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from tests.test_hostile import cli_command, cli_env
+from tests.helpers.cli import cli_command, cli_env
 
 KEY = "sk-from-dotenv-0123456789abcdef"
 

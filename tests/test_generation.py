@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from test_config import session_for, write_config
 
 from debate_tui.cli import build_parser
 from debate_tui.config import ConfigError
 from debate_tui.generation import Generation
+from tests.helpers.cli import session_for, write_config
+from tests.helpers.ui import RecordingDemo, freeze, open_setup, type_into, wait_until
 
 
 def params(session) -> dict[str, tuple[int, float]]:
@@ -100,9 +101,7 @@ async def test_the_setup_screen_shows_the_cap_and_temperature_and_a_started_run_
     from debate_tui.ui.app import DebateTUI
     from debate_tui.ui.launch import Launch
     from debate_tui.ui.screens.debate import DebateScreen
-    from tests.conftest import STORY
-    from tests.test_ui_flows import open_setup, type_into
-    from tests.test_ui_helpers import RecordingDemo, freeze, wait_until
+    from tests.helpers import STORY
 
     app = DebateTUI(Launch(step=True), client=RecordingDemo(), stamp=freeze)
     async with app.run_test(size=(120, 36)) as pilot:

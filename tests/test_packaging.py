@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.helpers import REPO
 
 PIP = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
 APP_STARTS = """
@@ -113,9 +113,8 @@ def imported_distributions(folder: Path) -> dict[str, set[str]]:
             else:
                 continue
             for name in names:
-                top = name.split(".")[0]
-                # the repository's own folders (tools/, benchmarks/) are not distributions
-                ours = top in ("debate_tui", "tests", "conftest", "tools", "benchmarks") or top.startswith("test_")
+                top = name.split(".")[0]  # the repository's own folders are not distributions
+                ours = top in ("debate_tui", "tests", "benchmarks", "tools") or top.startswith("test_")
                 if ours or top in sys.stdlib_module_names:
                     continue
                 for distribution in owners.get(top, [f"(no distribution has {top})"]):

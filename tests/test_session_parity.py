@@ -13,8 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import STORY
-from test_ui_helpers import RecordingDemo, wait_until
 
 from debate_tui.cli import build_parser, main
 from debate_tui.cli import run as run_command
@@ -26,6 +24,8 @@ from debate_tui.ui.launch import launch_from
 from debate_tui.ui.opening import read_opening
 from debate_tui.ui.screens.setup import SetupScreen
 from debate_tui.ui.state import UiState
+from tests.helpers import STORY
+from tests.helpers.ui import RecordingDemo, wait_until
 
 CONFIG = {
     "plain": "",

@@ -10,14 +10,9 @@ import pytest
 
 from debate_tui import store as store_module
 from debate_tui.config import load_config
-from debate_tui.domain import Session, Task
-from debate_tui.store import SessionStore, SummaryIndex
-
-
-def save(store: SessionStore, session_id: str, text: str = "A text to judge.", status: str = "completed") -> Path:
-    session = Session(protocol="single", task=Task(text=text), criteria=[], agents=[])
-    session.id, session.status = session_id, status
-    return store.save(session)
+from debate_tui.domain import Session
+from debate_tui.store import SummaryIndex
+from tests.helpers.sessions import save
 
 
 @pytest.fixture

@@ -11,8 +11,9 @@ from debate_tui.cli import main
 from debate_tui.parsing import locate
 from debate_tui.report.errors_text import line_col
 from debate_tui.writing import prompt_language, sentence_number, sentences, size
-from tests.conftest import STORY
-from tests.test_mateval import make_session, run, script
+from tests.helpers import STORY
+from tests.helpers.scripts import mateval_script
+from tests.helpers.sessions import make_session, run
 
 REPEATED = "在饭桌上，主管仔细观察这些人的一些细节和习惯。"
 CHINESE = ("有一家新建的酒店在报纸上打出招聘广告，因为待遇优厚，报名者踊跃。“主管想了想，宣布要请这30人吃饭！”\n"
@@ -103,8 +104,8 @@ async def test_a_chinese_story_on_the_fake_server_scores_the_located_repeat_from
                         for name in ("逻辑问题", "连贯性问题", "用词不当", "事实性错误"))
               + "最终得分：-1 分\n计算过程：基础分0 - 重复问题1 = -1分")
     llm_server.add_rule(report, match="你是总结者")
-    script(llm_server, "unused: the summarizer's prompt is Chinese")
-    session = await run(make_session(llm_server, text=CHINESE))
+    mateval_script(llm_server, "unused: the summarizer's prompt is Chinese")
+    session = await run(make_session("mateval", llm_server, text=CHINESE))
     assert session.options["prompt_language"] == "zh", "auto: a Chinese text is discussed in Chinese"
     assert session.outcome.scores == {"REP": -1, "LINC": 0, "DCONT": 0, "ILC": 0, "FER": 0, "total": -1}
     [error] = [e for e in session.outcome.errors if e.type == "REP"]
@@ -147,9 +148,9 @@ def test_a_chinese_story_run_on_the_fake_server_by_the_cli_gets_a_report_in_char
     (CHINESE, "auto", True), (CHINESE, "zh", True), (CHINESE, "en", False), (STORY, "auto", False), (STORY, "zh", True),
 ])
 async def test_mateval_speaks_the_texts_language_unless_told_otherwise(llm_server, text, language, chinese):
-    script(llm_server)
+    mateval_script(llm_server)
     llm_server.add_rule("I see no error of this type.", match="你是")
-    session = await run(make_session(llm_server, text=text, strategy="SR", evaluators=2, rounds=1,
+    session = await run(make_session("mateval", llm_server, text=text, strategy="SR", evaluators=2, rounds=1,
                                      prompt_language=language))
     assert session.options["prompt_language"] == ("zh" if chinese else "en")
     prompts = ["\n".join(m["content"] for m in r.messages) for r in llm_server.requests]

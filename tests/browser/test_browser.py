@@ -25,7 +25,7 @@ from debate_tui.report.html import render_html
 from debate_tui.store import read_session
 from debate_tui.textsafe import inert
 from tests.browser.chromium import Chromium, executable
-from tests.conftest import STORY
+from tests.helpers import STORY
 
 if os.environ.get("DEBATE_TUI_BROWSER_TESTS") != "1":
     pytest.skip("the browser suite runs with `python3 dev.py test-browser` (it installs Chromium)",

@@ -105,6 +105,7 @@ def _mentions(text: str, value: float) -> bool:
         or (whole > 0 and "★" * whole in text))
 
 
+@pytest.mark.serial  # asserts wall time
 @pytest.mark.parametrize("protocol", list(PROTOCOLS))
 def test_protocol_runs_bounded_and_honest(protocol: str, tmp_path: Path) -> None:
     done, elapsed, summary = _run(protocol, tmp_path)

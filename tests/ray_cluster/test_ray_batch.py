@@ -27,7 +27,7 @@ if os.environ.get("DEBATE_TUI_RAY_TESTS") != "1":
 pytest.importorskip("ray", reason="pip install 'debate-tui[ray]' first")
 
 from debate_tui.batch.shards import judgment  # noqa: E402
-from tests.test_batch_support import read_rows, run_batch, write_items  # noqa: E402
+from tests.helpers.batch import read_rows, run_batch, write_items
 
 RAY = str(Path(sys.executable).parent / "ray")
 ITEMS = 24

@@ -1,0 +1,136 @@
+"""Help and commands as a first-time user looks for them (issue 18): F1 and ?, the palette, the footer at 80 columns."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from textual.widgets import TextArea
+
+from debate_tui.protocols import PROTOCOLS
+from debate_tui.ui.app import DebateTUI
+from debate_tui.ui.launch import Launch
+from debate_tui.ui.screens.debate import DebateScreen
+from debate_tui.ui.screens.help import HelpScreen
+from debate_tui.ui.screens.setup import SetupScreen
+from tests.helpers import REPO, STORY
+from tests.helpers.sessions import make_session
+from tests.helpers.ui import RecordingDemo, screen_text, wait_until
+
+DEBATE_IDS = ["debate.next", "debate.auto", "debate.pause", "debate.inject", "debate.override", "debate.report",
+              "debate.export", "debate.back", "app.help", "app.quit", "app.sessions", "app.setup"]
+
+
+def debate_app() -> DebateTUI:
+    return DebateTUI(Launch(session=make_session(rounds=1), demo=True, step=True), client=RecordingDemo())
+
+
+async def on_debate(pilot) -> DebateScreen:
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, DebateScreen), what="the debate screen")
+    await pilot.pause(0.2)
+    return pilot.app.screen
+
+
+@pytest.mark.parametrize("key", ["f1", "question_mark"])
+async def test_f1_and_question_mark_list_every_key_of_the_screen_with_its_id_and_the_protocols(key):
+    app = debate_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await on_debate(pilot)
+        await pilot.press(key)
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help screen")
+        listed = [binding_id for _, _, binding_id, _ in app.screen.keys]
+        assert listed == DEBATE_IDS
+        shown = "\n".join(str(s.render()) for s in app.screen.query(".help-key"))
+        for line in PROTOCOLS.values():
+            assert line in shown
+        assert "space" in shown and "Step" in shown and "debate.pause" in shown
+        await pilot.press(key)
+        await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen), what="the help closed")
+
+
+async def test_question_mark_in_a_text_box_types_a_question_mark():
+    app = DebateTUI(Launch(texts={"text": ""}))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen) and app.screen.query(TextArea),
+                         what="the setup form")
+        area = app.screen.query_one("#text-text", TextArea)
+        area.focus()
+        await pilot.press("question_mark")
+        assert area.text == "?" and not isinstance(app.screen, HelpScreen)
+
+
+async def test_the_palette_offers_the_screens_commands_first_and_no_text_editor_commands():
+    app = DebateTUI(Launch(texts={"text": STORY}))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen) and app.screen.query(TextArea),
+                         what="the setup form")
+        app.screen.query_one("#text-text", TextArea).focus()
+        await pilot.pause()
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert titles[:6] == ["Start", "Load text", "Help", "Quit", "Sessions", "New"]
+        assert "Switch theme" in titles
+        for editing in ("Cursor left", "Select all", "Delete line", "Undo", "Focus Next"):
+            assert editing not in titles
+        assert len(titles) == len(set(titles)) <= 10
+    app = debate_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await on_debate(pilot)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert titles[:9] == ["Step", "Auto", "Pause", "Inject", "Override", "Report", "Export", "Stop", "Help"]
+        helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert helps["Auto"].endswith("(key: a)") and "Keys" not in helps  # the palette reads markup: no [..]
+        assert "[" not in helps["Help"]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=["80x24", "120x36"])
+async def test_the_footer_keeps_the_debate_keys_that_matter_at_80_columns(size):
+    app = debate_app()
+    async with app.run_test(size=size) as pilot:
+        await on_debate(pilot)
+        footer = screen_text(app).splitlines()[-1]
+        for key in ("f1 Help", "space Step", "a Auto", "p Pause", "i Inject", "o Override", "e Export", "esc Stop"):
+            assert key in footer, footer
+
+
+def documented_keys(where: str) -> list[str]:
+    """The keys the docs' key tables (README.md, docs/) give for a screen (`anywhere`), without those they
+    limit ("outside ...")."""
+    pages = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+    rows = [line for page in pages for line in page.read_text().splitlines() if line.startswith(f"| {where} |")]
+    return [key for row in rows for key, limited in re.findall(r"`([^`]+)`( \(?outside)?", row.split("|")[2])
+            if not limited]
+
+
+async def help_opens_from_the_text_box(key: str) -> None:
+    app = DebateTUI(Launch(texts={"text": ""}))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen) and app.screen.query(TextArea),
+                         what="the setup form")
+        app.screen.query_one("#text-text", TextArea).focus()
+        await pilot.pause()
+        await pilot.press({"?": "question_mark"}.get(key, key))
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what=f"help opened by {key}")
+
+
+async def test_every_help_key_the_readme_gives_for_anywhere_opens_help_from_the_text_box():
+    """Issue 33 #3: the README said `?` anywhere, but `?` in the setup screen's text box types a question mark."""
+    help_keys = [key for key in documented_keys("anywhere") if key in ("f1", "?")]
+    assert help_keys
+    for key in help_keys:
+        await help_opens_from_the_text_box(key)
+
+
+async def test_the_palette_lists_the_screens_commands_first_as_it_shows_them():
+    """Issue 33 #4: get_system_commands put the screen's first, but the palette sorted them by title."""
+    from textual.command import CommandList, CommandPalette
+
+    app = DebateTUI(Launch(texts={"text": STORY}))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen) and app.screen.query(TextArea),
+                         what="the setup form")
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        commands = app.screen.query_one(CommandList)
+        await wait_until(pilot, lambda: commands.option_count >= 6, what="the palette's commands")
+        shown = [str(commands.get_option_at_index(i).prompt).split("\n")[0] for i in range(commands.option_count)]
+        assert shown[:6] == ["Start", "Load text", "Help", "Quit", "Sessions", "New"], shown
