@@ -7,6 +7,7 @@ import pytest
 from debate_tui.parsing import (
     ERROR_REPORT_FORMAT,
     ERROR_TYPES,
+    find_passages,
     is_no_issue,
     is_refusal,
     locate,
@@ -15,6 +16,7 @@ from debate_tui.parsing import (
     parse_pair_scores,
     parse_score,
     parse_verdict,
+    passage_words,
     read_answer,
 )
 
@@ -496,3 +498,38 @@ def test_the_asked_criterion_settles_several_labels() -> None:
 )
 def test_read_answer(text: str, expect: str, expected: object) -> None:
     assert read_answer(text, expect, 1, 10) == expected
+
+
+SINGLE_QUOTED_TEXT = "Tom went home. He did not like the rain. Tom went home."
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        "Q: Does the text contain Logical Inconsistency (LINC) errors?\nA: Yes\n"
+        "Location: 'He did not like the rain.' and 'Tom went home.'\nDeduction: -1",
+        'Q: Does the text contain Logical Inconsistency (LINC) errors?\nA: Yes\n'
+        'Location: "He did not like the rain." and "Tom went home."\nDeduction: -1',
+    ],
+)
+def test_passages_in_single_quotes_are_located_like_double_quoted_ones(report: str) -> None:
+    errors = parse_error_report(report, SINGLE_QUOTED_TEXT)
+    assert [(e.quote, e.start) for e in errors] == [("He did not like the rain.", 15), ("Tom went home.", 0)]
+
+
+def test_a_prose_error_in_single_quotes_is_located_without_its_quotes() -> None:
+    errors = parse_error_report("问：是否存在重复问题？\n答：是\n'Tom went home.' 重复了两次。", SINGLE_QUOTED_TEXT)
+    assert [(e.type, e.quote, e.start) for e in errors] == [("REP", "Tom went home.", 0)]
+
+
+@pytest.mark.parametrize(
+    ("text", "passages"),
+    [
+        ("I don't think 'He didn't go.' is right", ["He didn't go."]),  # apostrophes inside and outside
+        ("The boys' toys weren't there, it's fine.", []),  # apostrophes only
+        ("'ok' and 'fine here'", ["ok", "fine here"]),
+        ('"double" and “curly” and ‘single curly’', ["double", "curly", "single curly"]),
+    ],
+)
+def test_apostrophes_do_not_open_or_close_a_passage(text: str, passages: list[str]) -> None:
+    assert [passage_words(m) for m in find_passages(text)] == passages
