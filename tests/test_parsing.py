@@ -527,7 +527,7 @@ def test_a_prose_error_in_single_quotes_is_located_without_its_quotes() -> None:
     [
         ("I don't think 'He didn't go.' is right", ["He didn't go."]),  # apostrophes inside and outside
         ("The boys' toys weren't there, it's fine.", []),  # apostrophes only
-        ("'ok' and 'fine here'", ["ok", "fine here"]),
+        ("'ok' and 'fine here'", ["fine here"]),  # one word in single quotes is a word named, not a passage
         ('"double" and “curly” and ‘single curly’', ["double", "curly", "single curly"]),
     ],
 )

@@ -1,6 +1,6 @@
 """Collect real replies of a served model to this product's own prompts, for hand labelling.
 
-    python tools/collect_replies.py plan --runs 120 --seed 30 > plan.jsonl
+    python tools/collect_replies.py plan --runs 400 --seed 30 --max-chars 1400 > plan.jsonl
     python tools/collect_replies.py run plan.jsonl --api-base http://127.0.0.1:PORT/v1 --out raw/
     python tools/collect_replies.py rows raw/ --seed 30 --held-out 220 --to labels/
 
@@ -40,9 +40,15 @@ EXPECT_OF_ROLE = {"judge": "score", "referee": "score", "scorer": "score", "tie_
 VERDICT_OPTIONS = ["1", "2", "0"]
 
 
-def _sets() -> dict[str, list[dict[str, Any]]]:
-    """The items each protocol is run on, by data set."""
-    return {name: datasets.load(name) for name in ("summeval", "topical-chat", "faireval", "scaleeval", "mateval-roc")}
+INPUTS = ("text", "text_b", "source", "context")
+
+
+def _sets(max_chars: int) -> dict[str, list[dict[str, Any]]]:
+    """The items each protocol is run on, by data set: those whose inputs together are at most `max_chars` long
+    (a small model on a shared CPU reads about 40 prompt tokens a second)."""
+    sets = {name: datasets.load(name) for name in ("summeval", "topical-chat", "faireval", "scaleeval", "mateval-roc")}
+    return {name: [item for item in items if sum(len(item.get(key) or "") for key in INPUTS) <= max_chars]
+            for name, items in sets.items()}
 
 
 def _criterion(data_set: str, rng: random.Random) -> str:
@@ -52,9 +58,9 @@ def _criterion(data_set: str, rng: random.Random) -> str:
     return rng.choice(choices[data_set])
 
 
-def plan(runs: int, seed: int) -> list[dict[str, Any]]:
+def plan(runs: int, seed: int, max_chars: int) -> list[dict[str, Any]]:
     """The runs, drawn once: protocols in turn, everything else at random."""
-    rng, sets = random.Random(seed), _sets()
+    rng, sets = random.Random(seed), _sets(max_chars)
     by_protocol = {"single": ["summeval", "topical-chat", "faireval"], "debate": ["summeval", "topical-chat"],
                    "chateval": ["topical-chat", "summeval", "faireval"], "scaleeval": ["scaleeval", "faireval"],
                    "mateval": ["mateval-roc"]}
@@ -80,7 +86,8 @@ def _files(job: dict[str, Any], folder: Path) -> list[str]:
     """The job's inputs written as files; the CLI options naming them."""
     folder.mkdir(parents=True, exist_ok=True)
     options = []
-    for key, flag in (("text", "--text"), ("text_b", "--text-b"), ("source", "--source"), ("context", "--context")):
+    for key in INPUTS:
+        flag = "--" + key.replace("_", "-")
         if job.get(key):
             (folder / f"{key}.txt").write_text(job[key], encoding="utf-8")
             options += [flag, str(folder / f"{key}.txt")]
@@ -89,8 +96,8 @@ def _files(job: dict[str, Any], folder: Path) -> list[str]:
 
 def command(job: dict[str, Any], folder: Path, api_base: str, model: str, timeout: int) -> list[str]:
     protocol = job["protocol"]
-    options = {"single": ["--samples", "3" if job["temperature"] else "1"],
-               "debate": ["--rounds", "2"], "chateval": ["--agents", "2", "--turns", "2"],
+    options = {"single": ["--samples", "5" if job["temperature"] else "1"],
+               "debate": ["--rounds", "1"], "chateval": ["--agents", "2", "--turns", "2"],
                "scaleeval": ["--agents", "2", "--rounds", "1", "--seed", "7"],
                "mateval": ["--strategy", "SA", "--no-feedback"]}[protocol]
     criteria = ["--criteria", job["criteria"]] if job.get("criteria") else []
@@ -100,9 +107,13 @@ def command(job: dict[str, Any], folder: Path, api_base: str, model: str, timeou
             "--timeout", str(timeout), "--retries", "1", "--sessions-dir", str(folder / "sessions")]
 
 
-def run(plan_file: Path, out: Path, api_base: str, model: str, timeout: int) -> None:
+def run(plan_file: Path, out: Path, api_base: str, model: str, timeout: int, part: str) -> None:
+    """The planned runs in order (those of `part` "I/N": every N-th from the I-th, for N servers side by side)."""
     env = {**os.environ, "OPENAI_API_KEY": "sk-local-server-needs-none", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    for line in plan_file.read_text(encoding="utf-8").splitlines():
+    index, count = (int(n) for n in part.split("/"))
+    for n, line in enumerate(plan_file.read_text(encoding="utf-8").splitlines()):
+        if n % count != index - 1:
+            continue
         job = json.loads(line)
         folder = out / job["run"]
         if (folder / "done.json").exists():
@@ -110,7 +121,7 @@ def run(plan_file: Path, out: Path, api_base: str, model: str, timeout: int) -> 
         started = time.monotonic()
         done = subprocess.run(command(job, folder, api_base, model, timeout), env=env, capture_output=True,
                               text=True, check=False)
-        record = {"job": {k: v for k, v in job.items() if k not in ("text", "text_b", "source", "context")},
+        record = {"job": {k: v for k, v in job.items() if k not in INPUTS},
                   "exit": done.returncode, "seconds": round(time.monotonic() - started, 1),
                   "stderr": done.stderr[-500:]}
         (folder / "done.json").write_text(json.dumps(record), encoding="utf-8")
@@ -175,12 +186,14 @@ def main() -> None:
     p = sub.add_parser("plan")
     p.add_argument("--runs", type=int, required=True)
     p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--max-chars", type=int, default=2000, help="the longest inputs (text, source, ...) of an item")
     r = sub.add_parser("run")
     r.add_argument("plan", type=Path)
     r.add_argument("--api-base", required=True)
     r.add_argument("--model", default="openai/smollm2-135m")
     r.add_argument("--out", type=Path, required=True)
     r.add_argument("--timeout", type=int, default=90)
+    r.add_argument("--part", default="1/1", help="I/N: every N-th planned run from the I-th")
     w = sub.add_parser("rows")
     w.add_argument("raw", type=Path)
     w.add_argument("--seed", type=int, required=True)
@@ -188,10 +201,10 @@ def main() -> None:
     w.add_argument("--to", type=Path, required=True)
     args = parser.parse_args()
     if args.step == "plan":
-        for job in plan(args.runs, args.seed):
+        for job in plan(args.runs, args.seed, args.max_chars):
             print(json.dumps(job, ensure_ascii=False))
     elif args.step == "run":
-        run(args.plan, args.out, args.api_base, args.model, args.timeout)
+        run(args.plan, args.out, args.api_base, args.model, args.timeout, args.part)
     else:
         rows(args.raw, args.seed, args.held_out, args.to)
 

@@ -92,9 +92,10 @@ def locate(quote: str, text: str, start: int = 0) -> tuple[int, int] | None:
 
 _PASSAGE = re.compile(
     r"[“\"「『‘]([^“”\"「」『』‘’\n]{2,}?)[”\"」』’]"
-    # 'like this': a straight single quote opens and closes only beside a non-word character, and one between
-    # two letters is an apostrophe inside the passage ('He didn't go.'), never its end
-    r"|(?<![\w'])'((?:[^'\n]|(?<=\w)'(?=\w)){2,}?)'(?![\w'])"
+    # 'like this': a straight single quote opens and closes only beside a non-word character, one between two
+    # letters is an apostrophe inside the passage ('He didn't go.'), never its end, and a single word in them is
+    # a word named ("the name 'John'"), not a passage
+    r"|(?<![\w'])'((?:[^'\n]|(?<=\w)'(?=\w))+?\s(?:[^'\n]|(?<=\w)'(?=\w))+?)'(?![\w'])"
 )
 """A passage in quotes, in any of the forms Chinese and English reports use: double, curly, corner or single."""
 
