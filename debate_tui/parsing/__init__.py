@@ -45,7 +45,7 @@ def read_answer(text: str, expect: str, low: float = 1, high: float = 5, criteri
 
 
 __all__ = [
-    "ERROR_REPORT_FORMAT", "ERROR_TYPES", "Answer", "answer_says", "is_no_issue", "is_refusal", "locate",
-    "normalize_error_type", "normalize_qa", "parse_error_report", "parse_pair_scores", "parse_score",
-    "find_passages", "parse_verdict", "passage_words", "read_answer", "weighted_score",
+    "ERROR_REPORT_FORMAT", "ERROR_TYPES", "Answer", "answer_says", "find_passages", "is_no_issue", "is_refusal",
+    "locate", "normalize_error_type", "normalize_qa", "parse_error_report", "parse_pair_scores", "parse_score",
+    "parse_verdict", "passage_words", "read_answer", "weighted_score",
 ]
