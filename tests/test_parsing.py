@@ -533,3 +533,16 @@ def test_a_prose_error_in_single_quotes_is_located_without_its_quotes() -> None:
 )
 def test_apostrophes_do_not_open_or_close_a_passage(text: str, passages: list[str]) -> None:
     assert [passage_words(m) for m in find_passages(text)] == passages
+
+
+def test_each_reader_is_a_module_of_its_own_behind_the_same_names() -> None:
+    import debate_tui.parsing as parsing
+    from debate_tui.parsing import errors, quotes, refusals, scores, verdicts, weighted
+
+    assert (parsing.parse_score, parsing.parse_pair_scores) == (scores.parse_score, scores.parse_pair_scores)
+    assert (parsing.parse_verdict, parsing.is_no_issue) == (verdicts.parse_verdict, verdicts.is_no_issue)
+    assert (parsing.is_refusal, parsing.locate, parsing.weighted_score) == (
+        refusals.is_refusal, quotes.locate, weighted.weighted_score)
+    assert (parsing.parse_error_report, parsing.normalize_error_type) == (
+        errors.parse_error_report, errors.normalize_error_type)
+    assert all(hasattr(parsing, name) for name in parsing.__all__)
