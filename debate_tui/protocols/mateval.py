@@ -390,14 +390,11 @@ async def run(ctx: Context) -> Outcome:
     return outcome
 
 
-_QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”')
-
-
 def statement_score(turn: Turn, text: str) -> float | None:
     """0 minus one point per distinct sentence of `text` the statement quotes; None for a failed turn."""
     if turn.error is not None:
         return None
-    spans = {parsing.locate(a or b, text) for a, b in _QUOTED.findall(turn.content)}
+    spans = {parsing.locate(parsing.passage_words(m), text) for m in parsing.find_passages(turn.content)}
     return 0.0 - len(spans - {None})
 
 

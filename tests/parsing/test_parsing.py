@@ -7,6 +7,7 @@ import pytest
 from debate_tui.parsing import (
     ERROR_REPORT_FORMAT,
     ERROR_TYPES,
+    find_passages,
     is_no_issue,
     is_refusal,
     locate,
@@ -15,6 +16,7 @@ from debate_tui.parsing import (
     parse_pair_scores,
     parse_score,
     parse_verdict,
+    passage_words,
     read_answer,
 )
 
@@ -496,3 +498,51 @@ def test_the_asked_criterion_settles_several_labels() -> None:
 )
 def test_read_answer(text: str, expect: str, expected: object) -> None:
     assert read_answer(text, expect, 1, 10) == expected
+
+
+SINGLE_QUOTED_TEXT = "Tom went home. He did not like the rain. Tom went home."
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        "Q: Does the text contain Logical Inconsistency (LINC) errors?\nA: Yes\n"
+        "Location: 'He did not like the rain.' and 'Tom went home.'\nDeduction: -1",
+        'Q: Does the text contain Logical Inconsistency (LINC) errors?\nA: Yes\n'
+        'Location: "He did not like the rain." and "Tom went home."\nDeduction: -1',
+    ],
+)
+def test_passages_in_single_quotes_are_located_like_double_quoted_ones(report: str) -> None:
+    errors = parse_error_report(report, SINGLE_QUOTED_TEXT)
+    assert [(e.quote, e.start) for e in errors] == [("He did not like the rain.", 15), ("Tom went home.", 0)]
+
+
+def test_a_prose_error_in_single_quotes_is_located_without_its_quotes() -> None:
+    errors = parse_error_report("问：是否存在重复问题？\n答：是\n'Tom went home.' 重复了两次。", SINGLE_QUOTED_TEXT)
+    assert [(e.type, e.quote, e.start) for e in errors] == [("REP", "Tom went home.", 0)]
+
+
+@pytest.mark.parametrize(
+    ("text", "passages"),
+    [
+        ("I don't think 'He didn't go.' is right", ["He didn't go."]),  # apostrophes inside and outside
+        ("The boys' toys weren't there, it's fine.", []),  # apostrophes only
+        ("'ok' and 'fine here'", ["fine here"]),  # one word in single quotes is a word named, not a passage
+        ('"double" and “curly” and ‘single curly’', ["double", "curly", "single curly"]),
+    ],
+)
+def test_apostrophes_do_not_open_or_close_a_passage(text: str, passages: list[str]) -> None:
+    assert [passage_words(m) for m in find_passages(text)] == passages
+
+
+def test_each_reader_is_a_module_of_its_own_behind_the_same_names() -> None:
+    import debate_tui.parsing as parsing
+    from debate_tui.parsing import errors, quotes, refusals, scores, verdicts, weighted
+
+    assert (parsing.parse_score, parsing.parse_pair_scores) == (scores.parse_score, scores.parse_pair_scores)
+    assert (parsing.parse_verdict, parsing.is_no_issue) == (verdicts.parse_verdict, verdicts.is_no_issue)
+    assert (parsing.is_refusal, parsing.locate, parsing.weighted_score) == (
+        refusals.is_refusal, quotes.locate, weighted.weighted_score)
+    assert (parsing.parse_error_report, parsing.normalize_error_type) == (
+        errors.parse_error_report, errors.normalize_error_type)
+    assert all(hasattr(parsing, name) for name in parsing.__all__)

@@ -164,6 +164,7 @@ def test_a_statement_scores_one_point_per_distinct_sentence_found_in_the_text():
 
     assert mateval.statement_score(said(f'"{REPEATED}" and again “{REPEATED}”'), STORY) == -1.0
     assert mateval.statement_score(said('"Tom flew to the moon." is wrong'), STORY) == 0.0
+    assert mateval.statement_score(said(f"'{REPEATED}' comes twice, I don't doubt it"), STORY) == -1.0  # single quotes
     assert mateval.statement_score(said("No such error."), STORY) == 0.0
     assert mateval.statement_score(said("", error="timeout"), STORY) is None
 

@@ -1,0 +1,126 @@
+"""Reading a pairwise verdict (ScaleEval's "1", "2" or "0") and a DEBATE Critic's acceptance ("NO ISSUE")."""
+
+from __future__ import annotations
+
+import re
+
+from debate_tui.domain import Verdict
+from debate_tui.parsing.own_words import unquoted, without_echo
+from debate_tui.parsing.refusals import is_refusal
+
+_NO_ISSUE_TOKEN = re.compile(r"\bNO[ _-]?ISSUES?\b")
+_NO_ISSUE_LINE = re.compile(
+    r"^(?:[a-z ]{0,25}:\s*)?(?:there (?:is|are) )?no[ _-]?issues?(?: (?:found|here|detected))?[.!]*$", re.I
+)
+
+
+_ECHOED_INSTRUCTION = re.compile(r"\b(?:reply|replies|write|say|answer|respond|output|type)(?:\s+with)?[\s:]*[\"'“‘]?$",
+                                 re.I)
+_NOT_ABOUT_THE_SCORE = re.compile(r"^\s+(?:with|in|about|regarding)\b[^.\n]*\b(?:but|however|although|though)\b", re.I)
+
+
+def _accepts(text: str, m: re.Match[str]) -> bool:
+    """A "NO ISSUE" that is the Critic's own acceptance: not the instruction echoed back ("If it is, reply
+    NO ISSUE"), not quoted, not "no issue with the grammar, but the score is too high"."""
+    before, after = text[max(0, m.start() - 40) : m.start()], text[m.end() :]
+    quoted = before.endswith(('"', "“", "'", "‘")) and after.startswith(('"', "”", "'", "’"))
+    return not (quoted or _ECHOED_INSTRUCTION.search(before) or _NOT_ABOUT_THE_SCORE.match(after))
+
+
+def is_no_issue(text: str) -> bool:
+    """Whether a DEBATE critic accepts: its own "NO ISSUE", or a last line that is only that phrase."""
+    if any(_accepts(text, m) for m in _NO_ISSUE_TOKEN.finditer(text)):
+        return True
+    lines = [line.strip(" \t*#>-") for line in text.splitlines() if line.strip(" \t*#>-")]
+    return bool(lines) and bool(_NO_ISSUE_LINE.match(lines[-1]))
+
+
+_VERDICT_WORD = r"([012]|tie|draw|equal|both|neither)\b"
+_SUBJECT = r"(?:submission|response|answer|output|assistant)\s*#?\s*"
+_FINAL_VERDICT = re.compile(
+    r"\[\[\s*([012])\s*\]\]|\bfinal\s+(?:answer|verdict|decision|choice|judg(?:e)?ment)\s*(?:[:：=]|\bis\b)\s*"
+    r"(?:" + _SUBJECT + r")?" + _VERDICT_WORD,
+    re.I,
+)
+_LABEL_VERDICT = re.compile(
+    r"\b(?:answer|verdict|decision|choice|judg(?:e)?ment|output|result|winner|preference)\s*(?:[:：=]|\bis\b)\s*"
+    r"(?:" + _SUBJECT + r")?" + _VERDICT_WORD,
+    re.I,
+)
+_QUALITY = r"(?:helpful|accurate|relevant|appropriate|effective|useful|informative|comprehensive|complete|correct)\b"
+_BETTER = re.compile(
+    r"\b" + _SUBJECT + r"([12])\s+(?:is|was|seems|appears|remains)\s+(?:still\s+)?(?:\w+ly\s+|much\s+)?(?:the\s+)?"
+    r"(better|superior|stronger|preferred|preferable|worse|inferior|weaker|(?:more|less)\s+" + _QUALITY + ")"
+    r"|\bprefer\s+" + _SUBJECT + r"([12])\b|\b" + _SUBJECT + r"([12])\s+(?:wins|edges\s+out|comes\s+out\s+ahead"
+    r"|has\s+(?:a|the)\s+(?:slight\s+)?edge)\b",
+    re.I,
+)
+_TIE = re.compile(
+    r"(?<!not a )(?<!no )\b(?:tie|tied|draw|equally\s+(?:good|bad|well|strong|helpful|valid|effective|accurate|poor)"
+    r"|of\s+equal\s+quality|neither\s+(?:submission\s+|response\s+)?(?:is\s+(?:clearly\s+|significantly\s+|distinctly\s+)?"
+    r"better|stands\s+out)|no\s+clear\s+winner)\b",
+    re.I,
+)
+_VERDICTS: dict[str, Verdict] = {"1": "1", "2": "2", "0": "0", "tie": "0", "draw": "0", "equal": "0",
+                                  "both": "0", "neither": "0"}
+_LAST_LINE_VERDICT = re.compile(r"(?:" + _SUBJECT + r")?" + _VERDICT_WORD + r"$", re.I)
+_CONCLUSION = 300
+"""How far before the answer line a verdict in words counts as the reply's conclusion."""
+_ITEM_NUMBER = re.compile(r"\d[.)]")
+_BARE_VERDICT = re.compile(r"([012]|tie|draw)", re.I)
+_QUOTED_CHOICE = re.compile(  # 'I choose: "1"', 'the better submission is: "2"', 'Based on the evaluation, "1"'
+    r"(?:\b(?:choose|chose|choice|answer|verdict|option|decision|select(?:ed)?|pick|is|be|evaluation|conclusion)\b"
+    r"[ \t,:]{0,3}|:[ \t]*)[\"“']([012])[\"”'](?![ \t]*(?:,|\bor\b|\band\b|/))", re.I)
+
+
+def _single(values: list[str]) -> Verdict | None:
+    distinct = {_VERDICTS[v.lower()] for v in values}
+    return distinct.pop() if len(distinct) == 1 else None
+
+
+def _answer_lines(text: str) -> list[str]:
+    """Verdicts standing alone on their lines ("2", "Tie."), and "Submission 2" only as the last line:
+    ScaleEval asks to repeat the number alone on the last line, and judges often write it twice."""
+    raw = [line.strip() for line in text.splitlines() if line.strip(" \t#.[]()\"'“”")]
+    lines = [line.strip(" \t#.[]()\"'“”") for line in raw]
+    # "1." opening a list ("1. \nThe answer you provided ...") is an item number, except as the last line
+    found = [m.group(1) for n, line in enumerate(lines) if (m := _BARE_VERDICT.fullmatch(line))
+             and not (_ITEM_NUMBER.fullmatch(raw[n]) and n < len(lines) - 1)]
+    last = _LAST_LINE_VERDICT.fullmatch(lines[-1]) if lines else None
+    return found or ([last.group(1)] if last else [])
+
+
+def parse_verdict(text: str) -> Verdict | None:
+    """ScaleEval's verdict: "1" or "2" for the better submission, "0" for a tie; None when unclear,
+    refused, or when the reply gives two different answers. Quoted passages (a submission's words,
+    the options echoed back) are not the judge's verdict."""
+    if is_refusal(text):
+        return None
+    text = unquoted(without_echo(text).replace("*", "").replace("`", ""))
+    values = [next(g for g in m.groups() if g) for m in _FINAL_VERDICT.finditer(text)]
+    if values:
+        return _single(values)
+    values = _answer_lines(text)
+    if values:  # the conclusion written just before the answer must not say otherwise
+        lines = list(re.finditer(r"(?m)^\W*(?:" + "|".join(map(re.escape, set(values))) + r")\W*$", text))
+        concluded = _stated(text[max(0, lines[0].start() - _CONCLUSION) : lines[0].start()] + "\n"
+                            + text[lines[-1].end() :]) if lines else []
+        return _single(values + concluded)
+    values = [m.group(1) for m in _QUOTED_CHOICE.finditer(text)]
+    if values:
+        return _single(values)
+    values = [next(g for g in m.groups() if g) for m in _LABEL_VERDICT.finditer(text)]
+    if values:
+        return _single(values)
+    values = _stated(text)
+    return _single(values) if values else None
+
+
+def _stated(text: str) -> list[str]:
+    """Verdicts said in words: "Submission 2 is better", "Submission 1 is less accurate", "a tie"."""
+    values = []
+    for m in _BETTER.finditer(text):
+        which, quality = m.group(1) or m.group(3) or m.group(4), (m.group(2) or "").lower()
+        worse = quality.startswith(("worse", "inferior", "weaker", "less"))
+        values.append({"1": "2", "2": "1"}[which] if worse else which)
+    return values + ["0" for _ in _TIE.finditer(text)]
