@@ -3,7 +3,7 @@
     python -m debate_tui.cli.reference            print the reference
     python -m debate_tui.cli.reference --write    refresh both blocks in their pages
 
-tests/test_readme.py compares each page's block with `render()` and `protocol_table()`.
+tests/docs/test_readme.py compares each page's block with `render()` and `protocol_table()`.
 """
 
 from __future__ import annotations
