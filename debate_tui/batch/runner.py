@@ -130,19 +130,22 @@ class BatchRun:
 
     async def run(self) -> Tally:
         with self.results.locked("a batch"):
-            work = self.plan()
-            self.tally.total = len(work)
-            self._started = self.progress.started = time.monotonic()
-            ticker = asyncio.ensure_future(self._tick())
-            try:
-                async with self.writer.running():
-                    await self._run_items(work)
-            finally:
-                ticker.cancel()
-                self.results.close()
-                self._sync_usage()
-                self.progress.close()
+            await self.execute(self.plan())
         return self.tally
+
+    async def execute(self, work: list[tuple[Item, list[Criterion]]]) -> None:
+        """Run `work` (what `plan` left, or a worker process's part of it) with progress, sessions and lines."""
+        self.tally.total = len(work)
+        self._started = self.progress.started = time.monotonic()
+        ticker = asyncio.ensure_future(self._tick())
+        try:
+            async with self.writer.running():
+                await self._run_items(work)
+        finally:
+            ticker.cancel()
+            self.results.close()
+            self._sync_usage()
+            self.progress.close()
 
     def plan(self) -> list[tuple[Item, list[Criterion]]]:
         """What is left to do; superseded, unfinished and cut-off lines are dropped from the file first."""

@@ -54,6 +54,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--concurrency", type=int, metavar="N",
                      help="items in flight at once "
                           f"(default: limits.concurrency in config.toml, else {DEFAULT_CONCURRENCY})")
+    run.add_argument("--processes", type=int, metavar="N",
+                     help="worker processes, each with its share of --concurrency (default: the cores, at most "
+                          "--concurrency, one per 200 items; 1: this process only)")
     run.add_argument("--limit", type=int, metavar="K", help="only the first K items of the input")
     run.add_argument("--shard", metavar="I/N",
                      help="only shard I of N (1 <= I <= N), chosen by a stable hash of each item id; "
@@ -118,6 +121,7 @@ def _check_flags(args: argparse.Namespace) -> None:
     """What the configuration does not check itself (it validates --concurrency, --max-cost and the like)."""
     if args.limit is not None and args.limit < 0:
         raise BadInput("--limit must be 0 or more")
+    _check_processes(args)
     if args.router and args.api_base:
         raise BadInput("--router and --api-base exclude each other: the router's deployments say where to call")
     _check_ray(args)
@@ -143,6 +147,19 @@ def _check_out(args: argparse.Namespace) -> None:
         ResultsFile(out).check_resumable()
     except (TargetError, ResultsError) as exc:
         raise BadInput(str(exc)) from None
+
+
+def _check_processes(args: argparse.Namespace) -> None:
+    """--processes runs local worker processes; --ray, --provider-batch and --policy run their own way."""
+    if args.processes is None:
+        return
+    if args.processes < 1:
+        raise BadInput("--processes must be 1 or more")
+    others = [flag for flag, on in (("--ray", args.ray), ("--provider-batch", args.provider_batch),
+                                    ("--policy", args.policy)) if on]
+    if args.processes > 1 and others:
+        raise BadInput(f"--processes above 1 cannot be combined with {others[0]}, which runs in one process "
+                       "(--ray: use --ray-tasks)")
 
 
 def _check_ray(args: argparse.Namespace) -> None:
@@ -287,7 +304,9 @@ def prepare(args: argparse.Namespace, items: list[Item] | None = None, out: Path
     whole = _read_items(args) if items is None else items
     template = build_template(args, whole[0].task, config)
     items = _select(args, whole) if items is None else items
-    return batch_for(args, config, template, items, ResultsFile(out or Path(args.out).expanduser()))
+    local = not (args.ray or args.provider_batch)
+    return batch_for(args, config, template, items, ResultsFile(out or Path(args.out).expanduser()),
+                     processes=args.processes if local else 1)
 
 
 def _config(args: argparse.Namespace) -> Config:
@@ -301,8 +320,13 @@ def _config(args: argparse.Namespace) -> Config:
 
 
 def batch_for(args: argparse.Namespace, config: Config, template: Session, items: list[Item],
-              results: ResultsFile) -> BatchRun:
-    """One batch of `template` over `items` into `results`, with the flags' settings (a tier of a ladder is one)."""
+              results: ResultsFile, processes: int | None = 1) -> BatchRun:
+    """One batch of `template` over `items` into `results`, with the flags' settings (a tier of a ladder is one).
+
+    `processes` other than 1 (None: the default, see `processes_for`) may run the items in worker processes.
+    """
+    import functools
+
     from debate_tui.batch.runner import BatchRun, BatchSettings
     from debate_tui.engine.budget import Budget
     from debate_tui.engine.runner import RetryPolicy
@@ -315,13 +339,26 @@ def batch_for(args: argparse.Namespace, config: Config, template: Session, items
         seed=args.seed, progress_interval_s=args.progress_interval,
     )
     cache = None if args.no_cache else _open_cache(config.cache_dir)
-    _warm_up(template)
     store = config.session_store(sessions_dir(args))
     _check_writable(store.root)
+    if processes == 1 or args.provider_batch:  # else litellm is imported by the process that uses it
+        _warm_up(template)
     if args.provider_batch:
         return _provider_batch(args, items, template, results, store, cache, settings)
-    return BatchRun(items, template, results, store,
-                    _model_client(args, config), cache=cache, settings=settings)
+    if processes == 1:
+        return BatchRun(items, template, results, store,
+                        _model_client(args, config), cache=cache, settings=settings)
+    from debate_tui.batch.processes import ProcessBatch  # imports litellm only where one process is used
+
+    return ProcessBatch(items, template, results, store, _model_client(args, config), cache=cache,
+                        settings=settings, build=functools.partial(_part_batch, args), processes=processes,
+                        warm_up=functools.partial(_warm_up, template))
+
+
+def _part_batch(args: argparse.Namespace, concurrency: int, items: list[Item], out: Path) -> BatchRun:
+    """A worker process's batch: the same flags over its items, with its share of the concurrency."""
+    part = argparse.Namespace(**{**vars(args), "concurrency": concurrency, "processes": 1})
+    return prepare(part, items, out)
 
 
 def prepare_ladder(args: argparse.Namespace) -> LadderRun:
