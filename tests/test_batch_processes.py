@@ -176,3 +176,46 @@ def test_max_cost_holds_across_processes_within_one_item_per_process(tmp_path, s
     assert summary["cost_usd"] <= limit + 2 * per_item * 1.01  # at most one item per process past the limit
     assert 29 <= summary["done"] <= 32 and summary["calls"] == summary["done"]
     assert sum(lines_of(out).values()) == summary["done"]
+
+
+def test_an_item_session_id_is_the_hash_of_the_whole_sessions_canonical_dump(tmp_path):
+    """The id built from the template's parts is the one the full dump gives (what earlier versions wrote), so
+    a batch interrupted before an upgrade resumes its sessions; and it differs with the item, seed and file."""
+    import hashlib
+
+    from debate_tui.batch.items import read_items
+    from debate_tui.batch.runner import ItemSessions
+    from tests.test_batch_support import prepared
+
+    items_path = write_items(tmp_path / "in.jsonl", 3)
+    batch = prepared(str(items_path), "--out", str(tmp_path / "o.jsonl"), "--protocol", "debate",
+                     "--criteria", "coherence,fluency", "--option", "tie_breaker=human")
+    template = batch.template
+    item = read_items(items_path)[1]
+    made = ItemSessions(template, 7, "/x/out.jsonl").make(item, template.criteria[1:])
+    what = made.model_dump(mode="json", include={"protocol", "options", "criteria", "agents", "task"})
+    canonical = json.dumps({"out": "/x/out.jsonl", "item": item.id, "work": what}, sort_keys=True,
+                           ensure_ascii=False)
+    assert made.id == "batch-" + hashlib.sha256(canonical.encode()).hexdigest()[:20]
+    assert [c.name for c in made.criteria] == ["fluency"] and made.task == item.task
+    others = {ItemSessions(template, 8, "/x/out.jsonl").make(item, template.criteria[1:]).id,
+              ItemSessions(template, 7, "/y/out.jsonl").make(item, template.criteria[1:]).id,
+              ItemSessions(template, 7, "/x/out.jsonl").make(read_items(items_path)[0], template.criteria[1:]).id}
+    assert made.id not in others and len(others) == 3
+
+
+def test_the_secrets_looked_up_once_follow_every_change_of_the_environment(monkeypatch):
+    """secret_values keeps its answer between calls (it runs before every provider call), never a stale one."""
+    from debate_tui import redact
+
+    monkeypatch.setenv("SOME_API_KEY", "first-secret-value")
+    assert "first-secret-value" in redact.secret_values()
+    monkeypatch.setenv("SOME_API_KEY", "second-secret-value")
+    assert "second-secret-value" in redact.secret_values()
+    assert "first-secret-value" not in redact.secret_values()
+    monkeypatch.setenv("PLAIN_NAME_FOR_TEST", "declared-secret-value")
+    assert "declared-secret-value" not in redact.secret_values()
+    monkeypatch.setattr(redact, "_PROTECTED", {"PLAIN_NAME_FOR_TEST"})
+    assert "declared-secret-value" in redact.secret_values()
+    monkeypatch.delenv("SOME_API_KEY")
+    assert "second-secret-value" not in redact.secret_values()

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from pydantic_core import to_jsonable_python
+
 from debate_tui.batch.items import Item
 from debate_tui.batch.network import AdaptiveLimit, GlobalBackoff, Meter
 from debate_tui.batch.progress import Progress, Tally
@@ -63,17 +65,34 @@ def item_seed(seed: int, item_id: str) -> int:
     return int(hashlib.sha256(f"{seed}:{item_id}".encode()).hexdigest()[:8], 16) % 2**31
 
 
-def item_session(template: Session, item: Item, criteria: list[Criterion], seed: int, out_key: str) -> Session:
-    """The item's session, with an id that is the same whenever the same work is asked again."""
-    session = Session(
-        protocol=template.protocol, options={**template.options, "seed": item_seed(seed, item.id)},
-        criteria=[c.model_copy(deep=True) for c in criteria],
-        agents=[a.model_copy(deep=True) for a in template.agents], task=item.task,
-    )
-    what = session.model_dump(mode="json", include={"protocol", "options", "criteria", "agents", "task"})
-    canonical = json.dumps({"out": out_key, "item": item.id, "work": what}, sort_keys=True, ensure_ascii=False)
-    session.id = "batch-" + hashlib.sha256(canonical.encode()).hexdigest()[:20]
-    return session
+class ItemSessions:
+    """Each item's session, with an id that is the same whenever the same work is asked again.
+
+    The id is a hash of the work's canonical JSON, exactly as the session's own dump would give it (a batch
+    interrupted by an earlier version resumes the same sessions); building it from the parts saves the
+    session's full dump and the throwaway time-stamped id a new session draws.
+    """
+
+    def __init__(self, template: Session, seed: int, out_key: str):
+        self.template, self.seed, self.out_key = template, seed, out_key
+        self._options = to_jsonable_python(template.options)
+        self._agents = [agent.model_dump(mode="json") for agent in template.agents]
+        self._criteria: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+
+    def make(self, item: Item, criteria: list[Criterion]) -> Session:
+        seed = item_seed(self.seed, item.id)
+        names = tuple(c.name for c in criteria)
+        if (dumped := self._criteria.get(names)) is None:
+            dumped = self._criteria[names] = [c.model_dump(mode="json") for c in criteria]
+        what = {"protocol": self.template.protocol, "options": {**self._options, "seed": seed},
+                "criteria": dumped, "agents": self._agents, "task": item.task.model_dump(mode="json")}
+        canonical = json.dumps({"out": self.out_key, "item": item.id, "work": what}, sort_keys=True,
+                               ensure_ascii=False)
+        return Session(
+            id="batch-" + hashlib.sha256(canonical.encode()).hexdigest()[:20], protocol=self.template.protocol,
+            options={**self.template.options, "seed": seed}, criteria=[c.model_copy(deep=True) for c in criteria],
+            agents=[a.model_copy(deep=True) for a in self.template.agents], task=item.task,
+        )
 
 
 class BatchRun:
@@ -113,6 +132,7 @@ class BatchRun:
         self._fresh = True
         self._out_key = str(results.path.resolve())
         """Part of every item's session id: one batch's items never share sessions with another's."""
+        self.sessions = ItemSessions(template, self.settings.seed, self._out_key)
         self._started = time.monotonic()
 
     # ----- control ------------------------------------------------------------------
@@ -198,7 +218,7 @@ class BatchRun:
 
     def _session_for(self, item: Item, criteria: list[Criterion]) -> tuple[Session, Path]:
         """The item's session (the saved one when a rerun finds it) and its file."""
-        fresh = item_session(self.template, item, criteria, self.settings.seed, self._out_key)
+        fresh = self.sessions.make(item, criteria)
         path = self.store.path_for(fresh.id)
         if self._fresh or not path.exists():
             return fresh, path
