@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from debate_tui.batch.processes import MIN_ITEMS_PER_PROCESS, processes_for, shares, split
+from debate_tui.batch.shards import shard_of
 from tests.test_batch_support import run_batch, write_items
 
 OLD_KEYS = {"done", "skipped", "failed", "needs_human", "cancelled", "remaining", "calls", "cache_hits",
@@ -74,13 +75,17 @@ def test_processes_for_the_default_and_a_request():
 
 
 def test_split_puts_each_item_where_its_shard_is(tmp_path):
-    from debate_tui.batch.items import read_items
+    from debate_tui.batch.items import ItemFile, open_items, read_items
+    from debate_tui.batch.runner import Work
     from debate_tui.batch.shards import Shard
 
-    items = read_items(write_items(tmp_path / "in.jsonl", 50))
-    parts = split([(item, []) for item in items], 3)
+    path = write_items(tmp_path / "in.jsonl", 50)
+    items, ids = open_items(path)
+    assert isinstance(items, ItemFile) and ids == [f"i{i}" for i in range(50)]  # a file is walked, not held
+    parts = split(Work(items, {i: [] for i in ids}), 3)
     for index, part in enumerate(parts, 1):
-        assert [item.id for item, _ in part] == [item.id for item in Shard(index, 3).select(items)]
+        assert isinstance(part.items, ItemFile) and len(part.items.keep or ()) == len(part)
+        assert [item.id for item, _ in part] == [item.id for item in Shard(index, 3).select(read_items(path))]
 
 
 @pytest.mark.parametrize(("flag", "value"), [("--provider-batch", None), ("--policy", "policy.json")])
@@ -219,3 +224,36 @@ def test_the_secrets_looked_up_once_follow_every_change_of_the_environment(monke
     assert "declared-secret-value" in redact.secret_values()
     monkeypatch.delenv("SOME_API_KEY")
     assert "second-secret-value" not in redact.secret_values()
+
+
+def test_a_batch_walks_its_input_file_instead_of_holding_it(tmp_path):
+    """A file's items are read again when the work is walked (only ids are kept); --limit and --shard select
+    ids; stdin is held as before."""
+    from debate_tui.batch.items import ItemFile
+    from tests.test_batch_support import prepared
+
+    path = write_items(tmp_path / "in.jsonl", 30)
+    batch = prepared(str(path), "--out", str(tmp_path / "o.jsonl"), "--demo", "--limit", "12", "--shard", "2/3")
+    assert isinstance(batch.items, ItemFile)
+    expected = [f"i{i}" for i in range(12) if shard_of(f"i{i}", 3) == 2]
+    assert sorted(batch.items.keep or ()) == sorted(expected)
+    work = batch.plan()
+    assert len(work) == len(expected) and [item.id for item, _ in work] == expected
+
+
+def test_the_streamed_reader_splits_decodes_and_bounds_as_the_whole_file_reader_did(tmp_path, monkeypatch):
+    from debate_tui.batch.items import file_lines
+    from debate_tui.inputs import InputError
+    from debate_tui.readfile import decode, jsonl_lines
+
+    raw = ('\ufeff{"id": 1}\r\n\n   \n{"id": "a\u2028b"}\n{"id": "\u0085"}\r\n').encode()
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(raw)
+    assert list(file_lines(path)) == list(jsonl_lines(decode(raw, "x")))
+    path.write_bytes(b'{"id": 1}\n{"id": "\xff"}\n')
+    with pytest.raises(InputError, match=r"not UTF-8 \(byte 0xff at offset 18\)"):
+        list(file_lines(path))
+    path.write_bytes(b'{"id": 1}\n' * 10)
+    monkeypatch.setenv("DEBATE_TUI_MAX_BATCH_BYTES", "55")
+    with pytest.raises(InputError, match="over the limit of 55 bytes"):
+        list(file_lines(path))

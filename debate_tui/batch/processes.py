@@ -43,13 +43,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from debate_tui.batch.items import Item
+from debate_tui.batch.items import Items
 from debate_tui.batch.network import SharedPause, SharedSpend
 from debate_tui.batch.progress import Tally
 from debate_tui.batch.results import Row
-from debate_tui.batch.runner import BatchRun
+from debate_tui.batch.runner import BatchRun, Work
 from debate_tui.batch.shards import shard_of
-from debate_tui.domain import Criterion
 
 MIN_ITEMS_PER_PROCESS = 200
 """The default starts another process only for this many items each: a process costs about two seconds of
@@ -58,8 +57,7 @@ ORPHAN_CHECK_S = 0.5
 COUNTS = ("done", "needs_human", "failed", "cancelled", "cache_hits", "unscored", "truncated")
 """Tally fields a worker reports and the parent sums."""
 
-Work = list[tuple[Item, list[Criterion]]]
-Build = Callable[[int, list[Item], Path], BatchRun]
+Build = Callable[[int, Items, Path], BatchRun]
 """(concurrency, items, results path) -> a one-process batch over those items, built from the same flags."""
 
 
@@ -76,11 +74,11 @@ def shares(total: int, parts: int) -> list[int]:
 
 
 def split(work: Work, parts: int) -> list[Work]:
-    """Each item to the part `--shard I/parts` would give it to."""
-    out: list[Work] = [[] for _ in range(parts)]
-    for entry in work:
-        out[shard_of(entry[0].id, parts) - 1].append(entry)
-    return out
+    """Each item to the part `--shard I/parts` would give it to (a part of a file's items is their ids)."""
+    ids: list[list[str]] = [[] for _ in range(parts)]
+    for item_id in work.missing:
+        ids[shard_of(item_id, parts) - 1].append(item_id)
+    return [work.part(part) for part in ids]
 
 
 @dataclass
@@ -137,7 +135,7 @@ def run_part(build: Build, index: int, concurrency: int, work: Work, fresh: bool
     """A worker process: its batch over its part, lines and counts to the parent, then its end state."""
     messages = shared.messages
     try:
-        batch = build(concurrency, [item for item, _ in work], out)
+        batch = build(concurrency, work.items, out)
     except Exception as exc:  # the parent checked the same flags and items: this is rare, and said in one line
         messages.put(("failed", index, f"worker process {index + 1}: {exc}"))
         return
@@ -207,7 +205,7 @@ class ProcessBatch(BatchRun):
             self.warm_up()
             await super()._run_items(work)
             return
-        parts = [part for part in split(work, self.processes) if part]  # a resumed batch may have none left in one
+        parts = [part for part in split(work, self.processes) if len(part)]  # a resumed batch may have none left in one
         self.processes = len(parts)
         context = multiprocessing.get_context("spawn")  # not fork: the parent's event loop and threads stay here
         shared = Shared.create(context)

@@ -33,7 +33,7 @@ from typing import Any, TextIO
 
 from pydantic_core import to_jsonable_python
 
-from debate_tui.batch.items import Item
+from debate_tui.batch.items import Item, Items, only
 from debate_tui.batch.network import AdaptiveLimit, GlobalBackoff, Meter
 from debate_tui.batch.progress import Progress, Tally
 from debate_tui.batch.results import FINAL, ResultsFile, settled
@@ -95,13 +95,34 @@ class ItemSessions:
         )
 
 
+class Work:
+    """What a run has left: each item's missing criteria by id; the items themselves read when it is their turn
+    (from their file, when it is one), so a long input is never held in memory."""
+
+    def __init__(self, items: Items, missing: dict[str, list[Criterion]]):
+        self.items = items
+        self.missing = missing
+
+    def __len__(self) -> int:
+        return len(self.missing)
+
+    def __iter__(self) -> Iterator[tuple[Item, list[Criterion]]]:
+        for item in self.items:
+            if (criteria := self.missing.get(item.id)) is not None:
+                yield item, criteria
+
+    def part(self, ids: list[str]) -> Work:
+        """The work of these ids alone (a worker process's part)."""
+        return Work(only(self.items, ids), {i: self.missing[i] for i in ids})
+
+
 class BatchRun:
     adaptive = True
     """Calls in flight follow the provider's 429s (`AdaptiveLimit`), between 1 and --concurrency."""
 
     def __init__(
         self,
-        items: list[Item],
+        items: Items,
         template: Session,
         results: ResultsFile,
         store: SessionStore,
@@ -153,7 +174,7 @@ class BatchRun:
             await self.execute(self.plan())
         return self.tally
 
-    async def execute(self, work: list[tuple[Item, list[Criterion]]]) -> None:
+    async def execute(self, work: Work) -> None:
         """Run `work` (what `plan` left, or a worker process's part of it) with progress, sessions and lines."""
         self.tally.total = len(work)
         self._started = self.progress.started = time.monotonic()
@@ -167,23 +188,25 @@ class BatchRun:
             self._sync_usage()
             self.progress.close()
 
-    def plan(self) -> list[tuple[Item, list[Criterion]]]:
+    def plan(self) -> Work:
         """What is left to do; superseded, unfinished and cut-off lines are dropped from the file first."""
         self._fresh = not self.results.exists()
         read = self.results.read()
         keep = settled(read.rows)
         if read.truncated or len(keep) != len(read.rows):
             self.results.rewrite(keep.values())
-        work = []
+        missing: dict[str, list[Criterion]] = {}
+        names = {c.name for c in self.template.criteria}
         for item in self.items:
-            missing = [c for c in self.template.criteria if (item.id, c.name) not in keep]
-            if missing:
-                work.append((item, missing))
+            if not keep:  # a new batch: every item has all to do, and shares one list
+                missing[item.id] = self.template.criteria
+            elif names - (done := {c for c in names if (item.id, c) in keep}):
+                missing[item.id] = [c for c in self.template.criteria if c.name not in done]
             else:
                 self.tally.skipped += 1
-        return work
+        return Work(self.items, missing)
 
-    async def _run_items(self, work: list[tuple[Item, list[Criterion]]]) -> None:
+    async def _run_items(self, work: Work) -> None:
         """`concurrency` workers take items off one queue; provider batches run them all at once instead."""
         pending = iter(work)
         async with asyncio.TaskGroup() as group:

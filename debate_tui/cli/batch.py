@@ -18,6 +18,7 @@ import contextlib
 import json
 import signal
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,7 @@ from debate_tui.domain import Session, Task
 from debate_tui.textsafe import inert
 
 if TYPE_CHECKING:  # imported where used: `debate-tui --help` stays light
-    from debate_tui.batch.items import Item
+    from debate_tui.batch.items import Item, Items
     from debate_tui.batch.ladder import LadderRun
     from debate_tui.batch.results import ResultsFile
     from debate_tui.batch.runner import BatchRun, BatchSettings
@@ -219,40 +220,46 @@ def build_template(args: argparse.Namespace, first_task: Task, config: Config) -
     return template
 
 
-def _check_tasks(template: Session, items: list[Item]) -> None:
+def _check_tasks(template: Session, items: Iterable[Item]) -> None:
     """The protocol's own refusals (a pair where one text is needed, ...) for every item, before any call."""
     from debate_tui.factory import check_task
     from debate_tui.inputs import InputError
 
     fields = {key: f'"{key}"' for key in TEXT_FLAGS}  # a line gives its texts as fields, not flags
-    for item in items:
-        try:
-            check_task(template, item.task, fields)
-        except InputError as exc:
-            raise BadInput(f"line {item.line} (id {item.id!r}): {exc}") from None
+    try:
+        for item in items:
+            try:
+                check_task(template, item.task, fields)
+            except InputError as exc:
+                raise BadInput(f"line {item.line} (id {item.id!r}): {exc}") from None
+    except InputError as exc:  # the input file itself (changed since it was checked)
+        raise BadInput(str(exc)) from None
 
 
-def _read_items(args: argparse.Namespace) -> list[Item]:
-    from debate_tui.batch.items import read_items
+def _read_items(args: argparse.Namespace) -> tuple[Items, list[str]]:
+    """The input's items (a file is walked again when needed, not held) and their ids in input order."""
+    from debate_tui.batch.items import open_items
     from debate_tui.inputs import InputError
 
     try:
-        return read_items(args.input)
+        return open_items(args.input)
     except InputError as exc:
         raise BadInput(str(exc)) from None
 
 
-def _select(args: argparse.Namespace, items: list[Item]) -> list[Item]:
+def _select(args: argparse.Namespace, items: Items, ids: list[str]) -> Items:
     """--limit, then --shard: the shards of a limited batch partition the same K items."""
+    from debate_tui.batch.items import only
     from debate_tui.batch.shards import Shard, ShardError
 
-    items = items if args.limit is None else items[:args.limit]
-    if not args.shard:
+    if args.limit is None and not args.shard:
         return items
+    ids = ids if args.limit is None else ids[:args.limit]
     try:
-        return Shard.parse(args.shard).select(items)
+        shard = Shard.parse(args.shard) if args.shard else None
     except ShardError as exc:
         raise BadInput(str(exc)) from None
+    return only(items, [i for i in ids if shard.holds(i)] if shard else ids)
 
 
 def _model_client(args: argparse.Namespace, config: Config) -> LLMClient:
@@ -290,20 +297,21 @@ def _warm_up(template: Session) -> None:
         load_litellm()
 
 
-def prepare(args: argparse.Namespace, items: list[Item] | None = None, out: Path | None = None) -> BatchRun:
+def prepare(args: argparse.Namespace, items: Items | None = None, out: Path | None = None) -> BatchRun:
     """Everything a batch needs, or BadInput; nothing is called or written yet.
 
     A Ray task hands its own items and results file (the input is the driver's, not on its machine).
     """
+    from debate_tui.batch.items import first
     from debate_tui.batch.results import ResultsFile
 
     _check_flags(args)
     if out is None:
         _check_out(args)
     config = _config(args)
-    whole = _read_items(args) if items is None else items
-    template = build_template(args, whole[0].task, config)
-    items = _select(args, whole) if items is None else items
+    whole, ids = _read_items(args) if items is None else (items, [])
+    template = build_template(args, first(whole).task, config)
+    items = _select(args, whole, ids) if items is None else items
     local = not (args.ray or args.provider_batch)
     return batch_for(args, config, template, items, ResultsFile(out or Path(args.out).expanduser()),
                      processes=args.processes if local else 1)
@@ -319,7 +327,7 @@ def _config(args: argparse.Namespace) -> Config:
         raise BadInput(str(exc)) from None
 
 
-def batch_for(args: argparse.Namespace, config: Config, template: Session, items: list[Item],
+def batch_for(args: argparse.Namespace, config: Config, template: Session, items: Items,
               results: ResultsFile, processes: int | None = 1) -> BatchRun:
     """One batch of `template` over `items` into `results`, with the flags' settings (a tier of a ladder is one).
 
@@ -355,7 +363,7 @@ def batch_for(args: argparse.Namespace, config: Config, template: Session, items
                         warm_up=functools.partial(_warm_up, template))
 
 
-def _part_batch(args: argparse.Namespace, concurrency: int, items: list[Item], out: Path) -> BatchRun:
+def _part_batch(args: argparse.Namespace, concurrency: int, items: Items, out: Path) -> BatchRun:
     """A worker process's batch: the same flags over its items, with its share of the concurrency."""
     part = argparse.Namespace(**{**vars(args), "concurrency": concurrency, "processes": 1})
     return prepare(part, items, out)
@@ -373,7 +381,7 @@ def prepare_ladder(args: argparse.Namespace) -> LadderRun:
         raise BadInput("--policy runs its tiers one after the other in this process; it cannot be used with --ray")
     _check_out(args)
     config = _config(args)
-    items = _select(args, _read_items(args))
+    items = list(_select(args, *_read_items(args)))
     if args.seed is None:
         args.seed = 0
     try:
@@ -412,7 +420,7 @@ def _open_cache(directory: Path) -> ResponseCache:
     return cache
 
 
-def _provider_batch(args: argparse.Namespace, items: list[Item], template: Session, results: ResultsFile,
+def _provider_batch(args: argparse.Namespace, items: Items, template: Session, results: ResultsFile,
                     store: SessionStore, cache: ResponseCache | None, settings: BatchSettings) -> BatchRun:
     from debate_tui.batch.provider_batch import JobOptions, ProviderBatchRun
     from debate_tui.llm import DEMO_MODEL
