@@ -112,17 +112,7 @@ def open_items(ref: str | Path) -> tuple[Items, list[str]]:
     if str(ref) == "-" or not path.is_file():
         items = read_items(ref)
         return items, [item.id for item in items]
-    seen: dict[str, int] = {}
-    for number, raw in file_lines(path):
-        try:
-            item = parse_item(raw, number)
-        except InputError as exc:
-            raise InputError(f"{ref}:{number}: {exc}") from None
-        if (before := seen.setdefault(item.id, number)) != number:
-            raise InputError(f"{ref}:{number}: duplicate id {item.id!r} (first on line {before})")
-    if not seen:
-        raise InputError(f"{ref}: no items")
-    return ItemFile(path), list(seen)
+    return ItemFile(path), [item.id for item in checked(file_lines(path), str(ref))]
 
 
 def file_lines(path: Path) -> Iterator[tuple[int, str]]:
@@ -147,9 +137,13 @@ def file_lines(path: Path) -> Iterator[tuple[int, str]]:
 
 
 def parse_items(text: str, path: str) -> list[Item]:
-    items: list[Item] = []
+    return list(checked(jsonl_lines(text), path))
+
+
+def checked(lines: Iterable[tuple[int, str]], path: str) -> Iterator[Item]:
+    """Each line's item; InputError "PATH:N: ..." at the first bad line or duplicate id, or when there is none."""
     seen: dict[str, int] = {}
-    for number, raw in jsonl_lines(text):
+    for number, raw in lines:
         try:
             item = parse_item(raw, number)
         except InputError as exc:
@@ -157,10 +151,9 @@ def parse_items(text: str, path: str) -> list[Item]:
         if item.id in seen:
             raise InputError(f"{path}:{number}: duplicate id {item.id!r} (first on line {seen[item.id]})")
         seen[item.id] = number
-        items.append(item)
-    if not items:
+        yield item
+    if not seen:
         raise InputError(f"{path}: no items")
-    return items
 
 
 def parse_item(raw: str, line: int) -> Item:
