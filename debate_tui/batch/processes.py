@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import multiprocessing
 import os
 import queue
@@ -144,6 +145,8 @@ def run_part(build: Build, index: int, concurrency: int, work: Work, fresh: bool
     batch._fresh = fresh
     batch.meter.pool = SharedSpend(shared.spend)
     batch.backoff.cell = SharedPause(shared.pause)
+    gc.freeze()  # what is loaded by now (litellm's many objects) lives as long as the process: the collector
+    # need not rescan it while items come and go (about a tenth of the CPU per item against a fast server)
     messages.put(("ready", index, None))
     shared.go.wait()
     orphaned = asyncio.run(_run_watched(batch, work, parent))

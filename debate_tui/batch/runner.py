@@ -23,7 +23,6 @@ by the next run.
 from __future__ import annotations
 
 import asyncio
-import gc
 import hashlib
 import json
 import time
@@ -178,8 +177,6 @@ class BatchRun:
     async def execute(self, work: Work) -> None:
         """Run `work` (what `plan` left, or a worker process's part of it) with progress, sessions and lines."""
         self.tally.total = len(work)
-        gc.freeze()  # what is loaded by now (litellm's hundreds of thousands of objects) lives as long as the
-        # process: the collector need not scan it again and again while items come and go
         self._started = self.progress.started = time.monotonic()
         ticker = asyncio.ensure_future(self._tick())
         try:
