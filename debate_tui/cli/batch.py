@@ -122,7 +122,8 @@ def _check_flags(args: argparse.Namespace) -> None:
     """What the configuration does not check itself (it validates --concurrency, --max-cost and the like)."""
     if args.limit is not None and args.limit < 0:
         raise BadInput("--limit must be 0 or more")
-    _check_processes(args)
+    if _processes(args) != 1:
+        _check_processes(args)
     if args.router and args.api_base:
         raise BadInput("--router and --api-base exclude each other: the router's deployments say where to call")
     _check_ray(args)
@@ -148,6 +149,11 @@ def _check_out(args: argparse.Namespace) -> None:
         ResultsFile(out).check_resumable()
     except (TargetError, ResultsError) as exc:
         raise BadInput(str(exc)) from None
+
+
+def _processes(args: argparse.Namespace) -> int | None:
+    """--processes; a command that builds its own flags without it (probe) runs in one process."""
+    return getattr(args, "processes", 1)
 
 
 def _check_processes(args: argparse.Namespace) -> None:
@@ -314,7 +320,7 @@ def prepare(args: argparse.Namespace, items: Items | None = None, out: Path | No
     items = _select(args, whole, ids) if items is None else items
     local = not (args.ray or args.provider_batch)
     return batch_for(args, config, template, items, ResultsFile(out or Path(args.out).expanduser()),
-                     processes=args.processes if local else 1)
+                     processes=_processes(args) if local else 1)
 
 
 def _config(args: argparse.Namespace) -> Config:
