@@ -104,12 +104,13 @@ def killed_and_rerun(victim: str) -> dict[str, int]:
         env = quiet_env(work)
         path, out = write_items(work / "items.jsonl", KILL_ITEMS), work / "out.jsonl"
         argv = [*batch_command(path, work, url, "out.jsonl", concurrency=8), "--processes", "2"]
-        child = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        # no pipes: the orphaned workers (and multiprocessing's resource tracker) would hold them open
+        child = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         while sum(lines_of(out).values()) < KILL_ITEMS // 4 and child.poll() is None:
             time.sleep(0.05)
         workers = Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text().split()
         os.kill(child.pid if victim == "parent" else int(workers[-1]), signal.SIGKILL)
-        child.communicate(timeout=120)
+        child.wait(timeout=120)
         time.sleep(2)  # orphaned workers stop within half a second
         before = lines_of(out)
         summary, _ = measured_batch(argv, env)
