@@ -224,8 +224,19 @@ class ProcessBatch(BatchRun):
             await self._collect(shared)
         finally:
             self.stop_reason = self.stop_reason or self._worker_stop()
-            for worker in self._workers:
-                await asyncio.to_thread(worker.join)
+            await asyncio.to_thread(self._drain_and_join, shared)
+
+    def _drain_and_join(self, shared: Shared) -> None:
+        """Wait for the workers, still taking their lines: a worker whose queue is full cannot exit until it
+        is read (after an error here, say), and a line read is a line kept."""
+        for worker in self._workers:
+            while worker.is_alive():
+                with contextlib.suppress(queue.Empty):
+                    while True:
+                        kind, _, body = shared.messages.get_nowait()
+                        if kind == "rows":
+                            self.results.append(body)
+                worker.join(0.1)
 
     async def _collect(self, shared: Shared) -> None:
         """Take the workers' messages until each has ended (or died); start them together once all are ready."""
