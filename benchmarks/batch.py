@@ -121,9 +121,9 @@ class MeasuredPopen(subprocess.Popen):
         return pid, status
 
 
-def measured_batch(argv: list[str], env: dict[str, str]) -> tuple[dict, int]:
+def measured_batch(argv: list[str], env: dict[str, str], timeout: float | None = 600) -> tuple[dict, int]:
     child = MeasuredPopen(argv, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    stdout, stderr = child.communicate(timeout=600)
+    stdout, stderr = child.communicate(timeout=timeout)
     if child.returncode != 0:
         raise RuntimeError(f"batch failed ({child.returncode}): {stderr[-2000:]}")
     return json.loads(stdout.strip().splitlines()[-1]), child.peak_rss_kib

@@ -29,9 +29,10 @@ import os
 import stat
 import tomllib
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from debate_tui.inputs import InputError
 
@@ -97,6 +98,20 @@ def _kind_of(mode: int) -> str | None:
 
 def read_bytes(path: Path, kind: str) -> bytes:
     """The file's bytes, at most `limit(kind)`; FileError (MissingFile when absent) otherwise."""
+    with opened(path, kind) as (handle, most, over):
+        try:
+            data = handle.read(most + 1)
+        except OSError as exc:
+            raise FileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > most:
+        raise FileError(f"{path}: {over}; stopped reading there")
+    return data
+
+
+@contextmanager
+def opened(path: Path, kind: str) -> Iterator[tuple[BinaryIO, int, str]]:
+    """The file open for reading once it is known to be what `kind` may read (a regular file, or a stream where
+    the kind allows one) and no larger than its limit: (handle, limit in bytes, the words for "over the limit")."""
     bound = LIMITS[kind]
     most = limit(kind)
     try:
@@ -118,13 +133,7 @@ def read_bytes(path: Path, kind: str) -> bytes:
         over = f"over the limit of {most:,} bytes ({bound.variable}) for a {bound.what}"
         if opened.st_size > most:
             raise FileError(f"{path}: {opened.st_size:,} bytes, {over}; not read")
-        try:
-            data = handle.read(most + 1)
-        except OSError as exc:
-            raise FileError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if len(data) > most:
-        raise FileError(f"{path}: {over}; stopped reading there")
-    return data
+        yield handle, most, over
 
 
 def decode(raw: bytes, where: str) -> str:

@@ -6,6 +6,12 @@
 A batch that dies on line 4,000 after an hour of calls is worse than one that
 refuses at once, so every line is read and validated first, and the first
 problem is reported with its line number.
+
+Streamed. A regular file is not held in memory: `open_items` checks it a line
+at a time and keeps only the ids (for duplicates, --limit and --shard), and
+`ItemFile` reads it again, a line at a time, whenever the items are walked; so
+memory stays flat however long the input is. Standard input, a pipe or a
+device cannot be read twice: it is read whole (bounded), as before.
 """
 
 from __future__ import annotations
@@ -13,13 +19,14 @@ from __future__ import annotations
 import io
 import math
 import sys
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
 from debate_tui.domain import Task, Verdict
 from debate_tui.inputs import InputError, check_text, read_bounded
-from debate_tui.readfile import decode, jsonl_lines, jsonl_value, limit, read_text
+from debate_tui.readfile import FileError, decode, jsonl_lines, jsonl_value, limit, opened, read_text
 from debate_tui.textsafe import one_line
 
 VERDICTS = ("1", "2", "0")
@@ -60,10 +67,83 @@ def read_items(ref: str | Path) -> list[Item]:
     return parse_items(decode(raw, "<stdin>"), "<stdin>")
 
 
+@dataclass(frozen=True)
+class ItemFile:
+    """The items of a checked input file (`open_items`), read from the file each time they are walked."""
+
+    path: Path
+    keep: frozenset[str] | None = None
+    """Only these ids (a --limit, a --shard, a worker's part); None: every item."""
+
+    def __iter__(self) -> Iterator[Item]:
+        for number, raw in file_lines(self.path):
+            try:
+                item = parse_item(raw, number)
+            except InputError as exc:  # it was checked before the batch began
+                raise InputError(f"{self.path}:{number}: changed while the batch ran: {exc}") from None
+            if self.keep is None or item.id in self.keep:
+                yield item
+
+    def only(self, ids: Collection[str]) -> ItemFile:
+        return ItemFile(self.path, frozenset(ids))
+
+
+Items = list[Item] | ItemFile
+"""A batch's items: in memory (standard input, a pipe, a test), or walked from their file."""
+
+
+def only(items: Items, ids: Collection[str]) -> Items:
+    """The items whose id is among `ids`, in input order."""
+    if isinstance(items, ItemFile):
+        return items.only(ids)
+    wanted = set(ids)
+    return [item for item in items if item.id in wanted]
+
+
+def first(items: Iterable[Item]) -> Item:
+    return next(iter(items))
+
+
+def open_items(ref: str | Path) -> tuple[Items, list[str]]:
+    """The input's items and their ids in input order, every line checked (`parse_item`, duplicate ids): a
+    regular file is read a line at a time and only its ids are kept; anything else is read whole. InputError
+    names the first bad line."""
+    path = Path(ref)
+    if str(ref) == "-" or not path.is_file():
+        items = read_items(ref)
+        return items, [item.id for item in items]
+    return ItemFile(path), [item.id for item in checked(file_lines(path), str(ref))]
+
+
+def file_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """(number, line) of a batch input file's non-blank lines, one line in memory at a time: split at "\\n"
+    only, a "\\r" before it dropped, UTF-8 (a byte-order mark dropped), at most `max_input_bytes()` in all."""
+    with opened(path, "batch") as (handle, most, over):
+        offset = 0
+        for number, raw in enumerate(handle, start=1):
+            if offset + len(raw) > most:
+                raise FileError(f"{path}: {over}; stopped reading there")
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw, offset = raw[3:], 3
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise FileError(f"{path}: not UTF-8 (byte 0x{raw[exc.start]:02x} at offset "
+                                f"{offset + exc.start})") from None
+            offset += len(raw)
+            line = line.removesuffix("\n").removesuffix("\r")
+            if line.strip():
+                yield number, line
+
+
 def parse_items(text: str, path: str) -> list[Item]:
-    items: list[Item] = []
+    return list(checked(jsonl_lines(text), path))
+
+
+def checked(lines: Iterable[tuple[int, str]], path: str) -> Iterator[Item]:
+    """Each line's item; InputError "PATH:N: ..." at the first bad line or duplicate id, or when there is none."""
     seen: dict[str, int] = {}
-    for number, raw in jsonl_lines(text):
+    for number, raw in lines:
         try:
             item = parse_item(raw, number)
         except InputError as exc:
@@ -71,10 +151,9 @@ def parse_items(text: str, path: str) -> list[Item]:
         if item.id in seen:
             raise InputError(f"{path}:{number}: duplicate id {item.id!r} (first on line {seen[item.id]})")
         seen[item.id] = number
-        items.append(item)
-    if not items:
+        yield item
+    if not seen:
         raise InputError(f"{path}: no items")
-    return items
 
 
 def parse_item(raw: str, line: int) -> Item:

@@ -24,6 +24,13 @@ after that no call starts. The refusal is `BudgetExceeded` (a `Stopped`),
 which the runner records as a cancelled, resumable session. Calls already in
 flight finish and are counted: concurrent calls are each checked against what
 was spent before them, so the overshoot is at most one call per worker.
+
+Across processes (`batch --processes N`). The pause's "not before" time and the
+spending live in shared memory (`SharedPause`, `SharedSpend`): a 429 in one
+process holds the calls of all of them, and each process checks the budget
+against what all of them spent. The adaptive limit stays each process's own
+(its share of --concurrency): after a shared pause every process meets the
+provider's limit again and halves its own share on its own 429s.
 """
 
 from __future__ import annotations
@@ -31,10 +38,56 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
 from debate_tui.domain import Usage
 from debate_tui.engine.budget import Budget, BudgetExceeded
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient, LLMError
+
+
+class Cell(Protocol):
+    """Where the pause's end is kept: a plain attribute in one process, shared memory across several."""
+
+    value: float
+
+
+class LocalCell:
+    def __init__(self) -> None:
+        self.value = 0.0
+
+
+class SharedPause:
+    """A pause end in shared memory (a `multiprocessing` Value of type 'd'); it only ever moves later."""
+
+    def __init__(self, shared: Any):
+        self.shared = shared
+
+    @property
+    def value(self) -> float:
+        return float(self.shared.value)
+
+    @value.setter
+    def value(self, when: float) -> None:
+        with self.shared.get_lock():
+            self.shared.value = max(self.shared.value, when)
+
+
+class SharedSpend:
+    """What all processes of a batch spent, in shared memory (a `multiprocessing` Array of 4 doubles)."""
+
+    def __init__(self, shared: Any):
+        self.shared = shared
+
+    def total(self) -> Usage:
+        with self.shared.get_lock():
+            calls, prompt, completion, cost = self.shared[:]
+        return Usage(calls=int(calls), prompt_tokens=int(prompt), completion_tokens=int(completion), cost_usd=cost)
+
+    def add(self, usage: Usage) -> None:
+        with self.shared.get_lock():
+            for index, value in enumerate((usage.calls, usage.prompt_tokens, usage.completion_tokens,
+                                           usage.cost_usd)):
+                self.shared[index] += value
 
 
 class GlobalBackoff:
@@ -48,18 +101,24 @@ class GlobalBackoff:
         max_delay_s: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        cell: Cell | None = None,
     ):
         self.inner = inner
+        self.cell = cell or LocalCell()
         self.base_delay_s = base_delay_s
         self.max_delay_s = max_delay_s
         self.clock = clock
         self.sleep = sleep
-        self.resume_at = 0.0
         self.rate_limited = 0
         """429s seen in total."""
         self.waits = 0
         """Calls that were held back by a pause."""
         self._streak = 0
+
+    @property
+    def resume_at(self) -> float:
+        """No call goes out before this (time.monotonic, the same clock in every process of the machine)."""
+        return self.cell.value
 
     async def complete(self, request: ChatRequest, on_delta: DeltaCallback | None = None) -> Completion:
         await self.wait()
@@ -86,7 +145,7 @@ class GlobalBackoff:
             delay = min(retry_after, self.max_delay_s)
         else:
             delay = min(self.base_delay_s * 2 ** (self._streak - 1), self.max_delay_s)
-        self.resume_at = max(self.resume_at, self.clock() + delay)
+        self.cell.value = max(self.cell.value, self.clock() + delay)
 
 
 class AdaptiveLimit:
@@ -154,8 +213,10 @@ class Meter:
     """
 
     def __init__(self, inner: LLMClient, budget: Budget | None = None,
-                 on_exceeded: Callable[[str], None] = lambda reason: None):
+                 on_exceeded: Callable[[str], None] = lambda reason: None, pool: SharedSpend | None = None):
         self.inner = inner
+        self.pool = pool
+        """The whole batch's spending when it runs in several processes; the budget holds for it."""
         self.budget = budget or Budget()
         self.on_exceeded = on_exceeded
         self.spent = Usage()
@@ -165,11 +226,14 @@ class Meter:
         if self.stop_reason is not None:
             raise BudgetExceeded(self.stop_reason)
         try:
-            self.budget.check_prompt(self.spent, request.model, request.messages)
+            spent = self.pool.total() if self.pool is not None and self.budget.limited else self.spent
+            self.budget.check_prompt(spent, request.model, request.messages)
         except BudgetExceeded as exc:
             self.stop_reason = str(exc)
             self.on_exceeded(self.stop_reason)
             raise
         completion = await self.inner.complete(request, on_delta)
         self.spent.add(completion.usage)
+        if self.pool is not None:
+            self.pool.add(completion.usage)
         return completion

@@ -43,10 +43,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from debate_tui.batch.items import Item
+from debate_tui.batch.items import Item, Items
 from debate_tui.batch.progress import Progress
 from debate_tui.batch.results import ResultsError, ResultsFile
-from debate_tui.batch.runner import BatchRun, BatchSettings
+from debate_tui.batch.runner import BatchRun, BatchSettings, Work
 from debate_tui.domain import Criterion, Session, Usage
 from debate_tui.inputs import InputError
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMError
@@ -465,14 +465,14 @@ class ProviderBatchRun(BatchRun):
     adaptive = False
     """Every item's call goes into its round's job at once; the provider paces a job, not us."""
 
-    def __init__(self, items: list[Item], template: Session, results: ResultsFile, store: SessionStore, *,
+    def __init__(self, items: Items, template: Session, results: ResultsFile, store: SessionStore, *,
                  options: JobOptions, cache: ResponseCache | None = None, settings: BatchSettings | None = None):
         self.rounds = JobRounds(JobsFile(jobs_path(results.path)), options)
         super().__init__(items, template, results, store, self.rounds, cache=cache, settings=settings)
         self.settings.retry.base_delay_s = 0.0  # the job round trip is the backoff
         self.progress = JobProgress(self.progress, self.rounds)
 
-    async def _run_items(self, work: list[tuple[Item, list[Criterion]]]) -> None:
+    async def _run_items(self, work: Work) -> None:
         self.rounds.open_items = len(work)
         async with asyncio.TaskGroup() as group:
             for item, criteria in work:

@@ -31,7 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from debate_tui.batch.items import Item
+from pydantic_core import to_jsonable_python
+
+from debate_tui.batch.items import Item, Items, only
 from debate_tui.batch.network import AdaptiveLimit, GlobalBackoff, Meter
 from debate_tui.batch.progress import Progress, Tally
 from debate_tui.batch.results import FINAL, ResultsFile, settled
@@ -63,17 +65,55 @@ def item_seed(seed: int, item_id: str) -> int:
     return int(hashlib.sha256(f"{seed}:{item_id}".encode()).hexdigest()[:8], 16) % 2**31
 
 
-def item_session(template: Session, item: Item, criteria: list[Criterion], seed: int, out_key: str) -> Session:
-    """The item's session, with an id that is the same whenever the same work is asked again."""
-    session = Session(
-        protocol=template.protocol, options={**template.options, "seed": item_seed(seed, item.id)},
-        criteria=[c.model_copy(deep=True) for c in criteria],
-        agents=[a.model_copy(deep=True) for a in template.agents], task=item.task,
-    )
-    what = session.model_dump(mode="json", include={"protocol", "options", "criteria", "agents", "task"})
-    canonical = json.dumps({"out": out_key, "item": item.id, "work": what}, sort_keys=True, ensure_ascii=False)
-    session.id = "batch-" + hashlib.sha256(canonical.encode()).hexdigest()[:20]
-    return session
+class ItemSessions:
+    """Each item's session, with an id that is the same whenever the same work is asked again.
+
+    The id is a hash of the work's canonical JSON, exactly as the session's own dump would give it (a batch
+    interrupted by an earlier version resumes the same sessions); building it from the parts saves the
+    session's full dump and the throwaway time-stamped id a new session draws.
+    """
+
+    def __init__(self, template: Session, seed: int, out_key: str):
+        self.template, self.seed, self.out_key = template, seed, out_key
+        self._options = to_jsonable_python(template.options)
+        self._agents = [agent.model_dump(mode="json") for agent in template.agents]
+        self._criteria: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+
+    def make(self, item: Item, criteria: list[Criterion]) -> Session:
+        seed = item_seed(self.seed, item.id)
+        names = tuple(c.name for c in criteria)
+        if (dumped := self._criteria.get(names)) is None:
+            dumped = self._criteria[names] = [c.model_dump(mode="json") for c in criteria]
+        what = {"protocol": self.template.protocol, "options": {**self._options, "seed": seed},
+                "criteria": dumped, "agents": self._agents, "task": item.task.model_dump(mode="json")}
+        canonical = json.dumps({"out": self.out_key, "item": item.id, "work": what}, sort_keys=True,
+                               ensure_ascii=False)
+        return Session(
+            id="batch-" + hashlib.sha256(canonical.encode()).hexdigest()[:20], protocol=self.template.protocol,
+            options={**self.template.options, "seed": seed}, criteria=[c.model_copy(deep=True) for c in criteria],
+            agents=[a.model_copy(deep=True) for a in self.template.agents], task=item.task,
+        )
+
+
+class Work:
+    """What a run has left: each item's missing criteria by id; the items themselves read when it is their turn
+    (from their file, when it is one), so a long input is never held in memory."""
+
+    def __init__(self, items: Items, missing: dict[str, list[Criterion]]):
+        self.items = items
+        self.missing = missing
+
+    def __len__(self) -> int:
+        return len(self.missing)
+
+    def __iter__(self) -> Iterator[tuple[Item, list[Criterion]]]:
+        for item in self.items:
+            if (criteria := self.missing.get(item.id)) is not None:
+                yield item, criteria
+
+    def part(self, ids: list[str]) -> Work:
+        """The work of these ids alone (a worker process's part)."""
+        return Work(only(self.items, ids), {i: self.missing[i] for i in ids})
 
 
 class BatchRun:
@@ -82,7 +122,7 @@ class BatchRun:
 
     def __init__(
         self,
-        items: list[Item],
+        items: Items,
         template: Session,
         results: ResultsFile,
         store: SessionStore,
@@ -113,6 +153,7 @@ class BatchRun:
         self._fresh = True
         self._out_key = str(results.path.resolve())
         """Part of every item's session id: one batch's items never share sessions with another's."""
+        self.sessions = ItemSessions(template, self.settings.seed, self._out_key)
         self._started = time.monotonic()
 
     # ----- control ------------------------------------------------------------------
@@ -130,37 +171,42 @@ class BatchRun:
 
     async def run(self) -> Tally:
         with self.results.locked("a batch"):
-            work = self.plan()
-            self.tally.total = len(work)
-            self._started = self.progress.started = time.monotonic()
-            ticker = asyncio.ensure_future(self._tick())
-            try:
-                async with self.writer.running():
-                    await self._run_items(work)
-            finally:
-                ticker.cancel()
-                self.results.close()
-                self._sync_usage()
-                self.progress.close()
+            await self.execute(self.plan())
         return self.tally
 
-    def plan(self) -> list[tuple[Item, list[Criterion]]]:
+    async def execute(self, work: Work) -> None:
+        """Run `work` (what `plan` left, or a worker process's part of it) with progress, sessions and lines."""
+        self.tally.total = len(work)
+        self._started = self.progress.started = time.monotonic()
+        ticker = asyncio.ensure_future(self._tick())
+        try:
+            async with self.writer.running():
+                await self._run_items(work)
+        finally:
+            ticker.cancel()
+            self.results.close()
+            self._sync_usage()
+            self.progress.close()
+
+    def plan(self) -> Work:
         """What is left to do; superseded, unfinished and cut-off lines are dropped from the file first."""
         self._fresh = not self.results.exists()
         read = self.results.read()
         keep = settled(read.rows)
         if read.truncated or len(keep) != len(read.rows):
             self.results.rewrite(keep.values())
-        work = []
+        missing: dict[str, list[Criterion]] = {}
+        names = {c.name for c in self.template.criteria}
         for item in self.items:
-            missing = [c for c in self.template.criteria if (item.id, c.name) not in keep]
-            if missing:
-                work.append((item, missing))
+            if not keep:  # a new batch: every item has all to do, and shares one list
+                missing[item.id] = self.template.criteria
+            elif names - (done := {c for c in names if (item.id, c) in keep}):
+                missing[item.id] = [c for c in self.template.criteria if c.name not in done]
             else:
                 self.tally.skipped += 1
-        return work
+        return Work(self.items, missing)
 
-    async def _run_items(self, work: list[tuple[Item, list[Criterion]]]) -> None:
+    async def _run_items(self, work: Work) -> None:
         """`concurrency` workers take items off one queue; provider batches run them all at once instead."""
         pending = iter(work)
         async with asyncio.TaskGroup() as group:
@@ -195,7 +241,7 @@ class BatchRun:
 
     def _session_for(self, item: Item, criteria: list[Criterion]) -> tuple[Session, Path]:
         """The item's session (the saved one when a rerun finds it) and its file."""
-        fresh = item_session(self.template, item, criteria, self.settings.seed, self._out_key)
+        fresh = self.sessions.make(item, criteria)
         path = self.store.path_for(fresh.id)
         if self._fresh or not path.exists():
             return fresh, path

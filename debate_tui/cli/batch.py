@@ -18,6 +18,7 @@ import contextlib
 import json
 import signal
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +30,7 @@ from debate_tui.domain import Session, Task
 from debate_tui.textsafe import inert
 
 if TYPE_CHECKING:  # imported where used: `debate-tui --help` stays light
-    from debate_tui.batch.items import Item
+    from debate_tui.batch.items import Item, Items
     from debate_tui.batch.ladder import LadderRun
     from debate_tui.batch.results import ResultsFile
     from debate_tui.batch.runner import BatchRun, BatchSettings
@@ -55,6 +56,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     run.add_argument("--concurrency", type=int, metavar="N",
                      help="items in flight at once "
                           f"(default: limits.concurrency in config.toml, else {DEFAULT_CONCURRENCY})")
+    run.add_argument("--processes", type=int, metavar="N",
+                     help="worker processes, each with its share of --concurrency (default: the cores, at most "
+                          "--concurrency, one per 200 items; 1: this process only)")
     run.add_argument("--limit", type=int, metavar="K", help="only the first K items of the input")
     run.add_argument("--shard", metavar="I/N",
                      help="only shard I of N (1 <= I <= N), chosen by a stable hash of each item id; "
@@ -118,6 +122,8 @@ def _check_flags(args: argparse.Namespace) -> None:
     """What the configuration does not check itself (it validates --concurrency, --max-cost and the like)."""
     if args.limit is not None and args.limit < 0:
         raise BadInput("--limit must be 0 or more")
+    if _processes(args) != 1:
+        _check_processes(args)
     if args.router and args.api_base:
         raise BadInput("--router and --api-base exclude each other: the router's deployments say where to call")
     _check_ray(args)
@@ -143,6 +149,24 @@ def _check_out(args: argparse.Namespace) -> None:
         ResultsFile(out).check_resumable()
     except (TargetError, ResultsError) as exc:
         raise BadInput(str(exc)) from None
+
+
+def _processes(args: argparse.Namespace) -> int | None:
+    """--processes; a command that builds its own flags without it (probe) runs in one process."""
+    return getattr(args, "processes", 1)
+
+
+def _check_processes(args: argparse.Namespace) -> None:
+    """--processes runs local worker processes; --ray, --provider-batch and --policy run their own way."""
+    if args.processes is None:
+        return
+    if args.processes < 1:
+        raise BadInput("--processes must be 1 or more")
+    others = [flag for flag, on in (("--ray", args.ray), ("--provider-batch", args.provider_batch),
+                                    ("--policy", args.policy)) if on]
+    if args.processes > 1 and others:
+        raise BadInput(f"--processes above 1 cannot be combined with {others[0]}, which runs in one process "
+                       "(--ray: use --ray-tasks)")
 
 
 def _check_ray(args: argparse.Namespace) -> None:
@@ -204,40 +228,46 @@ def build_template(args: argparse.Namespace, first_task: Task, config: Config) -
     return template
 
 
-def _check_tasks(template: Session, items: list[Item]) -> None:
+def _check_tasks(template: Session, items: Iterable[Item]) -> None:
     """The protocol's own refusals (a pair where one text is needed, ...) for every item, before any call."""
     from debate_tui.factory import check_task
     from debate_tui.inputs import InputError
 
     fields = {key: f'"{key}"' for key in TEXT_FLAGS}  # a line gives its texts as fields, not flags
-    for item in items:
-        try:
-            check_task(template, item.task, fields)
-        except InputError as exc:
-            raise BadInput(f"line {item.line} (id {item.id!r}): {exc}") from None
+    try:
+        for item in items:
+            try:
+                check_task(template, item.task, fields)
+            except InputError as exc:
+                raise BadInput(f"line {item.line} (id {item.id!r}): {exc}") from None
+    except InputError as exc:  # the input file itself (changed since it was checked)
+        raise BadInput(str(exc)) from None
 
 
-def _read_items(args: argparse.Namespace) -> list[Item]:
-    from debate_tui.batch.items import read_items
+def _read_items(args: argparse.Namespace) -> tuple[Items, list[str]]:
+    """The input's items (a file is walked again when needed, not held) and their ids in input order."""
+    from debate_tui.batch.items import open_items
     from debate_tui.inputs import InputError
 
     try:
-        return read_items(args.input)
+        return open_items(args.input)
     except InputError as exc:
         raise BadInput(str(exc)) from None
 
 
-def _select(args: argparse.Namespace, items: list[Item]) -> list[Item]:
+def _select(args: argparse.Namespace, items: Items, ids: list[str]) -> Items:
     """--limit, then --shard: the shards of a limited batch partition the same K items."""
+    from debate_tui.batch.items import only
     from debate_tui.batch.shards import Shard, ShardError
 
-    items = items if args.limit is None else items[:args.limit]
-    if not args.shard:
+    if args.limit is None and not args.shard:
         return items
+    ids = ids if args.limit is None else ids[:args.limit]
     try:
-        return Shard.parse(args.shard).select(items)
+        shard = Shard.parse(args.shard) if args.shard else None
     except ShardError as exc:
         raise BadInput(str(exc)) from None
+    return only(items, [i for i in ids if shard.holds(i)] if shard else ids)
 
 
 def _model_client(args: argparse.Namespace, config: Config) -> LLMClient:
@@ -275,11 +305,12 @@ def _warm_up(template: Session) -> None:
         load_litellm()
 
 
-def prepare(args: argparse.Namespace, items: list[Item] | None = None, out: Path | None = None) -> BatchRun:
+def prepare(args: argparse.Namespace, items: Items | None = None, out: Path | None = None) -> BatchRun:
     """Everything a batch needs, or BadInput; nothing is called or written yet.
 
     A Ray task hands its own items and results file (the input is the driver's, not on its machine).
     """
+    from debate_tui.batch.items import first
     from debate_tui.batch.results import ResultsFile
     from debate_tui.batch.shards import Shard
 
@@ -287,11 +318,13 @@ def prepare(args: argparse.Namespace, items: list[Item] | None = None, out: Path
     if out is None:
         _check_out(args)
     config = _config(args)
-    whole = _read_items(args) if items is None else items
-    template = build_template(args, whole[0].task, config)
-    items = _select(args, whole) if items is None else items
+    whole, ids = _read_items(args) if items is None else (items, [])
+    template = build_template(args, first(whole).task, config)
+    items = _select(args, whole, ids) if items is None else items
     shard = str(Shard.parse(args.shard)) if args.shard else None  # checked by _select
-    return batch_for(args, config, template, items, ResultsFile(out or Path(args.out).expanduser(), shard))
+    local = not (args.ray or args.provider_batch)
+    return batch_for(args, config, template, items, ResultsFile(out or Path(args.out).expanduser(), shard),
+                     processes=_processes(args) if local else 1)
 
 
 def _config(args: argparse.Namespace) -> Config:
@@ -304,9 +337,14 @@ def _config(args: argparse.Namespace) -> Config:
         raise BadInput(str(exc)) from None
 
 
-def batch_for(args: argparse.Namespace, config: Config, template: Session, items: list[Item],
-              results: ResultsFile) -> BatchRun:
-    """One batch of `template` over `items` into `results`, with the flags' settings (a tier of a ladder is one)."""
+def batch_for(args: argparse.Namespace, config: Config, template: Session, items: Items,
+              results: ResultsFile, processes: int | None = 1) -> BatchRun:
+    """One batch of `template` over `items` into `results`, with the flags' settings (a tier of a ladder is one).
+
+    `processes` other than 1 (None: the default, see `processes_for`) may run the items in worker processes.
+    """
+    import functools
+
     from debate_tui.batch.runner import BatchRun, BatchSettings
     from debate_tui.engine.budget import Budget
     from debate_tui.engine.runner import RetryPolicy
@@ -319,13 +357,26 @@ def batch_for(args: argparse.Namespace, config: Config, template: Session, items
         seed=args.seed, progress_interval_s=args.progress_interval,
     )
     cache = None if args.no_cache else _open_cache(config.cache_dir)
-    _warm_up(template)
     store = config.session_store(sessions_dir(args))
     _check_writable(store.root)
+    if processes == 1 or args.provider_batch:  # else litellm is imported by the process that uses it
+        _warm_up(template)
     if args.provider_batch:
         return _provider_batch(args, items, template, results, store, cache, settings)
-    return BatchRun(items, template, results, store,
-                    _model_client(args, config), cache=cache, settings=settings)
+    if processes == 1:
+        return BatchRun(items, template, results, store,
+                        _model_client(args, config), cache=cache, settings=settings)
+    from debate_tui.batch.processes import ProcessBatch  # imports litellm only where one process is used
+
+    return ProcessBatch(items, template, results, store, _model_client(args, config), cache=cache,
+                        settings=settings, build=functools.partial(_part_batch, args), processes=processes,
+                        warm_up=functools.partial(_warm_up, template))
+
+
+def _part_batch(args: argparse.Namespace, concurrency: int, items: Items, out: Path) -> BatchRun:
+    """A worker process's batch: the same flags over its items, with its share of the concurrency."""
+    part = argparse.Namespace(**{**vars(args), "concurrency": concurrency, "processes": 1})
+    return prepare(part, items, out)
 
 
 def prepare_ladder(args: argparse.Namespace) -> LadderRun:
@@ -340,7 +391,7 @@ def prepare_ladder(args: argparse.Namespace) -> LadderRun:
         raise BadInput("--policy runs its tiers one after the other in this process; it cannot be used with --ray")
     _check_out(args)
     config = _config(args)
-    items = _select(args, _read_items(args))
+    items = list(_select(args, *_read_items(args)))
     if args.seed is None:
         args.seed = 0
     try:
@@ -379,7 +430,7 @@ def _open_cache(directory: Path) -> ResponseCache:
     return cache
 
 
-def _provider_batch(args: argparse.Namespace, items: list[Item], template: Session, results: ResultsFile,
+def _provider_batch(args: argparse.Namespace, items: Items, template: Session, results: ResultsFile,
                     store: SessionStore, cache: ResponseCache | None, settings: BatchSettings) -> BatchRun:
     from debate_tui.batch.provider_batch import JobOptions, ProviderBatchRun
     from debate_tui.llm import DEMO_MODEL
