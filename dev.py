@@ -9,7 +9,7 @@
     python3 dev.py lock         write requirements.lock from .venv (after an upgrade that passed)
     python3 dev.py docs [serve] the documentation site from docs/: a strict build into site/ (as CI
                                 runs it), or served at http://127.0.0.1:8000 while you edit; installs
-                                the docs extra (mkdocs-material) into .venv the first time
+                                the docs group (mkdocs-material) into .venv the first time
     python3 dev.py test-local-model [ARGS]
                                 the opt-in suite against a real small model: builds llama.cpp's
                                 server and the model into the user's cache if missing (once,
@@ -122,8 +122,8 @@ def docs(rest: list[str]) -> int:
     """Strict, so a broken link, a missing page or an unlisted one fails the build (CI runs this)."""
     python = str(BIN / "python")
     if subprocess.call([python, "-c", "import material, mkdocs"], stderr=subprocess.DEVNULL) != 0:
-        print("installing the docs extra (mkdocs-material) into .venv ...", file=sys.stderr)
-        subprocess.run([*PIP, "install", "-q", "-c", str(LOCK), "-e", f"{ROOT}[docs]"], check=True)
+        print("installing the docs group (mkdocs-material) into .venv ...", file=sys.stderr)
+        subprocess.run([*PIP, "install", "-q", "-c", str(LOCK), *group("docs")], check=True)
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     args = rest if rest[:1] == ["serve"] else ["build", "--strict", *rest]
     return subprocess.call([python, "-m", "mkdocs", *args], cwd=ROOT, env=env)
