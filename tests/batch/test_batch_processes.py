@@ -190,7 +190,7 @@ def test_an_item_session_id_is_the_hash_of_the_whole_sessions_canonical_dump(tmp
 
     from debate_tui.batch.items import read_items
     from debate_tui.batch.runner import ItemSessions
-    from tests.test_batch_support import prepared
+    from tests.helpers.batch import prepared
 
     items_path = write_items(tmp_path / "in.jsonl", 3)
     batch = prepared(str(items_path), "--out", str(tmp_path / "o.jsonl"), "--protocol", "debate",
@@ -230,7 +230,7 @@ def test_a_batch_walks_its_input_file_instead_of_holding_it(tmp_path):
     """A file's items are read again when the work is walked (only ids are kept); --limit and --shard select
     ids; stdin is held as before."""
     from debate_tui.batch.items import ItemFile
-    from tests.test_batch_support import prepared
+    from tests.helpers.batch import prepared
 
     path = write_items(tmp_path / "in.jsonl", 30)
     batch = prepared(str(path), "--out", str(tmp_path / "o.jsonl"), "--demo", "--limit", "12", "--shard", "2/3")
