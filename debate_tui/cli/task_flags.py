@@ -46,6 +46,21 @@ OPTION_FLAGS: dict[str, OptionFlag] = {
 """argparse destination -> the protocol option it sets; each protocol reads the keys its spec has."""
 
 
+TIE_BREAKERS = ("none", "agent", "human")
+
+
+def bare_tie_breaker(argv: list[str]) -> list[str]:
+    """`--tie-breaker` alone right before a positional (`batch --tie-breaker in.jsonl`) means agent: argparse
+    would take the file for the flag's value, so the bare flag is spelled out as `--tie-breaker=agent`."""
+    bare = f"--tie-breaker={OPTION_FLAGS['tie_breaker'].bare}"
+    fixed = list(argv)
+    for i, following in enumerate(argv[1:], start=1):
+        positional = following == "-" or not following.startswith("-")  # "-": batch's standard input
+        if argv[i - 1] == "--tie-breaker" and positional and following not in TIE_BREAKERS:
+            fixed[i - 1] = bare
+    return fixed
+
+
 def option_help(dest: str) -> str:
     """A protocol option flag's help, from every spec that has the option (their help, default and range)."""
     from annotated_types import Ge, Le
@@ -107,7 +122,7 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
     how.add_argument("--rounds", type=int, metavar="N", help=SPEC_HELP)
     how.add_argument("--critic-persona", metavar="NAME|FILE.toml", help=SPEC_HELP)
     how.add_argument("--tie-breaker", nargs="?", const=OPTION_FLAGS["tie_breaker"].bare,
-                     choices=("none", "agent", "human"), help=SPEC_HELP)
+                     choices=TIE_BREAKERS, help=SPEC_HELP)
     how.add_argument("--seed", type=int, metavar="N", help=SPEC_HELP)
     how.add_argument("--strategy", metavar="NAME", help=SPEC_HELP)
     how.add_argument("--agents", type=int, metavar="N", help=SPEC_HELP)

@@ -183,3 +183,17 @@ def test_the_tie_breaker_flag_takes_each_value_the_protocol_has():
         assert build_parser("run").parse_args(["run", "--tie-breaker", value, "--text", "t"]).tie_breaker == value
     with pytest.raises(SystemExit):
         build_parser("run").parse_args(["run", "--tie-breaker", "sometimes", "--text", "t"])
+
+
+def test_the_bare_tie_breaker_flag_right_before_the_input_means_agent(capsys, tmp_path, isolated_dirs):
+    """`batch --tie-breaker in.jsonl` read the file name as the flag's value ("invalid choice"), exit 2."""
+    from tests.helpers.batch import read_rows, run_batch, write_items
+
+    items = write_items(tmp_path / "in.jsonl", 2)
+    code, summary, err = run_batch(capsys, "--tie-breaker", str(items), "--demo", "--protocol", "debate",
+                                   "--rounds", "1", "--out", str(tmp_path / "out.jsonl"))
+    assert code == 0, err
+    assert summary is not None and summary["done"] == 2
+    sessions = [read_session(next(isolated_dirs.rglob(f"{row['session']}.json")))
+                for row in read_rows(tmp_path / "out.jsonl")]
+    assert all(s.turns[-1].role == "tie_breaker" for s in sessions)
