@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # imported where used: `debate-tui --help` stays light
     from debate_tui.batch.ladder import LadderRun
     from debate_tui.batch.results import ResultsFile
     from debate_tui.batch.runner import BatchRun, BatchSettings
+    from debate_tui.batch.shards import Shard
     from debate_tui.config import Config
     from debate_tui.llm.base import LLMClient
     from debate_tui.llm.cache import ResponseCache
@@ -258,16 +259,22 @@ def _read_items(args: argparse.Namespace) -> tuple[Items, list[str]]:
 def _select(args: argparse.Namespace, items: Items, ids: list[str]) -> Items:
     """--limit, then --shard: the shards of a limited batch partition the same K items."""
     from debate_tui.batch.items import only
-    from debate_tui.batch.shards import Shard, ShardError
 
     if args.limit is None and not args.shard:
         return items
     ids = ids if args.limit is None else ids[:args.limit]
+    shard = _shard(args)
+    return only(items, [i for i in ids if shard.holds(i)] if shard else ids)
+
+
+def _shard(args: argparse.Namespace) -> Shard | None:
+    """--shard I/N, parsed once for the selection and the results file's records, or BadInput."""
+    from debate_tui.batch.shards import Shard, ShardError
+
     try:
-        shard = Shard.parse(args.shard) if args.shard else None
+        return Shard.parse(args.shard) if args.shard else None
     except ShardError as exc:
         raise BadInput(str(exc)) from None
-    return only(items, [i for i in ids if shard.holds(i)] if shard else ids)
 
 
 def _model_client(args: argparse.Namespace, config: Config) -> LLMClient:
@@ -312,7 +319,6 @@ def prepare(args: argparse.Namespace, items: Items | None = None, out: Path | No
     """
     from debate_tui.batch.items import first
     from debate_tui.batch.results import ResultsFile
-    from debate_tui.batch.shards import Shard
 
     _check_flags(args)
     if out is None:
@@ -321,9 +327,10 @@ def prepare(args: argparse.Namespace, items: Items | None = None, out: Path | No
     whole, ids = _read_items(args) if items is None else (items, [])
     template = build_template(args, first(whole).task, config)
     items = _select(args, whole, ids) if items is None else items
-    shard = str(Shard.parse(args.shard)) if args.shard else None  # checked by _select
+    shard = _shard(args)
     local = not (args.ray or args.provider_batch)
-    return batch_for(args, config, template, items, ResultsFile(out or Path(args.out).expanduser(), shard),
+    return batch_for(args, config, template, items,
+                     ResultsFile(out or Path(args.out).expanduser(), str(shard) if shard else None),
                      processes=_processes(args) if local else 1)
 
 
