@@ -2,7 +2,7 @@
 
     python tools/collect_replies.py plan --runs 400 --seed 30 --max-chars 1400 > plan.jsonl
     python tools/collect_replies.py run plan.jsonl --api-base http://127.0.0.1:PORT/v1 --out raw/
-    python tools/collect_replies.py rows raw/ --seed 30 --held-out 220 --to labels/
+    python tools/collect_replies.py rows raw/ --seed 2611 --held-out 0.4 --to labels/
 
 `plan`: one line per CLI run, drawn with a fixed seed: a protocol (single, debate, chateval,
 scaleeval, mateval twice, in turn), an item of a shipped data set that protocol reads (SummEval,
@@ -12,13 +12,17 @@ reply cap (100-400 tokens).
 inputs written as files, its session file kept under `--out` (a run already done is skipped, so
 the step can be resumed).
 `rows`: every turn whose answer the product reads (a score, a pair of scores, a verdict, a
-Critic's acceptance, a MATEval report), one JSON object a line, with what was asked; then one
-random split into a development and a held-out part, drawn once with `--seed`.
+Critic's acceptance, a MATEval report), one JSON object a line, with what was asked, under an id
+made of its run and slot (`run0042.3`), so rows already labelled keep their ids when more runs
+finish. Each row's part (development or held out) is drawn once, from `--seed` and its id alone:
+a row is held out when a seeded hash of its id falls under `--held-out` (a fraction), so the split
+is random, fixed before any rule is written, and does not move as rows are added.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -147,7 +151,7 @@ def rows_of(folder: Path) -> list[dict[str, Any]]:
             expect = _expect(session, roles.get(turn["agent"], ""))
             if expect is None or not turn["content"].strip():
                 continue
-            row: dict[str, Any] = {"protocol": session["protocol"], "expect": expect, "role": roles[turn["agent"]],
+            row: dict[str, Any] = {"id": f"{job['run']}.{turn['slot']}", "protocol": session["protocol"], "expect": expect, "role": roles[turn["agent"]],
                                    "origin": f"{job['run']} {session['id']} slot {turn['slot']}",
                                    "data_set": job["data_set"], "item": job["item"],
                                    "temperature": job["temperature"], "cap": job["cap"],
@@ -164,19 +168,23 @@ def rows_of(folder: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def rows(raw: Path, seed: int, held_out: int, to: Path) -> None:
-    """Every read turn of every run, numbered; then the one split (ids of the held-out part)."""
+def held_out(row_id: str, seed: int, fraction: float) -> bool:
+    """Whether a row is in the held-out part: a seeded hash of its id, uniform on [0, 1), under `fraction`."""
+    digest = hashlib.sha256(f"{seed}:{row_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64 < fraction
+
+
+def rows(raw: Path, seed: int, fraction: float, to: Path) -> None:
+    """Every read turn of every finished run, with its stable id; then the split (ids of the held-out part)."""
     found = [row for folder in sorted(p for p in raw.iterdir() if (p / "done.json").exists())
              for row in rows_of(folder)]
-    for n, row in enumerate(found):
-        row["id"] = f"r{n:04d}"
-    ids = [row["id"] for row in found]
-    held = sorted(random.Random(seed).sample(ids, held_out))
+    held = sorted(row["id"] for row in found if held_out(row["id"], seed, fraction))
     to.mkdir(parents=True, exist_ok=True)
     with (to / "replies.jsonl").open("w", encoding="utf-8") as sink:
         for row in found:
             sink.write(json.dumps({"id": row.pop("id"), **row}, ensure_ascii=False) + "\n")
-    (to / "split.json").write_text(json.dumps({"seed": seed, "held_out": held}, indent=0) + "\n", encoding="utf-8")
+    split = {"seed": seed, "fraction": fraction, "held_out": held}
+    (to / "split.json").write_text(json.dumps(split, indent=0) + "\n", encoding="utf-8")
     print(f"{len(found)} replies, {len(held)} held out", file=sys.stderr)
 
 
@@ -197,7 +205,7 @@ def main() -> None:
     w = sub.add_parser("rows")
     w.add_argument("raw", type=Path)
     w.add_argument("--seed", type=int, required=True)
-    w.add_argument("--held-out", type=int, required=True)
+    w.add_argument("--held-out", type=float, required=True, help="the fraction of rows held out, e.g. 0.4")
     w.add_argument("--to", type=Path, required=True)
     args = parser.parse_args()
     if args.step == "plan":
