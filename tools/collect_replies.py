@@ -151,7 +151,8 @@ def rows_of(folder: Path) -> list[dict[str, Any]]:
             expect = _expect(session, roles.get(turn["agent"], ""))
             if expect is None or not turn["content"].strip():
                 continue
-            row: dict[str, Any] = {"id": f"{job['run']}.{turn['slot']}", "protocol": session["protocol"], "expect": expect, "role": roles[turn["agent"]],
+            row: dict[str, Any] = {"id": f"{job['run']}.{turn['slot']}", "protocol": session["protocol"],
+                                   "expect": expect, "role": roles[turn["agent"]],
                                    "origin": f"{job['run']} {session['id']} slot {turn['slot']}",
                                    "data_set": job["data_set"], "item": job["item"],
                                    "temperature": job["temperature"], "cap": job["cap"],
