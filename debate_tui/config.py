@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import platformdirs
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
@@ -237,8 +237,9 @@ class GenerationSettings(Section):
     (a MATEval evaluator 768, a summarizer 1,536)."""
     temperature: Annotated[float, Field(ge=0, le=2)] | None = None
     """Sampling temperature; unset: 0 for judging turns, 1 for the single judge's `--samples` above 1."""
-    structured: bool = False
-    """Ask the answer line as a small JSON object where the provider supports a response schema."""
+    structured: bool | Literal["auto"] = False
+    """Ask the answer line as a small JSON object: "auto" where the provider can constrain it to a schema
+    (litellm says so, or your own server takes one), true also from a hosted model litellm does not know."""
     roles: Annotated[dict[str, RoleGeneration], AfterValidator(_known_roles)] = Field(default_factory=dict)
     """Per agent role, e.g. `[generation.roles.summarizer]` max_reply_tokens = 2048."""
 

@@ -18,7 +18,7 @@ The built-in temperature is 0 for judging turns; a protocol that samples
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -47,8 +47,9 @@ class ReplySettings(BaseModel):
 class Generation(ReplySettings):
     """The generation settings of a run, recorded in the session's options."""
 
-    structured: bool = False
-    """Ask the answer line as a small JSON object where the provider supports a response schema."""
+    structured: bool | Literal["auto"] = False
+    """Ask the answer line as a small JSON object: "auto" where the provider can constrain it (litellm says so,
+    or a server of the user's own takes a schema), True also from a hosted model litellm does not know."""
     roles: dict[str, ReplySettings] = Field(default_factory=dict)
     """Per agent role (`[generation.roles.critic]`)."""
     models: dict[str, ReplySettings] = Field(default_factory=dict)

@@ -98,7 +98,8 @@ def _files(job: dict[str, Any], folder: Path) -> list[str]:
     return options
 
 
-def command(job: dict[str, Any], folder: Path, api_base: str, model: str, timeout: int) -> list[str]:
+def command(job: dict[str, Any], folder: Path, api_base: str, model: str, timeout: int,
+            structured: str = "off") -> list[str]:
     protocol = job["protocol"]
     options = {"single": ["--samples", "5" if job["temperature"] else "1"],
                "debate": ["--rounds", "1"], "chateval": ["--agents", "2", "--turns", "2"],
@@ -108,22 +109,24 @@ def command(job: dict[str, Any], folder: Path, api_base: str, model: str, timeou
     return [str(Path(sys.executable).parent / "debate-tui"), "run", "--protocol", protocol, *_files(job, folder),
             *criteria, *options, "--model", model, "--api-base", api_base,
             "--temperature", str(job["temperature"]), "--max-reply-tokens", str(job["cap"]),
-            "--timeout", str(timeout), "--retries", "1", "--sessions-dir", str(folder / "sessions")]
+            "--timeout", str(timeout), "--retries", "1", "--sessions-dir", str(folder / "sessions"),
+            "--structured", structured]
 
 
-def run(plan_file: Path, out: Path, api_base: str, model: str, timeout: int, part: str) -> None:
+def run(plan_file: Path, out: Path, api_base: str, model: str, timeout: int, part: str, structured: str = "off",
+        only: int | None = None) -> None:
     """The planned runs in order (those of `part` "I/N": every N-th from the I-th, for N servers side by side)."""
     env = {**os.environ, "OPENAI_API_KEY": "sk-local-server-needs-none", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     index, count = (int(n) for n in part.split("/"))
     for n, line in enumerate(plan_file.read_text(encoding="utf-8").splitlines()):
-        if n % count != index - 1:
+        if n % count != index - 1 or (only is not None and n >= only):
             continue
         job = json.loads(line)
         folder = out / job["run"]
         if (folder / "done.json").exists():
             continue
         started = time.monotonic()
-        done = subprocess.run(command(job, folder, api_base, model, timeout), env=env, capture_output=True,
+        done = subprocess.run(command(job, folder, api_base, model, timeout, structured), env=env, capture_output=True,
                               text=True, check=False)
         record = {"job": {k: v for k, v in job.items() if k not in INPUTS},
                   "exit": done.returncode, "seconds": round(time.monotonic() - started, 1),
@@ -189,6 +192,50 @@ def rows(raw: Path, seed: int, fraction: float, to: Path) -> None:
     print(f"{len(found)} replies, {len(held)} held out", file=sys.stderr)
 
 
+def measured(raw: Path) -> dict[str, dict[str, float]]:
+    """Per protocol, over the finished runs of `raw`: runs, failed runs, answers asked and left unscored,
+    calls, wall seconds, and the turns whose answer came from a JSON answer (`--structured`)."""
+    out: dict[str, dict[str, float]] = {}
+    for folder in sorted(p for p in raw.iterdir() if (p / "done.json").exists()):
+        record = json.loads((folder / "done.json").read_text(encoding="utf-8"))
+        tally = out.setdefault(record["job"]["protocol"], dict.fromkeys(
+            ("runs", "failed", "asked", "unscored", "json", "calls", "seconds"), 0.0))
+        tally["runs"] += 1
+        tally["failed"] += record["exit"] != 0
+        tally["seconds"] += record["seconds"]
+        for path in (folder / "sessions").glob("*.json"):
+            session = json.loads(path.read_text(encoding="utf-8"))
+            tally["calls"] += session["usage"]["calls"]
+            read = [t for t in session["turns"] if not t.get("error") and t.get("role") != "summarizer"
+                    and (t.get("score") is not None or t.get("verdict") is not None or t.get("unscored"))]
+            tally["asked"] += len(read)
+            tally["unscored"] += sum(bool(t.get("unscored")) for t in read)
+            tally["json"] += sum(_json_answer(t["content"]) for t in read if not t.get("unscored"))
+    return out
+
+
+def _json_answer(content: str) -> bool:
+    """Whether a turn ends with the JSON answer `--structured` adds (its reason first)."""
+    try:
+        last = json.loads(content.rstrip().rsplit("\n", 1)[-1])
+    except ValueError:
+        return False
+    return isinstance(last, dict) and "reason" in last
+
+
+def compare(folders: list[Path]) -> None:
+    """One table: each folder's figures per protocol, side by side."""
+    print("| protocol | run | runs (failed) | unscored / asked | answers from JSON | calls | wall s |")
+    print("|---|---|---|---|---|---|---|")
+    tables = {folder.name: measured(folder) for folder in folders}
+    for protocol in sorted({name for table in tables.values() for name in table}):
+        for name, table in tables.items():
+            t = table.get(protocol)
+            if t:
+                print(f"| {protocol} | {name} | {t['runs']:.0f} ({t['failed']:.0f}) | {t['unscored']:.0f} / "
+                      f"{t['asked']:.0f} | {t['json']:.0f} | {t['calls']:.0f} | {t['seconds']:.0f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="step", required=True)
@@ -203,6 +250,10 @@ def main() -> None:
     r.add_argument("--out", type=Path, required=True)
     r.add_argument("--timeout", type=int, default=90)
     r.add_argument("--part", default="1/1", help="I/N: every N-th planned run from the I-th")
+    r.add_argument("--structured", default="off", choices=("auto", "on", "off"))
+    r.add_argument("--only", type=int, help="only the first N planned runs")
+    c = sub.add_parser("compare", help="per protocol: unscored, calls and wall time of runs folders side by side")
+    c.add_argument("raw", type=Path, nargs="+")
     w = sub.add_parser("rows")
     w.add_argument("raw", type=Path)
     w.add_argument("--seed", type=int, required=True)
@@ -213,7 +264,9 @@ def main() -> None:
         for job in plan(args.runs, args.seed, args.max_chars):
             print(json.dumps(job, ensure_ascii=False))
     elif args.step == "run":
-        run(args.plan, args.out, args.api_base, args.model, args.timeout, args.part)
+        run(args.plan, args.out, args.api_base, args.model, args.timeout, args.part, args.structured, args.only)
+    elif args.step == "compare":
+        compare(args.raw)
     else:
         rows(args.raw, args.seed, args.held_out, args.to)
 

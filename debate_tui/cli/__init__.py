@@ -120,10 +120,10 @@ def _main(argv: list[str]) -> int:
 
         return merge(argv[2:])
     _escape_unencodable()
-    if "--tie-breaker" in argv:
-        from debate_tui.cli.task_flags import bare_tie_breaker
+    if "--tie-breaker" in argv or "--structured" in argv:
+        from debate_tui.cli.task_flags import spelled_out
 
-        argv = bare_tie_breaker(argv)
+        argv = spelled_out(argv)
     args = build_parser(argv[0]).parse_args(argv)
     try:
         return args.handler(args)

@@ -47,18 +47,28 @@ OPTION_FLAGS: dict[str, OptionFlag] = {
 
 
 TIE_BREAKERS = ("none", "agent", "human")
+STRUCTURED: dict[str, bool | str] = {"auto": "auto", "on": True, "off": False}
+"""`--structured`'s values -> `Generation.structured`; the flag alone is "on"."""
+BARE_VALUES = {"--tie-breaker": (OPTION_FLAGS["tie_breaker"].bare, TIE_BREAKERS), "--structured": ("on", STRUCTURED)}
+"""Flags whose value may be left out -> (the value then, the values they take)."""
 
 
-def bare_tie_breaker(argv: list[str]) -> list[str]:
-    """`--tie-breaker` alone right before a positional (`batch --tie-breaker in.jsonl`) means agent: argparse
-    would take the file for the flag's value, so the bare flag is spelled out as `--tie-breaker=agent`."""
-    bare = f"--tie-breaker={OPTION_FLAGS['tie_breaker'].bare}"
+def spelled_out(argv: list[str]) -> list[str]:
+    """A flag of BARE_VALUES alone right before a positional (`batch --tie-breaker in.jsonl`) takes its bare
+    value: argparse would take the file for the flag's value, so the flag is spelled out (`--tie-breaker=agent`)."""
     fixed = list(argv)
     for i, following in enumerate(argv[1:], start=1):
         positional = following == "-" or not following.startswith("-")  # "-": batch's standard input
-        if argv[i - 1] == "--tie-breaker" and positional and following not in TIE_BREAKERS:
-            fixed[i - 1] = bare
+        if (bare := BARE_VALUES.get(argv[i - 1])) and positional and following not in bare[1]:
+            fixed[i - 1] = f"{argv[i - 1]}={bare[0]}"
     return fixed
+
+
+def structured_value(value: str) -> bool | str:
+    """`--structured VALUE` as `Generation.structured`."""
+    if value not in STRUCTURED:
+        raise argparse.ArgumentTypeError(f"invalid choice: {value!r} (choose from {', '.join(STRUCTURED)})")
+    return STRUCTURED[value]
 
 
 def option_help(dest: str) -> str:
@@ -193,9 +203,10 @@ def add_generation_arguments(parser: argparse.ArgumentParser) -> None:
         "--temperature", type=float, metavar="T",
         help="sampling temperature (default 0 for judging turns; the single judge with --samples above 1 keeps 1)")
     generation.add_argument(
-        "--structured", action="store_true", default=None,
-        help="ask the answer line as a small JSON object where the provider supports a response schema "
-             "(else free text; the session records which was used)")
+        "--structured", nargs="?", const="on", type=structured_value, metavar="{auto,on,off}",
+        help="ask the answer line again as a small JSON object, constrained to a schema: auto where the provider "
+             "can (litellm says so, or your own server at --api-base takes a schema), on (the flag alone) also "
+             "from a hosted model litellm does not know, off never; else free text (the session records which)")
 
 
 def choices_from_args(args: argparse.Namespace) -> Choices:

@@ -147,7 +147,9 @@ class Runner:
         self.interactive = interactive
         self.budget = budget or Budget()
         self.structured = Generation.recorded(session.options).structured
-        """`--structured`: each answer line asked again as JSON where the model supports a response schema."""
+        """`--structured` (True, "auto" or False): each answer line asked again as JSON where the model can."""
+        self._probing: dict[str, asyncio.Lock] = {}
+        """A lock per model whose answer format is still being tried (`structured.answer`)."""
         self._next_slot = 0
         self._replay: dict[ReplayKey, list[Turn]] = {}
         for recorded in sorted((t for t in session.turns if t.error is None), key=lambda t: t.slot):
@@ -367,7 +369,8 @@ class Runner:
         _weigh_score(turn, completion, expect, criterion)
         if self.structured and expect in structured.ASKED:
             await structured.answer(lambda ask: self._cancellable(self.client.complete(ask)), self.session,
-                                    spec, request.messages, turn, expect, criterion)
+                                    spec, request.messages, turn, expect, criterion, self.structured,
+                                    self._probing)
             self._check_open()
 
     def _take_slot(self) -> int:

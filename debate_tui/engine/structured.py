@@ -1,17 +1,26 @@
-"""`--structured`: the answer line asked as a small JSON object, where the provider supports a response schema.
+"""`--structured`: the answer line asked as a small JSON object, where the provider can constrain it to a schema.
 
 The argument still streams as free text, as the papers' protocols have it;
 then one more call, within the same turn, asks for the answer alone under a
-JSON schema: {"score": N, "reason": "..."} (a pair: "score_1" and "score_2";
-a verdict: "1", "2" or "0"). The JSON line is added to the turn's text and
-its usage to the turn's, and its answer is the turn's. A provider without
-response schemas (litellm says which), a call that fails, or JSON that does
-not answer within the scale leave the free-text answer line in force.
-`session.state["answer_format"]` says which was used, per model.
+JSON schema, the reason first so the model writes it before it commits:
+{"reason": "...", "score": N} (a pair: "score_1" and "score_2"; a verdict:
+"1", "2" or "0"). The JSON line is added to the turn's text and its usage to
+the turn's, and its answer is the turn's. A call that fails, or JSON that
+does not answer within the scale, leave the free-text answer line in force.
+
+Which providers are asked (`Generation.structured`): `auto` asks a model
+litellm says follows response schemas, and a server of the user's own
+(`api_base`: llama.cpp, vLLM, ...), which is tried once per model, first in
+OpenAI's form (`json_schema`), then in llama-cpp-python's (`json_object`
+with a schema); a server that refuses both, or answers with no JSON at all,
+gets free text for the rest of the session. `True` also asks a hosted model
+litellm does not know, in OpenAI's form. `session.state["answer_format"]`
+says which was used, per model.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -21,7 +30,12 @@ from debate_tui.llm import DEMO_MODEL
 from debate_tui.llm.base import ChatRequest, Completion, LLMError, Message
 
 ANSWER_FORMAT_KEY = "answer_format"
-"""Key in `session.state`: model -> "json_schema" or "free text"."""
+"""Key in `session.state`: model -> "json_schema", "json_object" or "free text"."""
+FREE_TEXT = "free text"
+FORMATS = ("json_schema", "json_object")
+"""The response formats asked, in the order a server of the user's own is tried."""
+REFUSED = ("bad_request", "server")
+"""How a server says it does not take a response format (llama-cpp-python: a 500 naming the field)."""
 ASKED = ("score", "pair", "verdict")
 """The kinds of turn whose answer can be asked as JSON; free text and a Critic's NO ISSUE stay as they are."""
 REASON = {"type": "string", "description": "one short sentence"}
@@ -35,7 +49,7 @@ def schema_for(expect: str) -> dict[str, Any]:
         answer = {"score_1": {"type": "number"}, "score_2": {"type": "number"}}
     else:
         answer = {"score": {"type": "number"}}
-    properties = {**answer, "reason": REASON}
+    properties = {"reason": REASON, **answer}
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
@@ -47,7 +61,7 @@ def request_text(expect: str, criterion: Criterion | None) -> str:
         what = f'"score_1" and "score_2": your scores of text 1 and text 2, each from {low:g} to {high:g}'
     else:
         what = f'"score": your score, from {low:g} to {high:g}'
-    return f'Now give your final answer alone, as a JSON object with {what}, and "reason": one short sentence.'
+    return f'Now give your final answer alone, as a JSON object with "reason": one short sentence, then {what}.'
 
 
 def read(text: str, expect: str, criterion: Criterion | None) -> dict[str, Any] | None:
@@ -79,25 +93,65 @@ def supported(model: str) -> bool:
         return False
 
 
+def formats_to_try(spec: AgentSpec, mode: bool | str) -> tuple[str, ...]:
+    """The response formats to ask `spec`'s model in, in order; () for free text."""
+    if spec.model == DEMO_MODEL or not mode:
+        return ()
+    if supported(spec.model):
+        return FORMATS[:1]
+    if spec.params.get("api_base"):
+        return FORMATS
+    return FORMATS[:1] if mode is True else ()
+
+
+def response_format(kind: str, expect: str) -> dict[str, Any]:
+    """The request's `response_format` in OpenAI's form or in llama-cpp-python's."""
+    if kind == "json_object":
+        return {"type": "json_object", "schema": schema_for(expect)}
+    return {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema_for(expect), "strict": True}}
+
+
 async def answer(complete: Callable[[ChatRequest], Awaitable[Completion]], session: Session, spec: AgentSpec,
-                 messages: list[Message], turn: Turn, expect: str, criterion: Criterion | None) -> None:
-    """Ask `turn`'s answer as JSON where the model supports it, and take it; record which format was used."""
+                 messages: list[Message], turn: Turn, expect: str, criterion: Criterion | None,
+                 mode: bool | str = True, probing: dict[str, asyncio.Lock] | None = None) -> None:
+    """Ask `turn`'s answer as JSON where the model can give it, and take it; record which format was used.
+
+    While a model's format is unknown its turns ask one at a time (`probing`: a lock per model), so turns
+    answering at once (samples, simultaneous talk) do not each try every form."""
     formats = session.state.setdefault(ANSWER_FORMAT_KEY, {})
-    if not supported(spec.model):
-        formats[spec.model] = "free text"
+    if spec.model in formats or probing is None:
+        await _ask(complete, formats, spec, messages, turn, expect, criterion, mode)
         return
-    formats[spec.model] = "json_schema"
+    async with probing.setdefault(spec.model, asyncio.Lock()):
+        await _ask(complete, formats, spec, messages, turn, expect, criterion, mode)
+
+
+async def _ask(complete: Callable[[ChatRequest], Awaitable[Completion]], formats: dict[str, str], spec: AgentSpec,
+               messages: list[Message], turn: Turn, expect: str, criterion: Criterion | None,
+               mode: bool | str) -> None:
+    known = formats.get(spec.model)
+    candidates = () if known == FREE_TEXT else (known,) if known else formats_to_try(spec, mode)
     follow_up = [*messages, {"role": "assistant", "content": turn.content},
                  {"role": "user", "content": request_text(expect, criterion)}]
-    response_format = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema_for(expect),
-                                                              "strict": True}}
-    try:
-        completion = await complete(ChatRequest(model=spec.model, messages=follow_up,
-                                                params={**spec.params, "response_format": response_format}))
-    except LLMError:
-        return  # the free-text answer line stands
-    turn.usage.add(completion.usage)
-    data = read(completion.text, expect, criterion)
+    for kind in candidates:
+        params = {**spec.params, "response_format": response_format(kind, expect)}
+        try:
+            completion = await complete(ChatRequest(model=spec.model, messages=follow_up, params=params))
+        except LLMError as exc:
+            if known or exc.kind not in REFUSED:
+                return  # a passing fault: the free-text answer line stands, the format is asked again next turn
+            continue  # this server does not take this format: the next one
+        turn.usage.add(completion.usage)
+        if not known and not completion.text.lstrip().startswith("{"):
+            break  # accepted but ignored: the server does not constrain its answers
+        formats[spec.model] = kind
+        _take(turn, read(completion.text, expect, criterion), expect)
+        return
+    formats[spec.model] = FREE_TEXT
+
+
+def _take(turn: Turn, data: dict[str, Any] | None, expect: str) -> None:
+    """The JSON's answer as the turn's, its line added to the turn's text (nothing when it gave none)."""
     if data is None:
         return
     turn.content = f"{turn.content.rstrip()}\n{json.dumps(data, ensure_ascii=False)}"

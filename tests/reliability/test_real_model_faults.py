@@ -200,44 +200,6 @@ async def test_the_pane_marks_a_reply_that_did_not_end_on_its_own():
         assert not any("round 2" in line and ("truncated" in line or "cut off" in line) for line in lines)
 
 
-STRUCTURED_MODEL = "openai/fake-structured"
-"""Registered with litellm below as a model that follows JSON schema response formats."""
-
-
-def structured_server(server, answer: str) -> None:
-    """The argument as free text; the answer, asked with a response_format, as the given JSON."""
-    server.add_rule(answer, match=lambda request: "response_format" in request)
-    server.add_rule("The story is clear and ordered; one sentence is repeated, which costs a little.")
-
-
-def test_structured_asks_the_answer_as_json_where_the_model_supports_it(capsys, llm_server):
-    load_litellm().register_model({STRUCTURED_MODEL: {"litellm_provider": "openai", "mode": "chat",
-                                                      "supports_response_schema": True}})
-    structured_server(llm_server, '{"score": 4, "reason": "clear, one repetition"}')
-    code, summary, turns, _ = run_single(capsys, llm_server, "--structured", "--model", STRUCTURED_MODEL)
-    assert code == 0 and summary["scores"] == {"coherence": 4.0} and summary["calls"] == 2
-    [turn] = turns
-    assert turn["content"].endswith('{"score": 4, "reason": "clear, one repetition"}')
-    asked = llm_server.requests[1].body["response_format"]
-    assert asked["type"] == "json_schema" and asked["json_schema"]["schema"]["required"] == ["score", "reason"]
-    session = json.loads(Path(summary["session_path"]).read_text())
-    assert session["options"]["structured"] is True
-    assert session["state"]["answer_format"] == {STRUCTURED_MODEL: "json_schema"}
-
-
-def test_structured_falls_back_to_free_text_where_it_is_not_supported_or_not_answered(capsys, llm_server):
-    structured_server(llm_server, '{"score": 4, "reason": "never asked"}')
-    code, summary, _, _ = run_single(capsys, llm_server, "--structured")
-    session = json.loads(Path(summary["session_path"]).read_text())
-    assert session["state"]["answer_format"] == {"openai/fake-model": "free text"}
-    assert not any("response_format" in r.body for r in llm_server.requests)
-    llm_server.reset()
-    structured_server(llm_server, '{"score": 9, "reason": "off the scale"}')
-    code, summary, turns, _ = run_single(capsys, llm_server, "--structured", "--model", STRUCTURED_MODEL)
-    assert code == 0 and "score 9" not in json.dumps(turns) and summary["scores"] == {"coherence": None}
-    assert summary["unscored"] == 1  # the free text gave no score either, the re-ask neither
-
-
 def test_the_connection_is_closed_at_the_deadline_and_at_the_cap_so_the_server_stops(capsys, llm_server):
     """The server sees the client hang up as soon as we stop reading: a local server frees its slot."""
     llm_server.chunk_size = 8

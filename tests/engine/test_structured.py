@@ -1,0 +1,135 @@
+"""`--structured`: the answer asked again as JSON under a schema, on the real `run` path through litellm.
+
+Which providers are asked (litellm's table, a server of the user's own tried in OpenAI's form and then in
+llama-cpp-python's, free text for the rest), what the session says was used, and the flag's values.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from debate_tui.cli import build_parser
+from debate_tui.cli.task_flags import spelled_out
+from debate_tui.domain import AgentSpec
+from debate_tui.engine.structured import formats_to_try
+from debate_tui.llm.litellm_loader import load_litellm
+from tests.helpers import STORY
+from tests.helpers.cli import run_cli
+
+STRUCTURED_MODEL = "openai/fake-structured"
+"""Registered with litellm below as a model that follows JSON schema response formats."""
+ARGUMENT = "The story is clear and ordered; one sentence is repeated, which costs a little."
+
+
+def run_single(capsys, server, *flags: str) -> tuple[int, dict, dict]:
+    """`run --protocol single` against the fake server: exit code, JSON line, the saved session."""
+    story = Path("story.txt").absolute()
+    story.write_text(STORY)
+    code, summary, _ = run_cli(capsys, "run", "--text", str(story), "--protocol", "single", "--api-base",
+                               server.base_url, *flags)
+    assert summary is not None
+    return code, summary, json.loads(Path(summary["session_path"]).read_text())
+
+
+def asked_format(request) -> str | None:
+    return (request.body.get("response_format") or {}).get("type")
+
+
+def answers_in(server, answer: str, refused: tuple[str, ...] = ()) -> None:
+    """The argument as free text; the answer, asked with a response_format the server takes, as the JSON given;
+    a format in `refused` gets the 500 llama-cpp-python sends for a response_format type it does not know."""
+    for kind in refused:
+        server.add_rule(match=lambda request, kind=kind: asked_format_of(request) == kind,
+                        error=(500, "Input should be 'text' or 'json_object'"))
+    server.add_rule(answer, match=lambda request: "response_format" in request)
+    server.add_rule(ARGUMENT)
+
+
+def asked_format_of(body: dict) -> str | None:
+    return (body.get("response_format") or {}).get("type")
+
+
+@pytest.fixture(autouse=True)
+def in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+
+
+def test_a_model_litellm_knows_is_asked_in_openais_form_reason_first(capsys, llm_server):
+    load_litellm().register_model({STRUCTURED_MODEL: {"litellm_provider": "openai", "mode": "chat",
+                                                      "supports_response_schema": True}})
+    answers_in(llm_server, '{"reason": "clear, one repetition", "score": 4}')
+    code, summary, session = run_single(capsys, llm_server, "--structured", "--model", STRUCTURED_MODEL)
+    assert code == 0 and summary["scores"] == {"coherence": 4.0} and summary["calls"] == 2
+    [turn] = session["turns"]
+    assert turn["content"].endswith('{"reason": "clear, one repetition", "score": 4}')
+    asked = llm_server.requests[1].body["response_format"]
+    assert asked["type"] == "json_schema" and asked["json_schema"]["schema"]["required"] == ["reason", "score"]
+    assert session["options"]["structured"] is True
+    assert session["state"]["answer_format"] == {STRUCTURED_MODEL: "json_schema"}
+
+
+def test_auto_tries_a_server_of_your_own_in_openais_form_then_llama_cpp_pythons(capsys, llm_server):
+    """llama-cpp-python's server refuses `json_schema` (a 500) and takes `json_object` with a schema: the
+    second form is used for this turn and every later one, the first is not asked again."""
+    answers_in(llm_server, '{"reason": "ordered", "score": 3}', refused=("json_schema",))
+    code, summary, session = run_single(capsys, llm_server, "--structured", "auto", "--model", "openai/local",
+                                        "--samples", "2")
+    assert code == 0 and summary["scores"] == {"coherence": 3.0}
+    formats = [asked_format(r) for r in llm_server.requests]
+    assert formats.count("json_schema") == 1 and formats.count("json_object") == 2
+    json_object = next(r.body["response_format"] for r in llm_server.requests if asked_format(r) == "json_object")
+    assert json_object["schema"]["required"] == ["reason", "score"]
+    assert session["state"]["answer_format"] == {"openai/local": "json_object"}
+    assert session["options"]["structured"] == "auto"
+
+
+def test_a_server_that_refuses_or_ignores_every_form_gets_free_text_for_the_rest(capsys, llm_server):
+    answers_in(llm_server, "{}", refused=("json_schema", "json_object"))
+    code, summary, session = run_single(capsys, llm_server, "--structured=auto", "--model", "openai/local",
+                                        "--samples", "2")
+    assert code == 0 and session["state"]["answer_format"] == {"openai/local": "free text"}
+    asked = [kind for r in llm_server.requests if (kind := asked_format(r))]
+    assert asked == ["json_schema", "json_object"]  # one try of each form, on the first turn only
+    llm_server.reset()
+    llm_server.add_rule(ARGUMENT + "\nScore: 4")  # takes the format and answers free text anyway
+    code, summary, session = run_single(capsys, llm_server, "--structured", "auto", "--model", "openai/local",
+                                        "--samples", "2")
+    assert code == 0 and summary["scores"] == {"coherence": 4.0}
+    assert session["state"]["answer_format"] == {"openai/local": "free text"} and llm_server.calls == 3
+
+
+def test_auto_leaves_a_hosted_model_litellm_does_not_know_to_free_text_and_on_asks_it(llm_server):
+    """A model with no API base of its own is a hosted one: auto asks it nothing; on asks in OpenAI's form."""
+    hosted = AgentSpec(name="Judge", role="judge", model="openai/some-hosted-model")
+    own = AgentSpec(name="Judge", role="judge", model="openai/local", params={"api_base": llm_server.base_url})
+    assert formats_to_try(hosted, "auto") == () and formats_to_try(hosted, True) == ("json_schema",)
+    assert formats_to_try(own, "auto") == ("json_schema", "json_object") and formats_to_try(own, False) == ()
+
+
+def test_an_answer_off_the_scale_leaves_the_free_text_in_force(capsys, llm_server):
+    load_litellm().register_model({STRUCTURED_MODEL: {"litellm_provider": "openai", "mode": "chat",
+                                                      "supports_response_schema": True}})
+    answers_in(llm_server, '{"reason": "off the scale", "score": 9}')
+    code, summary, session = run_single(capsys, llm_server, "--structured", "--model", STRUCTURED_MODEL)
+    assert code == 0 and "score 9" not in json.dumps(session["turns"]) and summary["scores"] == {"coherence": None}
+    assert summary["unscored"] == 1  # the free text gave no score either, the re-ask neither
+
+
+@pytest.mark.parametrize(("argv", "value"), [
+    (["--structured"], True), (["--structured", "auto"], "auto"), (["--structured=off"], False),
+    (["--structured", "on"], True), ([], None),
+])
+def test_the_flags_values(argv, value):
+    args = build_parser("run").parse_args(["run", "--text", "t.txt", *argv])
+    assert args.structured == value
+
+
+def test_the_bare_flag_right_before_batchs_input_is_on(capsys):
+    assert spelled_out(["batch", "--structured", "in.jsonl"]) == ["batch", "--structured=on", "in.jsonl"]
+    assert spelled_out(["batch", "--structured", "auto", "in.jsonl"]) == ["batch", "--structured", "auto", "in.jsonl"]
+    with pytest.raises(SystemExit):
+        build_parser("run").parse_args(["run", "--text", "t.txt", "--structured", "always"])
+    assert "choose from auto, on, off" in capsys.readouterr().err
