@@ -213,3 +213,21 @@ def test_the_connection_is_closed_at_the_deadline_and_at_the_cap_so_the_server_s
     llm_server.add_rule(fault="endless")
     _, _, turns, _ = run_single(capsys, llm_server, "--max-reply-tokens", "40", "--timeout", "30")
     assert [t["finish_reason"] for t in turns] == ["length", "length"] and len(llm_server.hangups) == 2
+
+
+def test_a_plain_call_hangs_up_at_the_deadline_too(capsys, llm_server, tmp_path, monkeypatch):
+    """`batch` calls without streaming: at the deadline the connection is closed as well, not left open until
+    the server answers (a server that watches its connections stops; llama-cpp-python's does not for a plain
+    call: docs/configuration.md)."""
+    from tests.helpers.batch import model_args, run_batch, write_items
+
+    llm_server.add_rule(fault="hang")
+    monkeypatch.setenv("DEBATE_TUI_TIMEOUT", "1.5")  # batch takes the deadline from the configuration
+    items = write_items(tmp_path / "in.jsonl", 1)
+    code, summary, _ = run_batch(capsys, str(items), "--out", str(tmp_path / "out.jsonl"),
+                                 *model_args(llm_server, "--protocol", "single"), "--retries", "1",
+                                 "--no-cache")
+    assert summary is not None and summary["failed"] == 1
+    [request] = llm_server.requests
+    assert not request.body.get("stream") and len(llm_server.hangups) == 1
+    assert llm_server.hangups[0] - request.at < 1.6  # by the 1.5 s deadline, not the server's 30 s hang
