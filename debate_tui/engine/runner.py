@@ -367,7 +367,7 @@ class Runner:
         """The asked-for answer from the reply, its weight, and with `--structured` the answer asked as JSON."""
         _read_answer(turn, expect, criterion)
         _weigh_score(turn, completion, expect, criterion)
-        if self.structured and expect in structured.ASKED:
+        if structured.wanted(self.structured, expect, _has_answer(turn, expect)):
             await structured.answer(lambda ask: self._cancellable(self.client.complete(ask)), self.session,
                                     spec, request.messages, turn, expect, criterion, self.structured,
                                     self._probing)

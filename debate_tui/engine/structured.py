@@ -8,14 +8,17 @@ JSON schema, the reason first so the model writes it before it commits:
 the turn's, and its answer is the turn's. A call that fails, or JSON that
 does not answer within the scale, leave the free-text answer line in force.
 
-Which providers are asked (`Generation.structured`): `auto` asks a model
-litellm says follows response schemas, and a server of the user's own
-(`api_base`: llama.cpp, vLLM, ...), which is tried once per model, first in
-OpenAI's form (`json_schema`), then in llama-cpp-python's (`json_object`
-with a schema); a server that refuses both, or answers with no JSON at all,
-gets free text for the rest of the session. `True` also asks a hosted model
-litellm does not know, in OpenAI's form. `session.state["answer_format"]`
-says which was used, per model.
+When, and whom (`Generation.structured`): `True` asks on every turn that
+gives a score or verdict; `"auto"` only where the free text gives none (a
+reply that rambled to its cap, or never said its score), in place of the
+reminder the turn would otherwise be asked again with, so a readable reply
+costs nothing more. Both ask a model litellm says follows response schemas
+and a server of the user's own (`api_base`: llama.cpp, vLLM, ...), which is
+tried once per model, first in OpenAI's form (`json_schema`), then in
+llama-cpp-python's (`json_object` with a schema); a server that refuses
+both, or answers with no JSON at all, gets free text for the rest of the
+session. `True` also asks a hosted model litellm does not know, in OpenAI's
+form. `session.state["answer_format"]` says which was used, per model.
 """
 
 from __future__ import annotations
@@ -79,6 +82,11 @@ def read(text: str, expect: str, criterion: Criterion | None) -> dict[str, Any] 
         return data if values[0] in ("1", "2", "0") else None
     in_scale = all(isinstance(v, (int, float)) and not isinstance(v, bool) and low <= v <= high for v in values)
     return data if in_scale else None
+
+
+def wanted(mode: bool | str, expect: str, answered: bool) -> bool:
+    """Whether a turn's answer is asked as JSON: always with `True`, where the free text gave none with "auto"."""
+    return bool(mode) and expect in ASKED and (mode is True or not answered)
 
 
 def supported(model: str) -> bool:

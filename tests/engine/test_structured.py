@@ -86,6 +86,20 @@ def test_auto_tries_a_server_of_your_own_in_openais_form_then_llama_cpp_pythons(
     assert session["options"]["structured"] == "auto"
 
 
+def test_auto_asks_only_where_the_free_text_gives_no_answer_in_place_of_the_reminder(capsys, llm_server):
+    """A readable reply costs nothing more; an unreadable one gets the JSON call instead of being asked again."""
+    llm_server.add_rule('{"reason": "ordered", "score": 3}', match=lambda request: "response_format" in request)
+    llm_server.add_rule(ARGUMENT + "\nScore: 4")
+    code, summary, session = run_single(capsys, llm_server, "--structured", "auto", "--model", "openai/local")
+    assert code == 0 and summary["scores"] == {"coherence": 4.0} and llm_server.calls == 1
+    assert "answer_format" not in session["state"]
+    llm_server.reset()
+    answers_in(llm_server, '{"reason": "ordered", "score": 3}')
+    code, summary, session = run_single(capsys, llm_server, "--structured", "auto", "--model", "openai/local")
+    assert code == 0 and summary["scores"] == {"coherence": 3.0} and summary["unscored"] == 0
+    assert [asked_format(r) for r in llm_server.requests] == [None, "json_schema"]  # no reminder asked
+
+
 def test_a_server_that_refuses_or_ignores_every_form_gets_free_text_for_the_rest(capsys, llm_server):
     answers_in(llm_server, "{}", refused=("json_schema", "json_object"))
     code, summary, session = run_single(capsys, llm_server, "--structured=auto", "--model", "openai/local",
@@ -95,7 +109,7 @@ def test_a_server_that_refuses_or_ignores_every_form_gets_free_text_for_the_rest
     assert asked == ["json_schema", "json_object"]  # one try of each form, on the first turn only
     llm_server.reset()
     llm_server.add_rule(ARGUMENT + "\nScore: 4")  # takes the format and answers free text anyway
-    code, summary, session = run_single(capsys, llm_server, "--structured", "auto", "--model", "openai/local",
+    code, summary, session = run_single(capsys, llm_server, "--structured", "on", "--model", "openai/local",
                                         "--samples", "2")
     assert code == 0 and summary["scores"] == {"coherence": 4.0}
     assert session["state"]["answer_format"] == {"openai/local": "free text"} and llm_server.calls == 3
