@@ -87,6 +87,8 @@ _RUBRIC_ENTRY = re.compile(  # a scale level at a line's start or after a comma,
     r"(?:^|\n|[,;]|\bto\b)[ \t>•-]*\(?(\d+(?:\.\d+)?)\)?[ \t]*(?:[-–—:=]|\(|means\b)[ \t]*[A-Za-z\"']")
 _STARS = re.compile(r"[★⭐]+(?:[ \t]*[☆✩]+)?|(?<=[:：] )\*{3,10}(?=[ \t]*(?:\n|$|[☆✩(]))")
 """Stars given as a score: "★★★★☆", "Rating: ****" (three or more asterisks after a label, not bold markup)."""
+_STARS_LABEL = re.compile(r"\b(?:ratings?|scores?|stars?|grade|mark|overall|final)\b[^\n:：]{0,30}[:：] $", re.I)
+"""What asterisks must follow to be stars: a score's label ("a markdown divider: ***" is markup)."""
 _SCORE_NOUNS = frozenset("out stars star points point rating score grade mark".split())
 _CONNECTORS = frozenset(
     "is as because since for out on and but so given overall here with which that would"
@@ -183,6 +185,14 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
     return 1
 
 
+def _stars(m: re.Match[str]) -> str:
+    """Stars as their count; asterisks only after a score's label (else left as they are: markup)."""
+    star = m.group()
+    if star.startswith("*") and not _STARS_LABEL.search(m.string[max(0, m.start() - 50) : m.start()]):
+        return star
+    return str(sum(star.count(glyph) for glyph in "★⭐*"))
+
+
 def parse_score(text: str, low: float, high: float, *, criterion: str | None = None) -> float | None:
     """The score the judge gave on the [low, high] scale, or None when absent, ambiguous or refused.
 
@@ -195,8 +205,7 @@ def parse_score(text: str, low: float, high: float, *, criterion: str | None = N
     if is_refusal(text):
         return None
     text = without_echo(text)
-    text = _STARS.sub(lambda m: str(sum(m.group().count(star) for star in "★⭐*")), text)
-    text = text.replace("*", "").replace("`", "")
+    text = _STARS.sub(_stars, text).replace("*", "").replace("`", "")
     reading = _Reading(text)
     found: dict[int, dict[float, list[int]]] = {}
     for m in _NUMBER.finditer(text):

@@ -71,6 +71,8 @@ _BARE_VERDICT = re.compile(r"([012]|tie|draw)", re.I)
 _QUOTED_CHOICE = re.compile(  # 'I choose: "1"', 'the better submission is: "2"', 'Based on the evaluation, "1"'
     r"(?:\b(?:choose|chose|choice|answer|verdict|option|decision|select(?:ed)?|pick|is|be|evaluation|conclusion)\b"
     r"[ \t,:]{0,3}|:[ \t]*)[\"“']([012])[\"”'](?![ \t]*(?:,|\bor\b|\band\b|/))", re.I)
+_SOMEONE_ELSES = re.compile(  # 'Your response was: "1"', 'Speaker 2 chose "2"': another's answer, quoted
+    r"\b(?:you|your|speaker\s*\d|other|previous(?:ly)?|original(?:ly)?|initial(?:ly)?|earlier)\b[^\n.]{0,30}$", re.I)
 
 
 def _single(values: list[str]) -> Verdict | None:
@@ -106,7 +108,8 @@ def parse_verdict(text: str) -> Verdict | None:
         concluded = _stated(text[max(0, lines[0].start() - _CONCLUSION) : lines[0].start()] + "\n"
                             + text[lines[-1].end() :]) if lines else []
         return _single(values + concluded)
-    values = [m.group(1) for m in _QUOTED_CHOICE.finditer(text)]
+    values = [m.group(1) for m in _QUOTED_CHOICE.finditer(text)
+              if not _SOMEONE_ELSES.search(text[max(0, m.start() - 40) : m.start()])]
     if values:
         return _single(values)
     values = [next(g for g in m.groups() if g) for m in _LABEL_VERDICT.finditer(text)]
@@ -123,4 +126,9 @@ def _stated(text: str) -> list[str]:
         which, quality = m.group(1) or m.group(3) or m.group(4), (m.group(2) or "").lower()
         worse = quality.startswith(("worse", "inferior", "weaker", "less"))
         values.append({"1": "2", "2": "1"}[which] if worse else which)
-    return values + ["0" for _ in _TIE.finditer(text)]
+    return values + ["0" for m in _TIE.finditer(text) if not _in_quotes(text, m)]
+
+
+def _in_quotes(text: str, m: re.Match[str]) -> bool:
+    """A word named in quotes (the "Tie" fallacy): mentioned, not said."""
+    return text[m.start() - 1 : m.start()] in "\"“'‘" and text[m.end() : m.end() + 1] in "\"”'’" and m.start() > 0
