@@ -124,8 +124,10 @@ def _spans(draft: dict[str, str], default_type: str | None, unplaced: bool, text
     points = float(deduction.group()) if deduction else 1.0
     explanation = draft.get("explanation", "").strip()
     quotes = _split_quotes(draft.get("location", ""))
-    if not quotes:  # an error stated without a location: kept, with nothing to point at
-        return [ErrorSpan(type=kind, quote="", explanation=explanation, deduction=points)] if unplaced else []
+    if not quotes:  # an error stated without a location: kept, with nothing to point at (not the form's echo)
+        echoed = _NOTHING.match(explanation) is not None and explanation.startswith("<")
+        return [ErrorSpan(type=kind, quote="", explanation=explanation, deduction=points)] if unplaced and not \
+            echoed else []
     reasons = _ALTERNATIVES.split(explanation)
     if len(reasons) != len(quotes):
         reasons = [explanation] * len(quotes)
@@ -203,6 +205,8 @@ class _Report:
         """The field the last labelled line filled: an unlabelled line goes on with an explanation."""
         self.question_type: str | None = None
         self.answered_yes = False
+        self.answered_no = False
+        """The open question was answered no: what is drafted under it is the form copied back."""
         self.found_for_question = 0
         self.chinese = False
         self.question_start = 0
@@ -214,9 +218,11 @@ class _Report:
         self.found_for_question += len(spans)
 
     def flush(self) -> None:
-        """The drafted error, if any, read; a new draft begins."""
+        """The drafted error, if any, read; a new draft begins. Under a question answered no, the form's
+        fields copied back (Location, Explanation, Deduction) are no error."""
         unplaced = self.answered_yes or ("type" in self.draft and "location" not in self.draft)
-        self.found(_spans(self.draft, self.question_type, unplaced, self.text) if self.draft else [])
+        if self.draft and not self.answered_no:
+            self.found(_spans(self.draft, self.question_type, unplaced, self.text))
         self.draft = {}
 
     def close_question(self) -> None:
@@ -228,6 +234,7 @@ class _Report:
     def ask(self, value: str, chinese: bool) -> None:
         self.close_question()
         self.question_type, self.answered_yes, self.found_for_question = normalize_error_type(value), False, 0
+        self.answered_no = False
         self.chinese, self.question_start = chinese, len(self.errors)
         self.scored_from = self.question_start
 
@@ -238,7 +245,8 @@ class _Report:
         self.answered_yes = self.answered_yes and points > 0
 
     def answer(self, value: str) -> None:
-        self.answered_yes = answer_says(value) is True
+        said = answer_says(value)
+        self.answered_yes, self.answered_no = said is True, said is False and self.question_type is not None
         if self.chinese and self.answered_yes and (rest := re.sub(r"^\s*(?:是的?|存在|有)[，,。.：:]?", "", value)):
             self.found(_prose_errors(rest, self.question_type, self.text))  # "答：是，“...”重复了两次。"
 

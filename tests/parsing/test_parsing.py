@@ -556,3 +556,16 @@ def test_each_reader_is_a_module_of_its_own_behind_the_same_names() -> None:
 ])
 def test_markup_a_word_named_in_quotes_and_anothers_quoted_answer_are_not_answers(text: str, expect: str) -> None:
     assert read_answer(text, expect, 1, 3) is None
+
+
+def test_the_forms_fields_copied_under_a_no_or_as_placeholders_are_no_error() -> None:
+    """Real replies of the local model: "A: No" followed by the form's Location/Explanation/Deduction lines, and
+    an error whose only fields are the form's placeholders."""
+    under_no = ('Q: Does the text contain Repetition (REP) errors?\nA: No\nLocation: "This is not a repetition. '
+                'Each error was only for the last one."\nExplanation: It seems to be repeated.\nDeduction: -1\n')
+    assert parse_error_report(under_no, "") == []
+    placeholders = ("Q: Does the text contain Logical Inconsistency (LINC) errors?\nA: Yes\n"
+                    'Location: "<a sentence copied exactly from the text>"\nExplanation: <why it is an error>\n'
+                    "Deduction: -1\n")
+    [error] = parse_error_report(placeholders, "")  # the yes still counts one error, with nothing to point at
+    assert (error.type, error.quote, error.explanation) == ("LINC", "", "")
