@@ -42,6 +42,7 @@ REFUSED = ("bad_request", "server")
 ASKED = ("score", "pair", "verdict")
 """The kinds of turn whose answer can be asked as JSON; free text and a Critic's NO ISSUE stay as they are."""
 REASON = {"type": "string", "description": "one short sentence"}
+REASON_CHARS = 300
 
 
 def schema_for(expect: str) -> dict[str, Any]:
@@ -113,9 +114,13 @@ def formats_to_try(spec: AgentSpec, mode: bool | str) -> tuple[str, ...]:
 
 
 def response_format(kind: str, expect: str) -> dict[str, Any]:
-    """The request's `response_format` in OpenAI's form or in llama-cpp-python's."""
+    """The request's `response_format` in OpenAI's form or in llama-cpp-python's. The latter bounds the
+    reason's length too (its grammar can; OpenAI's strict schemas refuse the keyword): a small model's reason,
+    asked first, can otherwise run to the reply's cap and leave the JSON without its answer."""
     if kind == "json_object":
-        return {"type": "json_object", "schema": schema_for(expect)}
+        schema = schema_for(expect)
+        schema["properties"]["reason"] = {**REASON, "maxLength": REASON_CHARS}
+        return {"type": "json_object", "schema": schema}
     return {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema_for(expect), "strict": True}}
 
 

@@ -82,6 +82,7 @@ def test_auto_tries_a_server_of_your_own_in_openais_form_then_llama_cpp_pythons(
     assert formats.count("json_schema") == 1 and formats.count("json_object") == 2
     json_object = next(r.body["response_format"] for r in llm_server.requests if asked_format(r) == "json_object")
     assert json_object["schema"]["required"] == ["reason", "score"]
+    assert json_object["schema"]["properties"]["reason"]["maxLength"] == 300  # its grammar bounds the reason
     assert session["state"]["answer_format"] == {"openai/local": "json_object"}
     assert session["options"]["structured"] == "auto"
 
