@@ -23,6 +23,9 @@ COMMAND_LINE = "command line"
 REMEMBERED = "remembered from your last setup"
 DEFAULT = "default"
 
+STRUCTURED: dict[str, bool | str] = {"auto": "auto", "on": True, "off": False}
+"""How a person names `generation.structured` (`--structured`, the setup form) -> its value."""
+
 PROTOCOL_BOUND = frozenset({"options", "criteria", "agent_models", "agent_personas"})
 """What a source chose for its own protocol: not carried over to another protocol."""
 TABLES = frozenset({"options", "agent_models", "agent_personas", "generation", "inputs"})

@@ -96,7 +96,7 @@ def test_the_setup_form_sets_the_cap_and_temperature_and_refuses_nonsense():
 
 async def test_the_setup_screen_shows_the_cap_and_temperature_and_a_started_run_uses_them():
     from textual import events
-    from textual.widgets import TextArea
+    from textual.widgets import Select, TextArea
 
     from debate_tui.ui.app import DebateTUI
     from debate_tui.ui.launch import Launch
@@ -113,11 +113,15 @@ async def test_the_setup_screen_shows_the_cap_and_temperature_and_a_started_run_
         await wait_until(pilot, lambda: text_area.text == STORY, what="the pasted text")
         await type_into(pilot, "#max-reply-tokens", "180")
         await type_into(pilot, "#temperature", "0.2")
+        structured = setup.query_one("#structured", Select)
+        assert structured.value is Select.NULL  # nothing chosen: as configured
+        structured.value = "auto"
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen), what="the debate screen")
         session = app.screen.session
         assert set(params(session).values()) == {(180, 0.2)}
         assert (session.options["max_reply_tokens"], session.options["temperature"]) == (180, 0.2)
+        assert session.options["structured"] == "auto"
 
 
 def test_the_reply_meter_asks_the_tokenizer_only_near_the_cap(monkeypatch):

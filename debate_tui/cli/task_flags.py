@@ -11,7 +11,7 @@ import argparse
 from dataclasses import dataclass
 from typing import Any
 
-from debate_tui.choices import Choices
+from debate_tui.choices import STRUCTURED, Choices
 from debate_tui.inputs import InputError
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.protocols import PROTOCOLS
@@ -47,8 +47,6 @@ OPTION_FLAGS: dict[str, OptionFlag] = {
 
 
 TIE_BREAKERS = ("none", "agent", "human")
-STRUCTURED: dict[str, bool | str] = {"auto": "auto", "on": True, "off": False}
-"""`--structured`'s values -> `Generation.structured`; the flag alone is "on"."""
 BARE_VALUES = {"--tie-breaker": (OPTION_FLAGS["tie_breaker"].bare, TIE_BREAKERS), "--structured": ("on", STRUCTURED)}
 """Flags whose value may be left out -> (the value then, the values they take)."""
 

@@ -27,7 +27,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import (
     Button,
-    Checkbox,
     Collapsible,
     Input,
     Label,
@@ -38,7 +37,7 @@ from textual.widgets import (
 )
 from textual.widgets.selection_list import Selection
 
-from debate_tui.choices import DEFAULT_PROTOCOL, Choices
+from debate_tui.choices import DEFAULT_PROTOCOL, STRUCTURED, Choices
 from debate_tui.inputs import InputError, read_text
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.protocols import PROTOCOLS
@@ -98,6 +97,16 @@ class AgentRow(Horizontal):
         persona = selects.first().value
         return (None if persona is Select.NULL else str(persona)), inputs.first().value.strip()
 
+STRUCTURED_CHOICES = [("JSON where the free text gives no answer (auto)", "auto"),
+                      ("JSON on every answer (on)", "on"), ("free text only (off)", "off")]
+"""`--structured`'s values, as the form offers them."""
+
+
+def _structured_shown(value: object) -> str | object:
+    """The form's entry for a `structured` choice (none made: the configuration's)."""
+    return next((name for name, given in STRUCTURED.items() if value is not None and given == value
+                 and type(given) is type(value)), Select.NULL)
+
 
 class SetupDetails(Vertical):
     """Everything below the text box, mounted just after the first frame.
@@ -138,9 +147,8 @@ class SetupDetails(Vertical):
                         id="temperature", compact=True)
         with Horizontal(classes="form-row"):
             yield Label("JSON answers", classes="form-label")
-            yield Checkbox("ask the answer line as JSON where the model supports it",
-                           bool(choices.generation.get("structured")),
-                           id="structured", compact=True)
+            yield Select(STRUCTURED_CHOICES, value=_structured_shown(choices.generation.get("structured")),
+                         prompt="as configured", id="structured", compact=True)
         yield Label("Agents", classes="section")
         yield Static("", id="agents-note")
         yield Vertical(id="agents")
@@ -447,8 +455,8 @@ class SetupScreen(BaseScreen[None]):
             options = {**foreign, **form.read()}
         generation: dict[str, object] = {key: typed for key, selector in GENERATION_INPUTS.items()
                                          if (typed := self.query_one(selector, Input).value.strip())}
-        if self.query_one("#structured", Checkbox).value:
-            generation["structured"] = True
+        if (structured := self.query_one("#structured", Select).value) is not Select.NULL:
+            generation["structured"] = STRUCTURED[str(structured)]
         agent_personas, agent_models = dict(filled.agent_personas), dict(filled.agent_models)
         rows = list(self.query(AgentRow))
         if rows:  # the agents shown are the agents there are: a choice for one gone with an option is dropped
