@@ -82,7 +82,7 @@ def launch_from(request: TuiRequest, state: UiState, texts: dict[str, str] | Non
         _ladder(launch, request.policy)
     elif request.autostart:
         try:
-            built = build_session(task_of(launch.texts), launch.choices, config)
+            built = build_session(task_of(launch.texts), launch.choices)
             launch.session, launch.demo = built.session, built.demo
             notes.extend(built.warnings)
         except InputError as exc:
