@@ -100,6 +100,18 @@ class Choices:
         only the configuration gives."""
         return {name: value for name, value in self.data().items() if name not in CONFIGURED and name != "origins"}
 
+    def configured_changes(self, now: Choices) -> list[str]:
+        """What the configuration gives differently `now` than it gave this spec (a session's, resumed later);
+        what the command line gave either is no change of the configuration."""
+        return sorted(name for name in CONFIGURED if self._configured(name) != now._configured(name))
+
+    def _configured(self, name: str) -> Any:
+        """A field as the configuration gave it: without what came from the command line."""
+        value = getattr(self, name)
+        if name not in TABLES:
+            return None if self.origins.get(name) == COMMAND_LINE else value
+        return {key: item for key, item in value.items() if self.origins.get(f"{name}.{key}") != COMMAND_LINE}
+
     def data(self) -> dict[str, Any]:
         """The whole resolved spec as a session keeps it: set values and their origins (key NAMES, never keys)."""
         data: dict[str, Any] = {}

@@ -215,6 +215,16 @@ def check_session(session: Session) -> None:
     check_task(session, session.task)
 
 
+def kept_settings_note(session: Session, now: Choices) -> str | None:
+    """When the configuration changed since the session was made: that a resume keeps the session's own
+    settings (its agents carry them, and its spec says which), so nothing it was made with is lost."""
+    changed = session.spec.configured_changes(now) if session.spec is not None else []
+    if not changed:
+        return None
+    return (f"the configuration changed since session {session.id} was made ({', '.join(changed)}); it resumes "
+            "with the settings it was made with")
+
+
 def _specs() -> dict[str, ProtocolSpec]:
     from debate_tui.protocols import all_protocols
 
