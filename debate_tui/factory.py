@@ -75,7 +75,7 @@ def build_session(task: Task, choices: Choices, catalog: Catalog | None = None, 
         catalog = catalog or catalog_of(choices)
         criteria = chosen_criteria(spec, choices, catalog)
         options = validate_options(spec, choices)
-        agents = _agents(spec, options, choices, catalog)
+        agents, generation = _agents(spec, options, choices, catalog)
     except CatalogError as exc:
         raise InputError(str(exc)) from None
     if check_inputs:
@@ -83,9 +83,9 @@ def build_session(task: Task, choices: Choices, catalog: Catalog | None = None, 
     spec.check_choices(task, criteria, options)
     demo_default = not (choices.demo or choices.model or choices.default_model or choices.role_models
                         or options.model_dump().get("jury"))
-    session = Session(protocol=spec.name, options=options.model_dump(), criteria=criteria, agents=agents, task=task,
-                      spec=choices)
-    generation_of(choices).record(session.options)
+    chosen = options.model_dump()
+    generation.record(chosen)
+    session = Session(protocol=spec.name, options=chosen, criteria=criteria, agents=agents, task=task, spec=choices)
     return Built(session, any(a.model == DEMO_MODEL for a in agents), [demo_hint()] if demo_default else [])
 
 
@@ -98,13 +98,14 @@ def agents_for(choices: Choices, catalog: Catalog) -> list[AgentSpec]:
     """The agents `build_session` would give these choices (a form shows them as it is filled in)."""
     spec = protocol_spec(choices.protocol or DEFAULT_PROTOCOL)
     try:
-        return _agents(spec, validate_options(spec, choices), choices, catalog)
+        return _agents(spec, validate_options(spec, choices), choices, catalog)[0]
     except CatalogError as exc:
         raise InputError(str(exc)) from None
 
 
-def _agents(spec: ProtocolSpec, options: Any, choices: Choices, catalog: Catalog) -> list[AgentSpec]:
-    """The protocol's agents with the models and personas chosen, and each model's settings from the spec."""
+def _agents(spec: ProtocolSpec, options: Any, choices: Choices, catalog: Catalog) -> tuple[list[AgentSpec], Generation]:
+    """The protocol's agents with the models and personas chosen, and each model's settings from the spec; and
+    the generation settings they were given (the session records them)."""
     demo = choices.demo or choices.model == DEMO_MODEL
     model = DEMO_MODEL if demo else (choices.model or choices.default_model or DEMO_MODEL)
     if choices.api_base:  # refused even for the demo: the TUI would remember it in its settings
@@ -116,8 +117,9 @@ def _agents(spec: ProtocolSpec, options: Any, choices: Choices, catalog: Catalog
     agents = spec.build_agents(options, models, chosen_personas(spec, choices, options, catalog))
     check_agent_names(choices.agent_models, agents)
     with_personas(agents, choices.agent_personas, catalog)
-    with_model_params(agents, choices, generation_of(choices))
-    return agents
+    generation = generation_of(choices)
+    with_model_params(agents, choices, generation)
+    return agents, generation
 
 
 def generation_of(choices: Choices) -> Generation:

@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 @dataclass
 class Launch:
     state: UiState = field(default_factory=UiState)
-    choices: Choices = field(default_factory=Choices)
-    """The run's choices, resolved (each value's origin in `choices.origins`): what the form shows."""
+    choices: Choices = field(default_factory=lambda: resolve_choices(Choices(), resolve_current({})))
+    """The run's spec, resolved (each value's origin in `choices.origins`): what the form shows and edits."""
     texts: dict[str, str] = field(default_factory=dict)
     session: Session | None = None
     """Set with --autostart: the session to run at once."""
