@@ -115,6 +115,10 @@ def test_the_remembered_setup_is_the_choices_serialised_and_an_older_file_still_
 
 
 
+CONFIGURED_RUN = ('[roles]\ncritic = "openai/critic"\n[protocols.debate]\nrounds = 3\n'
+                  '[generation]\ntemperature = 0.2\n[generation.roles.critic]\nmax_reply_tokens = 99\n')
+
+
 def test_config_show_tells_a_run_s_choices_and_where_each_came_from(monkeypatch, capsys):
     from debate_tui.cli import main
 
@@ -123,13 +127,15 @@ def test_config_show_tells_a_run_s_choices_and_where_each_came_from(monkeypatch,
     choices = json.loads(capsys.readouterr().out)["choices"]
     assert choices["protocol"] == {"value": "single", "origin": COMMAND_LINE}
     assert choices["model"] == {"value": "openai/env", "origin": "environment variable DEBATE_TUI_MODEL"}
+    write_config(CONFIGURED_RUN)
+    assert main(["config", "show", "--json"]) == 0
+    spec = json.loads(capsys.readouterr().out)["spec"]  # the record the factory builds from, origins included
+    assert spec["option_defaults"] == {"debate": {"rounds": 3}} and spec["role_models"] == {"critic": "openai/critic"}
+    assert spec["origins"]["generation_defaults.temperature"] == f"config.toml ({config_path()})"
+    config_path().unlink()
     assert main(["config", "show"]) == 0
     shown = capsys.readouterr().out
     assert "#   protocol = debate  (default)\n#   model = openai/env  (environment variable DEBATE_TUI_MODEL)" in shown
-
-
-CONFIGURED_RUN = ('[roles]\ncritic = "openai/critic"\n[protocols.debate]\nrounds = 3\n'
-                  '[generation]\ntemperature = 0.2\n[generation.roles.critic]\nmax_reply_tokens = 99\n')
 
 
 def test_the_factory_builds_the_same_session_from_a_resolved_spec_with_config_toml_gone():

@@ -209,7 +209,8 @@ def as_json(resolved: Resolved, choices: Choices) -> dict[str, Any]:
             "models": [{"model": model, "roles": roles, "key": config.key_source(model).data()}
                        for model, roles in config.used_models().items()],
             "settings": config.model_dump(mode="json"),
-            "origins": {setting_name(loc): origin for loc, origin in resolved.origins.items()}}
+            "origins": {setting_name(loc): origin for loc, origin in resolved.origins.items()},
+            "spec": choices.data()}
 
 
 def render(resolved: Resolved, choices: Choices) -> str:
