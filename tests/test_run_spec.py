@@ -179,3 +179,12 @@ def test_a_session_file_keeps_its_spec_and_a_file_from_before_still_loads(story_
     del (older := json.loads(path.read_text()))["spec"]
     path.write_text(json.dumps(older))
     assert read_session(path).spec is None
+
+
+def test_what_the_command_line_gave_is_no_change_of_the_configuration():
+    made = resolve_choices(Choices(model="openai/x"), resolve_current({"model": "openai/x"}))  # run --model openai/x
+    assert made.origins["default_model"] == COMMAND_LINE
+    assert made.configured_changes(resolve_choices(Choices(), resolve_current({}))) == []
+    write_config('[generation]\ntemperature = 0.5\n[roles]\ncritic = "openai/c"\n')
+    assert made.configured_changes(resolve_choices(Choices(), resolve_current({}))) == [
+        "generation_defaults", "role_models"]
