@@ -304,7 +304,6 @@ class Config(Section):
         return key_source(model, named.api_key_env if named else None, f"api_key_env of models.{toml_key(model)}")
 
 
-
 @dataclass(frozen=True)
 class Resolved:
     """A configuration with where each of its values came from, for `config show` and error messages."""

@@ -341,9 +341,9 @@ class Session(BaseModel):
     pending_question: str | None = None
     """Set while the run waits for a human decision."""
     spec: Choices | None = None
-    """The resolved run spec the session was built from (set values and their origins, never a key): what a
-    resume, a replay or a trust policy's tier reads back instead of today's configuration. None: a session
-    saved before it was kept."""
+    """The resolved run spec the session was built from (set values and their origins, never a key): a resume
+    runs as it says, whatever the configuration says by then, and a trust policy's tier keeps it. None: a
+    session saved before it was kept."""
 
     @field_serializer("spec")
     def _spec_data(self, spec: Choices | None) -> dict[str, Any] | None:
