@@ -4,9 +4,13 @@
 setup form, a batch): immutable, so a form edits a copy with one field changed
 (`dataclasses.replace`). `resolve` builds it from its sources in the one
 precedence order, recording where each value came from (`Choices.origins`, read
-by the setup form's hover). Plain data without pydantic, so the TUI can resolve
-its first frame before anything heavy is imported; the session factory checks
-the result.
+by the setup form's hover and `config show`). Resolved, it also carries what the
+configuration gives a run beyond a person's choices (`CONFIGURED`: option and
+generation defaults, role models, each model's settings, the catalog's
+directories), so the session factory builds from it alone and a session keeps
+it (`Session.spec`) for a resume, a replay or a trust policy's tier. Plain data
+without pydantic, so the TUI can resolve its first frame before anything heavy
+is imported; the session factory checks the result.
 """
 
 from __future__ import annotations
@@ -28,7 +32,12 @@ STRUCTURED: dict[str, bool | str] = {"auto": "auto", "on": True, "off": False}
 
 PROTOCOL_BOUND = frozenset({"options", "criteria", "agent_models", "agent_personas"})
 """What a source chose for its own protocol: not carried over to another protocol."""
-TABLES = frozenset({"options", "agent_models", "agent_personas", "generation", "inputs"})
+CONFIGURED = frozenset({"default_model", "option_defaults", "generation_defaults", "role_models", "model_settings",
+                        "criteria_dir", "personas_dir"})
+"""What only the configuration gives (config.toml, DEBATE_TUI_* variables, their flags): never remembered, since
+the configuration gives it again."""
+TABLES = frozenset({"options", "agent_models", "agent_personas", "generation", "inputs", "option_defaults",
+                    "generation_defaults", "role_models", "model_settings"})
 """Choices made key by key: a higher source's key wins, the others' keys stay."""
 
 
@@ -59,6 +68,21 @@ class Choices:
     """Reply cap, temperature, structured answers (`Generation`'s fields), only those given; over `[generation]`."""
     inputs: Mapping[str, str] = field(default_factory=dict)
     """Input name (text, text_b, source, context) -> the file it is read from ('-': stdin)."""
+    default_model: str | None = None
+    """`default_model`: the model when `model` is left empty (a form's cleared box); None: the demo."""
+    option_defaults: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Protocol -> its options in config.toml (`[protocols.<name>]`), under `options`."""
+    generation_defaults: Mapping[str, Any] = field(default_factory=dict)
+    """`[generation]` with its variables and flags (`Generation`'s fields and `roles`), under `generation`."""
+    role_models: Mapping[str, str] = field(default_factory=dict)
+    """Agent role -> model (`[roles]`), under `agent_models`."""
+    model_settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Model -> its `[models."<model>"]` table: api_base, api_key_env (a variable's NAME, never a key),
+    context_window, max_reply_tokens, temperature."""
+    criteria_dir: str | None = None
+    """A directory of the person's own criteria files."""
+    personas_dir: str | None = None
+    """A directory of the person's own persona files."""
     origins: Mapping[str, str] = field(default_factory=dict, compare=False)
     """Where each value came from, by field (and `field.key` for a table's keys): "command line",
     "environment variable DEBATE_TUI_MODEL", "config.toml (PATH)", `REMEMBERED` or `DEFAULT`."""
@@ -75,11 +99,28 @@ class Choices:
         return "" if path == "-" else path
 
     def saved(self) -> dict[str, Any]:
-        """The choices as a person would have them again (`ui-state.json`): set values only, no origins."""
+        """The choices as a person would have them again (`ui-state.json`): set values only, no origins, nothing
+        only the configuration gives."""
+        return {name: value for name, value in self.data().items() if name not in CONFIGURED and name != "origins"}
+
+    def configured_changes(self, now: Choices) -> list[str]:
+        """What the configuration gives differently `now` than it gave this spec (a session's, resumed later);
+        what the command line gave either is no change of the configuration."""
+        return sorted(name for name in CONFIGURED if self._configured(name) != now._configured(name))
+
+    def _configured(self, name: str) -> Any:
+        """A field as the configuration gave it: without what came from the command line."""
+        value = getattr(self, name)
+        if name not in TABLES:
+            return None if self.origins.get(name) == COMMAND_LINE else value
+        return {key: item for key, item in value.items() if self.origins.get(f"{name}.{key}") != COMMAND_LINE}
+
+    def data(self) -> dict[str, Any]:
+        """The whole resolved spec as a session keeps it: set values and their origins (key NAMES, never keys)."""
         data: dict[str, Any] = {}
         for name in self.__dataclass_fields__:
             value = getattr(self, name)
-            if name != "origins" and value not in (None, False, "", (), {}):
+            if value not in (None, False, "", (), {}):
                 data[name] = dict(value) if isinstance(value, Mapping) else value
         return data
 
@@ -91,7 +132,8 @@ class Source:
     origin: str
     values: Mapping[str, Any] = field(default_factory=dict)
     named: Mapping[str, str] = field(default_factory=dict)
-    """Field -> its own origin where it differs from `origin` (each environment variable is named)."""
+    """Field (or `field.key` of a table) -> its own origin where it differs from `origin` (each environment
+    variable is named)."""
 
     @classmethod
     def of(cls, origin: str, choices: Choices) -> Source:
@@ -124,7 +166,8 @@ def merged(sources: Sequence[Source]) -> Choices:
                 table = values.setdefault(name, {})
                 for key, item in value.items():
                     if key not in table:
-                        table[key], origins[f"{name}.{key}"] = item, source.named.get(name, source.origin)
+                        where = source.named.get(f"{name}.{key}") or source.named.get(name, source.origin)
+                        table[key], origins[f"{name}.{key}"] = item, where
                 if value:
                     origins.setdefault(name, source.named.get(name, source.origin))
             elif name not in values:

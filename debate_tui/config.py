@@ -30,7 +30,6 @@ import platformdirs
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from debate_tui.choices import DEFAULT_PROTOCOL
-from debate_tui.generation import Generation, ReplySettings
 from debate_tui.inputs import ConfigError, InputError, check_api_base
 from debate_tui.llm import DEFAULT_TIMEOUT_S
 from debate_tui.llm.keys import KeySource, key_source
@@ -284,20 +283,6 @@ class Config(Section):
         """The roles that have a model of their own."""
         return {role: model for role, model in self.roles.model_dump().items() if model}
 
-    def generation_for_run(self) -> Generation:
-        """The `[generation]` table (with its flags and variables) and the per-model settings, as one value."""
-        table = self.generation
-        return Generation(
-            max_reply_tokens=table.max_reply_tokens, temperature=table.temperature, structured=table.structured,
-            roles={role: ReplySettings(**settings.model_dump()) for role, settings in table.roles.items()},
-            models={model: ReplySettings(max_reply_tokens=settings.max_reply_tokens, temperature=settings.temperature)
-                    for model, settings in self.models.items()})
-
-    def context_window(self, model: str) -> int | None:
-        """The window `[models."<model>"]` gives the model, if it does."""
-        settings = self.models.get(model)
-        return settings.context_window if settings else None
-
     def model_params(self, model: str) -> dict[str, str]:
         """The agent params configured for `model`: `api_base` and `api_key_env` (a variable name, never a key)."""
         settings = self.models.get(model)
@@ -318,22 +303,6 @@ class Config(Section):
         """Which environment variable `model`'s key is read from, and why that one."""
         named = self.models.get(model)
         return key_source(model, named.api_key_env if named else None, f"api_key_env of models.{toml_key(model)}")
-
-    def protocol_defaults(self, name: str, options: type[BaseModel]) -> dict[str, Any]:
-        """The `[protocols.<name>]` table, checked against the protocol's Options model."""
-        table = self.protocols.get(name, {})
-        loc = ("protocols", name)
-        unknown = sorted(set(table) - set(options.model_fields))
-        if unknown:
-            raise ConfigError(f"{config_path()}: {setting_name((*loc, unknown[0]))}: unknown option for {name} "
-                              f"(valid: {', '.join(options.model_fields)})")
-        try:
-            options.model_validate(table)
-        except ValidationError as exc:
-            raise ConfigError("\n".join(
-                f"{config_path()}: {setting_name((*loc, *map(str, error['loc'])))}: {error['msg']}"
-                for error in exc.errors())) from None
-        return dict(table)
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,9 @@ import secrets
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, FiniteFloat, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, FiniteFloat, field_serializer, model_validator
 
+from debate_tui.choices import Choices
 from debate_tui.textsafe import one_line
 
 Name = Annotated[str, AfterValidator(one_line)]
@@ -339,6 +340,14 @@ class Session(BaseModel):
     error: str | None = None
     pending_question: str | None = None
     """Set while the run waits for a human decision."""
+    spec: Choices | None = None
+    """The resolved run spec the session was built from (set values and their origins, never a key): a resume
+    runs as it says, whatever the configuration says by then, and a trust policy's tier keeps it. None: a
+    session saved before it was kept."""
+
+    @field_serializer("spec")
+    def _spec_data(self, spec: Choices | None) -> dict[str, Any] | None:
+        return None if spec is None else spec.data()
 
     def agent(self, name: str) -> AgentSpec:
         for spec in self.agents:
@@ -392,3 +401,6 @@ def task_block(task: Task) -> str:
     else:
         parts.append(f"[Text to evaluate]\n{task.text}\n[End of text]")
     return "\n\n".join(parts)
+
+
+Session.model_rebuild()  # `Choices` names Criterion only for type checkers: it is known here

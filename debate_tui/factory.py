@@ -1,12 +1,14 @@
-"""The one way to build a session: (task, choices, configuration) -> a validated session, or one reason why not.
+"""The one way to build a session: (task, resolved run spec) -> a validated session, or one reason why not.
 
 `run`, `batch`, `resume` and the TUI (its setup form and `--autostart`) all come
 here, so the same choices and the same config.toml give the same protocol,
 options, criteria and agents everywhere, and what one front end refuses every
 front end refuses with the same one-line reason (an `InputError`). Free of
-argparse and Textual: the front ends turn their flags or form into `Choices`
-and read the configuration; this module only reads what it is handed (and a
-criteria or personas TOML file a choice names).
+argparse and Textual, and of the configuration: the front ends turn their flags
+or form into `Choices` and resolve them (`resolver.resolve_choices`: the
+configuration's part rides in the spec with its origins); this module only
+reads the spec it is handed (and a criteria or personas TOML file it names),
+and the session keeps that spec (`Session.spec`).
 """
 
 from __future__ import annotations
@@ -20,12 +22,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from debate_tui.catalog import Catalog, CatalogError, load_catalog, load_criteria_file
-from debate_tui.choices import Choices
-from debate_tui.config import Config
+from debate_tui.choices import DEFAULT_PROTOCOL, Choices
 from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task, names_from_personas
 from debate_tui.engine.runner import Runner
-from debate_tui.generation import Generation
-from debate_tui.inputs import InputError, check_api_base
+from debate_tui.generation import Generation, ReplySettings
+from debate_tui.inputs import ConfigError, InputError, check_api_base
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.llm.base import LLMClient
 from debate_tui.locations import config_path
@@ -65,62 +66,69 @@ def demo_hint() -> str:
     return DEMO_HINT.format(config_path=config_path())
 
 
-def build_session(task: Task, choices: Choices, config: Config, catalog: Catalog | None = None, *,
-                  check_inputs: bool = True) -> Built:
-    """Validate every choice against the protocol's spec and the configuration; InputError says what is wrong.
+def build_session(task: Task, choices: Choices, catalog: Catalog | None = None, *, check_inputs: bool = True) -> Built:
+    """Validate every choice of a resolved spec against the protocol's spec; InputError says what is wrong.
 
     `check_inputs=False` leaves the texts to the caller (`check_task`): a batch checks every line, naming it."""
-    spec = protocol_spec(choices.protocol or config.protocol)
+    spec = protocol_spec(choices.protocol or DEFAULT_PROTOCOL)
     try:
-        catalog = catalog or load_catalog(config.criteria_dir, config.personas_dir)
+        catalog = catalog or catalog_of(choices)
         criteria = chosen_criteria(spec, choices, catalog)
-        options = validate_options(spec, config, choices.options)
-        agents = _agents(spec, options, choices, config, catalog)
+        options = validate_options(spec, choices)
+        agents, generation = _agents(spec, options, choices, catalog)
     except CatalogError as exc:
         raise InputError(str(exc)) from None
     if check_inputs:
         spec.check_inputs(task)
     spec.check_choices(task, criteria, options)
-    demo_default = not (choices.demo or choices.model or config.default_model or config.role_models()
+    demo_default = not (choices.demo or choices.model or choices.default_model or choices.role_models
                         or options.model_dump().get("jury"))
-    session = Session(protocol=spec.name, options=options.model_dump(), criteria=criteria, agents=agents, task=task)
-    generation_of(choices, config).record(session.options)
+    chosen = options.model_dump()
+    generation.record(chosen)
+    session = Session(protocol=spec.name, options=chosen, criteria=criteria, agents=agents, task=task, spec=choices)
     return Built(session, any(a.model == DEMO_MODEL for a in agents), [demo_hint()] if demo_default else [])
 
 
-def agents_for(choices: Choices, config: Config, catalog: Catalog) -> list[AgentSpec]:
+def catalog_of(choices: Choices) -> Catalog:
+    """The built-in criteria and personas with the spec's own directories over them."""
+    return load_catalog(*(Path(d) if d else None for d in (choices.criteria_dir, choices.personas_dir)))
+
+
+def agents_for(choices: Choices, catalog: Catalog) -> list[AgentSpec]:
     """The agents `build_session` would give these choices (a form shows them as it is filled in)."""
-    spec = protocol_spec(choices.protocol or config.protocol)
+    spec = protocol_spec(choices.protocol or DEFAULT_PROTOCOL)
     try:
-        return _agents(spec, validate_options(spec, config, choices.options), choices, config, catalog)
+        return _agents(spec, validate_options(spec, choices), choices, catalog)[0]
     except CatalogError as exc:
         raise InputError(str(exc)) from None
 
 
-def _agents(spec: ProtocolSpec, options: Any, choices: Choices, config: Config, catalog: Catalog) -> list[AgentSpec]:
-    """The protocol's agents with the models and personas chosen, and each model's settings from the config."""
+def _agents(spec: ProtocolSpec, options: Any, choices: Choices, catalog: Catalog) -> tuple[list[AgentSpec], Generation]:
+    """The protocol's agents with the models and personas chosen, and each model's settings from the spec; and
+    the generation settings they were given (the session records them)."""
     demo = choices.demo or choices.model == DEMO_MODEL
-    model = DEMO_MODEL if demo else (choices.model or config.default_model or DEMO_MODEL)
+    model = DEMO_MODEL if demo else (choices.model or choices.default_model or DEMO_MODEL)
     if choices.api_base:  # refused even for the demo: the TUI would remember it in its settings
         check_api_base(choices.api_base, "--api-base (API base)")
     named = bool(getattr(options, "jury", ""))  # a jury names its judges' models itself
     params = {"api_base": choices.api_base} if choices.api_base and (model != DEMO_MODEL or named) else {}
     models = ModelChoice(default=model, per_agent=dict(choices.agent_models),
-                         per_role={} if demo else config.role_models(), params=params, demo=demo)
+                         per_role={} if demo else dict(choices.role_models), params=params, demo=demo)
     agents = spec.build_agents(options, models, chosen_personas(spec, choices, options, catalog))
     check_agent_names(choices.agent_models, agents)
     with_personas(agents, choices.agent_personas, catalog)
-    with_model_params(agents, config, generation_of(choices, config))
-    return agents
+    generation = generation_of(choices)
+    with_model_params(agents, choices, generation)
+    return agents, generation
 
 
-def generation_of(choices: Choices, config: Config) -> Generation:
-    """`[generation]` in the configuration (with its flags and variables), the choices given over it."""
-    generation = config.generation_for_run()
-    if not choices.generation:
-        return generation
+def generation_of(choices: Choices) -> Generation:
+    """The generation defaults (`[generation]` with its flags and variables, each model's own settings), the
+    choices given over them."""
+    models = {model: {key: settings[key] for key in ReplySettings.model_fields if key in settings}
+              for model, settings in choices.model_settings.items()}
     try:
-        return Generation.model_validate({**generation.model_dump(), **choices.generation})
+        return Generation.model_validate({**choices.generation_defaults, "models": models, **choices.generation})
     except ValidationError as exc:
         error = exc.errors()[0]
         raise InputError(f"{_flag(str(error['loc'][0]))}: {error['msg']}") from None
@@ -153,20 +161,37 @@ def chosen_personas(spec: ProtocolSpec, choices: Choices, options: Any, catalog:
     return catalog.resolve_personas(choices.personas)
 
 
-def validate_options(spec: ProtocolSpec, config: Config, given: Mapping[str, Any]) -> Any:
+def validate_options(spec: ProtocolSpec, choices: Choices) -> Any:
     """The protocol's options: its spec's defaults, under `[protocols.<name>]`, under the choices given."""
     fields = spec.options.model_fields
-    chosen = {key: value for key, value in given.items() if value is not None and value != ""}
+    chosen = {key: value for key, value in choices.options.items() if value is not None and value != ""}
     foreign = sorted(key for key in chosen if key not in fields and key not in UNIVERSAL_OPTIONS)
     if foreign:
         readers = [name for name, other in _specs().items() if foreign[0] in other.options.model_fields]
         read_by = f" (it is read by {', '.join(readers)})" if readers else ""
         raise OptionError(spec.name, foreign[0], f"{spec.name} has no such option{read_by}", unknown=True)
-    values = {**config.protocol_defaults(spec.name, spec.options),
-              **{key: value for key, value in chosen.items() if key in fields}}
+    values = {**option_defaults(spec, choices), **{key: value for key, value in chosen.items() if key in fields}}
     if "seed" in fields and values.get("seed") is None:
         values["seed"] = random.SystemRandom().randrange(2**31)  # stored, so a replay draws the same
     return options_of(spec, values)
+
+
+def option_defaults(spec: ProtocolSpec, choices: Choices) -> dict[str, Any]:
+    """The protocol's `[protocols.<name>]` table in the spec, checked against its options; ConfigError names
+    the file (from the table's origin) and each setting refused."""
+    table = dict(choices.option_defaults.get(spec.name, {}))
+    origin = choices.origins.get(f"option_defaults.{spec.name}", "config.toml")
+    where = f"{origin.removeprefix('config.toml (').removesuffix(')')}: protocols.{spec.name}"
+    unknown = sorted(set(table) - set(spec.options.model_fields))
+    if unknown:
+        raise ConfigError(f"{where}.{unknown[0]}: unknown option for {spec.name} "
+                          f"(valid: {', '.join(spec.options.model_fields)})")
+    try:
+        spec.options.model_validate(table)
+    except ValidationError as exc:
+        raise ConfigError("\n".join(f"{where}.{'.'.join(map(str, error['loc']))}: {error['msg']}"
+                                     for error in exc.errors())) from None
+    return table
 
 
 def options_of(spec: ProtocolSpec, values: dict[str, Any]) -> Any:
@@ -190,6 +215,16 @@ def check_task(session: Session, task: Task, names: dict[str, str] | None = None
 def check_session(session: Session) -> None:
     """A saved session still fits its protocol's spec (before a resume); InputError says what does not."""
     check_task(session, session.task)
+
+
+def kept_settings_note(session: Session, now: Choices) -> str | None:
+    """When the configuration changed since the session was made: that a resume keeps the session's own
+    settings (its agents carry them, and its spec says which), so nothing it was made with is lost."""
+    changed = session.spec.configured_changes(now) if session.spec is not None else []
+    if not changed:
+        return None
+    return (f"the configuration changed since session {session.id} was made ({', '.join(changed)}); it resumes "
+            "with the settings it was made with")
 
 
 def _specs() -> dict[str, ProtocolSpec]:
@@ -233,12 +268,18 @@ def _persona_names(cast: list[AgentSpec], others: frozenset[str]) -> list[str]:
     return names_from_personas([agent.persona for agent in cast if agent.persona is not None], others)
 
 
-def with_model_params(agents: list[AgentSpec], config: Config, generation: Generation) -> None:
-    """Each agent gets its model's api_base, api_key_env and window from the config, under what the choices set;
+CONNECTION = ("api_base", "api_key_env")
+"""A model's settings an agent's call needs to reach it (a key variable's NAME, never a key)."""
+
+
+def with_model_params(agents: list[AgentSpec], choices: Choices, generation: Generation) -> None:
+    """Each agent gets its model's api_base, api_key_env and window from the spec, under what the choices set;
     then its reply cap and temperature (`Generation.apply`)."""
     for agent in agents:
-        agent.params = {} if agent.model == DEMO_MODEL else {**config.model_params(agent.model), **agent.params}
-        agent.context_window = config.context_window(agent.model)
+        settings = choices.model_settings.get(agent.model, {})
+        connection = {key: settings[key] for key in CONNECTION if key in settings}
+        agent.params = {} if agent.model == DEMO_MODEL else {**connection, **agent.params}
+        agent.context_window = settings.get("context_window")
     generation.apply(agents)
 
 

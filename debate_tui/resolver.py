@@ -1,49 +1,79 @@
 """A run's choices resolved from every source, for every front end: flags, the environment, config.toml,
 the remembered setup and the defaults (the order itself is `choices.resolve`'s, and only there).
 
-The configuration's part of a run (its protocol, model and that model's API base) is read here from a
-`Resolved` configuration, which knows whether each value came from an environment variable, the file or
-a flag; the flags' own part is the front end's `Choices` (`COMMAND_LINE`).
+The configuration's part of a run (its protocol, models, option and generation defaults, each model's
+settings, the catalog's directories) is read here, once, from a `Resolved` configuration, which knows
+whether each value came from an environment variable, the file or a flag; the flags' own part is the
+front end's `Choices` (`COMMAND_LINE`). The result is the whole run spec: the session factory reads
+nothing else.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from debate_tui.choices import COMMAND_LINE, DEFAULT, DEFAULT_PROTOCOL, REMEMBERED, Choices, Source, resolve
-from debate_tui.config import Resolved
+from debate_tui.config import Config, Resolved
 
-CONFIGURED = {"protocol": ("protocol",), "model": ("default_model",)}
-"""The choices the configuration also gives: field -> setting."""
+Place = tuple[str, str | None, Any]
+"""Where a setting goes in the spec: field, key of a table (None: the whole field), value."""
 
 
-def config_sources(resolved: Resolved) -> tuple[Source, Source, Source]:
-    """The environment's and config.toml's choices, and the defaults. A model chosen there comes with its
-    own API base (`[models]`), not one remembered for another model."""
-    environment: dict[str, Any] = {}
-    file: dict[str, Any] = {}
+def config_sources(resolved: Resolved) -> tuple[Source, Source, Source, Source]:
+    """The configuration's flags', environment's and config.toml's choices, and the defaults. A model chosen
+    there comes with its own API base (`[models]`), not one remembered for another model."""
+    values: dict[str, dict[str, Any]] = {"flag": {}, "environment": {}, "file": {}}
     variables: dict[str, str] = {}
-    for name, setting in CONFIGURED.items():
-        origin = resolved.origins.get(setting, "")
-        chosen = file if origin == "file" else environment if origin.startswith("environment") else None
-        if chosen is not None:
-            chosen[name] = getattr(resolved.config, setting[0])
-        if chosen is environment:
-            variables[name] = origin
+    for loc, origin in resolved.origins.items():
+        bucket = origin.split(" ")[0]
+        for name, key, value in places(loc, resolved.config):
+            if key is None:
+                values[bucket][name] = value
+            else:
+                values[bucket].setdefault(name, {})[key] = value
+            if bucket == "environment":
+                variables[name if key is None else f"{name}.{key}"] = origin
     if any(loc[0] == "models" and loc[-1] == "api_base" for loc in resolved.origins):
-        for chosen in (environment, file):
+        for chosen in values.values():
             if "model" in chosen:
                 chosen["api_base"] = ""
         if "model" in variables:
             variables["api_base"] = variables["model"]
-    return (Source("environment", environment, variables), Source(f"config.toml ({resolved.path})", file),
-            Source(DEFAULT, {"protocol": DEFAULT_PROTOCOL}))
+    return (Source(COMMAND_LINE, values["flag"]), Source("environment", values["environment"], variables),
+            Source(f"config.toml ({resolved.path})", values["file"]), Source(DEFAULT, {"protocol": DEFAULT_PROTOCOL}))
+
+
+def places(loc: tuple[str, ...], config: Config) -> Iterator[Place]:
+    """The spec's fields a configured setting fills (the model: the run's, and the one a cleared form falls
+    back to); none for what is no part of a run (limits, theme, directories of sessions and cache)."""
+    head, *rest = loc
+    if head == "protocol":
+        yield "protocol", None, config.protocol
+    elif head == "default_model":
+        yield from (("model", None, config.default_model), ("default_model", None, config.default_model))
+    elif head in ("criteria_dir", "personas_dir") and (path := getattr(config, head)) is not None:
+        yield head, None, str(path)
+    elif head == "roles" and (model := getattr(config.roles, rest[0])):
+        yield "role_models", rest[0], model
+    elif head == "models":
+        yield "model_settings", rest[0], config.models[rest[0]].model_dump(exclude_none=True)
+    elif head == "protocols":
+        yield "option_defaults", rest[0], dict(config.protocols[rest[0]])
+    elif head == "generation" and rest[0] == "roles":
+        yield "generation_defaults", "roles", {role: settings.model_dump(exclude_none=True)
+                                               for role, settings in config.generation.roles.items()}
+    elif head == "generation":
+        yield "generation_defaults", rest[0], getattr(config.generation, rest[0])
 
 
 def resolve_choices(given: Choices, resolved: Resolved, remembered: Choices | None = None, *,
                     config_newer: bool = False) -> Choices:
-    """The run's choices: `given` (the command line) over the configuration over `remembered` (a setup form's
+    """The run's spec: `given` (the command line) over the configuration over `remembered` (a setup form's
     last choices; config.toml goes above them when `config_newer`) over the defaults."""
-    environment, config_file, default = config_sources(resolved)
-    return resolve(Source.of(COMMAND_LINE, given), environment, config_file,
+    flags, environment, config_file, default = config_sources(resolved)
+    line = Source.of(COMMAND_LINE, given).values  # the flags the configuration reads too, under the task's own
+    own = {key: value for key, value in line.items() if value or key not in flags.values}
+    command_line = Source(COMMAND_LINE, {**flags.values, **own})
+    return resolve(command_line, environment, config_file,
                    Source.of(REMEMBERED, remembered or Choices()), default, config_newer=config_newer)

@@ -11,14 +11,17 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
+from debate_tui.choices import Choices
 from debate_tui.cli import main
 from debate_tui.cli.config import STARTER
 from debate_tui.config import Config, ConfigError, Limits, config_path, load_config, resolve_current
 from debate_tui.engine.runner import RetryPolicy
+from debate_tui.factory import option_defaults
 from debate_tui.llm import DEFAULT_TIMEOUT_S, DEMO_MODEL
 from debate_tui.llm.base import ChatRequest, LLMError
 from debate_tui.llm.litellm_client import LiteLLMClient
 from debate_tui.protocols import get_protocol
+from debate_tui.resolver import resolve_choices
 from tests.helpers import FAKE_KEY, REPO
 from tests.helpers.batch import model_args, run_batch, write_items
 from tests.helpers.cli import session_for, write_config
@@ -183,8 +186,8 @@ def test_the_starter_shows_every_setting_and_uncommented_it_still_loads(tmp_path
     config = load_config()
     assert config.default_model == "gpt-4o-mini" and config.limits.max_cost == 1.0
     assert config.models["openai/llama3.1"].api_key_env == "LOCAL_LLM_KEY"
-    assert config.protocol_defaults("debate", get_protocol("debate").options) == {
-        "rounds": 4, "critic_persona": "strictly-negative"}
+    spec = resolve_choices(Choices(), resolve_current({}))
+    assert option_defaults(get_protocol("debate"), spec) == {"rounds": 4, "critic_persona": "strictly-negative"}
     table, mentioned = "", set()
     for line in uncommented.splitlines():
         if line.startswith("["):

@@ -79,19 +79,18 @@ def test_the_setup_form_sets_the_cap_and_temperature_and_refuses_nonsense():
     from debate_tui.ui.session_builder import load_catalog
 
     resolved = resolve_current({})
-    config = resolved.config
     request = tui_request(build_parser("tui").parse_args(["tui", "--max-reply-tokens", "150", "--temperature", "0.4",
                                                           "--structured"]))
     remembered = Choices(model="openai/x", criteria=["summeval/coherence"], generation={"temperature": "0.9"})
     choices = resolve_choices(request.choices, resolved, remembered)
     assert choices.generation == {"max_reply_tokens": 150, "temperature": 0.4, "structured": True}
     assert choices.origins["generation.temperature"] == "command line"
-    session = build_from_form(load_catalog(config), choices, {"text": "A short story."}, config).session
+    session = build_from_form(load_catalog(choices), choices, {"text": "A short story."}).session
     assert set(params(session).values()) == {(150, 0.4)} and session.options["max_reply_tokens"] == 150
     assert session.options["structured"] is True
     with pytest.raises(InputError, match="--max-reply-tokens"):
-        build_from_form(load_catalog(config), replace(choices, generation={"max_reply_tokens": "lots"}),
-                        {"text": "A story."}, config)
+        build_from_form(load_catalog(choices), replace(choices, generation={"max_reply_tokens": "lots"}),
+                        {"text": "A story."})
 
 
 async def test_the_setup_screen_shows_the_cap_and_temperature_and_a_started_run_uses_them():

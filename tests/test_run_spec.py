@@ -13,11 +13,16 @@ from debate_tui.choices import COMMAND_LINE, DEFAULT, REMEMBERED, Choices, Sourc
 from debate_tui.cli import build_parser
 from debate_tui.cli.tui import tui_request
 from debate_tui.config import resolve_current
+from debate_tui.domain import Task
+from debate_tui.factory import build_session
+from debate_tui.llm import DEMO_MODEL
 from debate_tui.locations import config_path
 from debate_tui.resolver import resolve_choices
 from debate_tui.ui.locations import ui_state_path
 from debate_tui.ui.opening import read_opening
 from debate_tui.ui.state import UiState, load_state
+from tests.helpers import FAKE_KEY, STORY
+from tests.helpers.cli import fake_model_config, write_config
 
 
 def sources(**given: dict) -> list[Source]:
@@ -110,6 +115,10 @@ def test_the_remembered_setup_is_the_choices_serialised_and_an_older_file_still_
 
 
 
+CONFIGURED_RUN = ('[roles]\ncritic = "openai/critic"\n[protocols.debate]\nrounds = 3\n'
+                  '[generation]\ntemperature = 0.2\n[generation.roles.critic]\nmax_reply_tokens = 99\n')
+
+
 def test_config_show_tells_a_run_s_choices_and_where_each_came_from(monkeypatch, capsys):
     from debate_tui.cli import main
 
@@ -118,6 +127,64 @@ def test_config_show_tells_a_run_s_choices_and_where_each_came_from(monkeypatch,
     choices = json.loads(capsys.readouterr().out)["choices"]
     assert choices["protocol"] == {"value": "single", "origin": COMMAND_LINE}
     assert choices["model"] == {"value": "openai/env", "origin": "environment variable DEBATE_TUI_MODEL"}
+    write_config(CONFIGURED_RUN)
+    assert main(["config", "show", "--json"]) == 0
+    spec = json.loads(capsys.readouterr().out)["spec"]  # the record the factory builds from, origins included
+    assert spec["option_defaults"] == {"debate": {"rounds": 3}} and spec["role_models"] == {"critic": "openai/critic"}
+    assert spec["origins"]["generation_defaults.temperature"] == f"config.toml ({config_path()})"
+    config_path().unlink()
     assert main(["config", "show"]) == 0
     shown = capsys.readouterr().out
     assert "#   protocol = debate  (default)\n#   model = openai/env  (environment variable DEBATE_TUI_MODEL)" in shown
+
+
+def test_the_factory_builds_the_same_session_from_a_resolved_spec_with_config_toml_gone():
+    """Once resolved, the spec carries every configured value with its origin: the factory reads nothing else."""
+    path = write_config(fake_model_config("http://127.0.0.1:8000/v1") + CONFIGURED_RUN)
+    spec = resolve_choices(Choices(criteria=["coherence"], options={"seed": 5}), resolve_current({}))
+    assert spec.origins["option_defaults.debate"] == spec.origins["model_settings.openai/fake-model"] == (
+        f"config.toml ({path})")
+    made = build_session(Task(text=STORY), spec).session
+    path.unlink()
+    again = build_session(Task(text=STORY), spec).session
+    assert again.model_dump(exclude={"id", "created_at", "updated_at"}) == made.model_dump(
+        exclude={"id", "created_at", "updated_at"})
+    scorer, critic = made.agents[:2]
+    assert scorer.params == {"api_base": "http://127.0.0.1:8000/v1", "api_key_env": "FAKE_LLM_KEY",
+                             "max_tokens": 512, "temperature": 0.2}
+    assert (critic.model, critic.params["max_tokens"], made.options["rounds"]) == ("openai/critic", 99, 3)
+    now = build_session(Task(text=STORY), resolve_choices(Choices(), resolve_current({}))).session
+    assert now.agents[0].model == DEMO_MODEL and now.options["rounds"] != 3  # the file is gone for a new spec
+
+
+def test_a_session_file_keeps_its_spec_and_a_file_from_before_still_loads(story_file, tmp_path, capsys):
+    from debate_tui.cli import main
+    from debate_tui.domain import Session
+    from debate_tui.store import read_session
+
+    write_config(CONFIGURED_RUN)
+    path = tmp_path / "kept.json"
+    assert main(["run", "--demo", "--temperature", "0.3", "--text", str(story_file), "--session", str(path)]) == 0
+    capsys.readouterr()
+    written = json.loads(path.read_text())["spec"]
+    assert written["generation"] == {"temperature": 0.3} and written["option_defaults"] == {"debate": {"rounds": 3}}
+    assert written["origins"]["generation.temperature"] == COMMAND_LINE
+    assert written["origins"]["generation_defaults.roles"] == f"config.toml ({config_path()})"
+    assert written["generation_defaults"]["temperature"] == 0.3  # the flag over [generation]
+    assert FAKE_KEY not in path.read_text()
+    session = read_session(path)
+    assert session.spec is not None and session.spec.generation == {"temperature": 0.3}
+    assert session.spec.origins == written["origins"]
+    assert Session.model_validate_json(session.model_dump_json()).spec.data() == session.spec.data()
+    del (older := json.loads(path.read_text()))["spec"]
+    path.write_text(json.dumps(older))
+    assert read_session(path).spec is None
+
+
+def test_what_the_command_line_gave_is_no_change_of_the_configuration():
+    made = resolve_choices(Choices(model="openai/x"), resolve_current({"model": "openai/x"}))  # run --model openai/x
+    assert made.origins["default_model"] == COMMAND_LINE
+    assert made.configured_changes(resolve_choices(Choices(), resolve_current({}))) == []
+    write_config('[generation]\ntemperature = 0.5\n[roles]\ncritic = "openai/c"\n')
+    assert made.configured_changes(resolve_choices(Choices(), resolve_current({}))) == [
+        "generation_defaults", "role_models"]

@@ -75,7 +75,8 @@ def load_tiers(path: Path, first: Task) -> list[Tier]:
         try:
             template = Session(protocol=task["protocol"], options=dict(task.get("options") or {}),
                                criteria=[Criterion.model_validate(c) for c in task["criteria"]],
-                               agents=[AgentSpec.model_validate(a) for a in task["agents"]], task=first)
+                               agents=[AgentSpec.model_validate(a) for a in task["agents"]], task=first,
+                               spec=task.get("spec"))
         except (KeyError, TypeError, ValueError) as exc:
             raise LadderError(f"{path}: tier {entry.get('tier')}'s task settings are malformed ({exc})") from None
         guarantee = (f">= {100 * (1 - policy['alpha']):.0f}% agreement at {100 * (1 - policy['delta']):.0f}% "
@@ -237,7 +238,8 @@ def tier_session(tier: Tier, task: Task) -> Session:
     template = tier.template
     return Session(protocol=template.protocol, options=dict(template.options),
                    criteria=[c.model_copy(deep=True) for c in template.criteria],
-                   agents=[a.model_copy(deep=True) for a in template.agents], task=task, id=new_session_id())
+                   agents=[a.model_copy(deep=True) for a in template.agents], task=task, id=new_session_id(),
+                   spec=template.spec)
 
 
 def lowest_confidence(session: Session) -> float | None:

@@ -91,7 +91,7 @@ class ItemSessions:
         return Session(
             id="batch-" + hashlib.sha256(canonical.encode()).hexdigest()[:20], protocol=self.template.protocol,
             options={**self.template.options, "seed": seed}, criteria=[c.model_copy(deep=True) for c in criteria],
-            agents=[a.model_copy(deep=True) for a in self.template.agents], task=item.task,
+            agents=[a.model_copy(deep=True) for a in self.template.agents], task=item.task, spec=self.template.spec,
         )
 
 

@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # imported where used: `debate-tui --help` stays light
     from debate_tui.batch.results import ResultsFile
     from debate_tui.batch.runner import BatchRun, BatchSettings
     from debate_tui.batch.shards import Shard
-    from debate_tui.config import Config
+    from debate_tui.config import Config, Resolved
     from debate_tui.llm.base import LLMClient
     from debate_tui.llm.cache import ResponseCache
     from debate_tui.store import SessionStore
@@ -198,7 +198,7 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
     return options
 
 
-def build_template(args: argparse.Namespace, first_task: Task, config: Config) -> Session:
+def build_template(args: argparse.Namespace, first_task: Task, resolved: Resolved) -> Session:
     """The session every item copies: protocol, options, criteria, agents; validated once, up front.
 
     `--option KEY=VALUE` sets options without a flag of their own, over the flags.
@@ -208,14 +208,15 @@ def build_template(args: argparse.Namespace, first_task: Task, config: Config) -
     from debate_tui.cli.task_flags import choices_from_args
     from debate_tui.factory import OptionError, build_session
     from debate_tui.inputs import InputError
+    from debate_tui.resolver import resolve_choices
 
     if args.seed is None:
         args.seed = 0  # reproducible by default; each item derives its own seed from this and its id
     extra = parse_options(args.option)
     try:
         choices = choices_from_args(args)
-        choices = replace(choices, options={**choices.options, **extra})
-        built = build_session(first_task, choices, config, check_inputs=False)  # each line's: _check_tasks
+        choices = resolve_choices(replace(choices, options={**choices.options, **extra}), resolved)
+        built = build_session(first_task, choices, check_inputs=False)  # each line's: _check_tasks
     except OptionError as exc:
         if exc.key not in extra:
             raise BadInput(str(exc)) from None
@@ -323,9 +324,10 @@ def prepare(args: argparse.Namespace, items: Items | None = None, out: Path | No
     _check_flags(args)
     if out is None:
         _check_out(args)
-    config = _config(args)
+    resolved = _resolved(args)
+    config = resolved.config
     whole, ids = _read_items(args) if items is None else (items, [])
-    template = build_template(args, first(whole).task, config)
+    template = build_template(args, first(whole).task, resolved)
     items = _select(args, whole, ids) if items is None else items
     shard = _shard(args)
     local = not (args.ray or args.provider_batch)
@@ -335,11 +337,16 @@ def prepare(args: argparse.Namespace, items: Items | None = None, out: Path | No
 
 
 def _config(args: argparse.Namespace) -> Config:
-    from debate_tui.config import effective_config
+    return _resolved(args).config
+
+
+def _resolved(args: argparse.Namespace) -> Resolved:
+    """The flags over the environment over config.toml, with each value's origin (for the run spec)."""
+    from debate_tui.config import flag_values, resolve_current
     from debate_tui.inputs import InputError
 
     try:
-        return effective_config(args)
+        return resolve_current(flag_values(args))
     except InputError as exc:  # ConfigError: names the flag, variable or file line at fault
         raise BadInput(str(exc)) from None
 

@@ -19,6 +19,7 @@ from debate_tui.config import (
     setting_name,
     toml_key,
 )
+from debate_tui.factory import option_defaults
 from debate_tui.protocols import get_protocol
 from debate_tui.resolver import resolve_choices
 from debate_tui.safefile import write_problem
@@ -182,9 +183,9 @@ def handle_init(args: argparse.Namespace) -> int:
 def handle_show(args: argparse.Namespace) -> int:
     flags = flag_values(args)
     resolved = resolve_current(flags)
-    for name in resolved.config.protocols:
-        resolved.config.protocol_defaults(name, get_protocol(name).options)
     choices = resolve_choices(Choices(protocol=flags.get("protocol"), model=flags.get("model")), resolved)
+    for name in choices.option_defaults:  # checked as the session factory checks them
+        option_defaults(get_protocol(name), choices)
     if args.json:
         print(inert_json(json.dumps(as_json(resolved, choices))))
     else:
@@ -208,7 +209,8 @@ def as_json(resolved: Resolved, choices: Choices) -> dict[str, Any]:
             "models": [{"model": model, "roles": roles, "key": config.key_source(model).data()}
                        for model, roles in config.used_models().items()],
             "settings": config.model_dump(mode="json"),
-            "origins": {setting_name(loc): origin for loc, origin in resolved.origins.items()}}
+            "origins": {setting_name(loc): origin for loc, origin in resolved.origins.items()},
+            "spec": choices.data()}
 
 
 def render(resolved: Resolved, choices: Choices) -> str:

@@ -7,14 +7,16 @@ import json
 import sys
 from pathlib import Path
 
+from debate_tui.choices import Choices
 from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.cli.run import EXIT_BAD_INPUT, add_limit_arguments, check_report, execute
-from debate_tui.config import effective_config
+from debate_tui.config import effective_config, flag_values, resolve_current
 from debate_tui.domain import HumanAction
-from debate_tui.factory import check_session
+from debate_tui.factory import check_session, kept_settings_note
 from debate_tui.inputs import InputError
 from debate_tui.locations import examples_dir
 from debate_tui.report.exports import export_text
+from debate_tui.resolver import resolve_choices
 from debate_tui.safefile import SessionLock, TargetError, check_distinct, check_target, write_problem
 from debate_tui.store import SessionFileError, SessionStore, SessionSummary, write_atomic
 from debate_tui.textsafe import inert, inert_json, inert_line
@@ -132,10 +134,12 @@ def _resume(args: argparse.Namespace, store: SessionStore, path: Path) -> int:
     try:
         report = check_report(args.report, path, force=args.force, session_id=session.id)
         check_distinct({"--report": report}, inputs={"SESSION": path})
-        config = effective_config(args)
+        resolved = resolve_current(flag_values(args))
     except InputError as exc:  # TargetError, ConfigError
         return _fail(str(exc))
-    return execute(session, session_path=path, report_path=report, config=config)
+    if (note := kept_settings_note(session, resolve_choices(Choices(), resolved))) is not None:
+        print(f"debate-tui: note: {inert(note)}", file=sys.stderr)
+    return execute(session, session_path=path, report_path=report, config=resolved.config)
 
 
 def handle_export(args: argparse.Namespace) -> int:

@@ -28,7 +28,7 @@ def session_from_args(args: argparse.Namespace, task: Task, warn: Warn, resolved
     """The factory's session for these flags, resolved over the configuration they override (`resolved`);
     warnings go to `warn`."""
     resolved = resolved or resolve_current(flag_values(args))
-    built = build_session(task, resolve_choices(choices_from_args(args), resolved), resolved.config)
+    built = build_session(task, resolve_choices(choices_from_args(args), resolved))
     for warning in built.warnings:
         warn(warning)
     return built

@@ -152,7 +152,8 @@ def task_settings(tier: list[Judgment], args: argparse.Namespace) -> dict[str, A
     options = {k: v for k, v in session.options.items() if k != "seed"}
     return {"protocol": session.protocol, "options": options,
             "criteria": [c.model_dump(mode="json") for c in session.criteria],
-            "agents": [a.model_dump(mode="json", exclude={"context_window"}) for a in session.agents]}
+            "agents": [a.model_dump(mode="json", exclude={"context_window"}) for a in session.agents],
+            "spec": None if session.spec is None else session.spec.data()}
 
 
 def handle_escalate(args: argparse.Namespace) -> int:

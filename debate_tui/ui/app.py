@@ -248,7 +248,7 @@ class DebateTUI(App[int]):
         """Carry on an interrupted session in its own file; completed turns are replayed, not re-asked.
 
         The session is checked against its protocol's spec first, as `debate-tui resume` checks it."""
-        from debate_tui.factory import check_session
+        from debate_tui.factory import check_session, kept_settings_note
 
         try:
             check_session(session)
@@ -256,6 +256,8 @@ class DebateTUI(App[int]):
             self.notify(f"session {session.id} cannot be resumed: {exc}", title="Cannot resume", severity="error",
                         markup=False)
             return
+        if (note := kept_settings_note(session, self.launch.choices)) is not None:
+            self.notify(note, title="Resumed as made", markup=False)
         self._run(session, path, kind="resumed")
 
     def _run(self, session: Session, path: Path, *, kind: str,

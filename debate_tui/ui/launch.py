@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 @dataclass
 class Launch:
     state: UiState = field(default_factory=UiState)
-    choices: Choices = field(default_factory=Choices)
-    """The run's choices, resolved (each value's origin in `choices.origins`): what the form shows."""
+    choices: Choices = field(default_factory=lambda: resolve_choices(Choices(), resolve_current({})))
+    """The run's spec, resolved (each value's origin in `choices.origins`): what the form shows and edits."""
     texts: dict[str, str] = field(default_factory=dict)
     session: Session | None = None
     """Set with --autostart: the session to run at once."""
@@ -82,7 +82,7 @@ def launch_from(request: TuiRequest, state: UiState, texts: dict[str, str] | Non
         _ladder(launch, request.policy)
     elif request.autostart:
         try:
-            built = build_session(task_of(launch.texts), launch.choices, config)
+            built = build_session(task_of(launch.texts), launch.choices)
             launch.session, launch.demo = built.session, built.demo
             notes.extend(built.warnings)
         except InputError as exc:

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 from debate_tui.catalog import Catalog
 from debate_tui.choices import Choices
-from debate_tui.config import Config
 from debate_tui.domain import AgentSpec, Criterion, Persona, Task
 from debate_tui.factory import Built, agents_for, build_session
 from debate_tui.inputs import InputError, check_text
@@ -57,9 +56,10 @@ class SetupCatalog:
         return [q for name in (spec.criteria.default if spec else ()) if (q := self.qualify(name))]
 
 
-def load_catalog(config: Config) -> SetupCatalog:
-    """Every protocol's spec, the built-in criteria and personas and the user's; meant for a thread worker."""
-    from debate_tui.catalog import load_catalog as load_data
+def load_catalog(choices: Choices) -> SetupCatalog:
+    """Every protocol's spec, the built-in criteria and personas and the user's (the directories the run spec
+    names); meant for a thread worker."""
+    from debate_tui.factory import catalog_of
     from debate_tui.protocols import PROTOCOLS, get_protocol
 
     protocols: dict[str, ProtocolSpec] = {}
@@ -69,17 +69,17 @@ def load_catalog(config: Config) -> SetupCatalog:
             protocols[name] = get_protocol(name)
         except Exception as exc:  # one broken protocol must not hide the others
             problems.append(f"protocol {name} unavailable: {type(exc).__name__}: {exc}")
-    return SetupCatalog(load_data(config.criteria_dir, config.personas_dir), protocols, problems)
+    return SetupCatalog(catalog_of(choices), protocols, problems)
 
 
-def default_model(choices: Choices, config: Config) -> str:
+def default_model(choices: Choices) -> str:
     """The model of every agent the form does not give one: the form's, else default_model, else the demo."""
-    return choices.model or config.default_model or DEMO_MODEL
+    return choices.model or choices.default_model or DEMO_MODEL
 
 
-def build_agents(catalog: SetupCatalog, choices: Choices, config: Config) -> list[AgentSpec]:
+def build_agents(catalog: SetupCatalog, choices: Choices) -> list[AgentSpec]:
     """The agents the factory would give these choices, for the form's agent rows; InputError otherwise."""
-    return agents_for(choices, config, catalog.catalog)
+    return agents_for(choices, catalog.catalog)
 
 
 def build_task(texts: dict[str, str]) -> Task:
@@ -93,6 +93,6 @@ def build_task(texts: dict[str, str]) -> Task:
     return Task(**values)
 
 
-def build(catalog: SetupCatalog, choices: Choices, texts: dict[str, str], config: Config) -> Built:
+def build(catalog: SetupCatalog, choices: Choices, texts: dict[str, str]) -> Built:
     """A ready-to-run session from the factory; InputError with its one-line reason otherwise."""
-    return build_session(build_task(texts), choices, config, catalog.catalog)
+    return build_session(build_task(texts), choices, catalog.catalog)

@@ -105,6 +105,9 @@ def test_run_with_a_policy_trusts_or_climbs_to_a_person(llm_server, tmp_path, ca
     assert "[trust] trusted: >= 80% agreement at 80% confidence, calibrated on 32 items" in err
     report = Path(summary["report"]).read_text()
     assert "## Trust ladder" in report and "Decided by: tier 1 (single)." in report
+    recorded = json.loads(Path(policy).read_text())["tiers"][0]["task"]["spec"]  # calibrate kept the tier's spec
+    assert recorded["protocol"] == "single" and recorded["origins"]["protocol"] == "command line"
+    assert json.loads(Path(summary["session_path"]).read_text())["spec"] == recorded  # the tier ran it as recorded
 
     assert main(["run", "--text", str(hopeless), "--policy", policy]) == 5
     out, err = capfd.readouterr()

@@ -10,6 +10,8 @@ import pytest
 from debate_tui.cli import main
 from debate_tui.config import load_config
 from debate_tui.store import SessionFileError, read_session
+from tests.helpers import FAKE_KEY
+from tests.helpers.cli import fake_model_config, write_config
 
 SUMMARY_KEYS = {"session", "protocol", "status", "scores", "verdict", "calls",
                 "prompt_tokens", "completion_tokens", "cost_usd"}
@@ -197,3 +199,30 @@ def test_the_bare_tie_breaker_flag_right_before_the_input_means_agent(capsys, tm
     sessions = [read_session(next(isolated_dirs.rglob(f"{row['session']}.json")))
                 for row in read_rows(tmp_path / "out.jsonl")]
     assert all(s.turns[-1].role == "tie_breaker" for s in sessions)
+
+
+def test_a_resume_after_config_toml_changed_keeps_the_settings_the_session_was_made_with(capsys, story_file, llm_server,
+                                                                                        monkeypatch):
+    monkeypatch.setenv("DEBATE_TUI_RETRIES", "2")
+    monkeypatch.setenv("DEBATE_TUI_RETRY_DELAY", "0.01")
+    monkeypatch.setenv("FAKE_LLM_KEY", FAKE_KEY)
+    write_config(fake_model_config(llm_server.base_url) + "[generation]\ntemperature = 0.2\n")
+    llm_server.add_rule("Ordered.\nScore: 5", times=1)
+    llm_server.add_rule(fault="500")
+    code, summary, _ = run_cli(capsys, "run", "--text", str(story_file))
+    assert code == 3
+    path = Path(summary["session_path"])
+    made = read_session(path)
+    write_config(fake_model_config("http://127.0.0.1:9/v1", key_env="OTHER_KEY") + "[generation]\ntemperature = 0.9\n")
+
+    llm_server.reset()
+    llm_server.add_rule("NO ISSUE", match="Criticise the score")
+    code, summary, err = run_cli(capsys, "resume", str(path))
+    assert code == 0 and summary["scores"] == {"coherence": 5}
+    [asked] = llm_server.requests  # the Critic, at the server and temperature the session was made with
+    assert asked.body["temperature"] == 0.2 and asked.has_auth
+    assert (f"the configuration changed since session {made.id} was made (generation_defaults, model_settings); "
+            "it resumes with the settings it was made with") in err
+    after = read_session(path)
+    assert after.spec is not None and after.spec.data() == made.spec.data()
+    assert [a.params for a in after.agents] == [a.params for a in made.agents]

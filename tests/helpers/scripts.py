@@ -7,7 +7,6 @@ import itertools
 import random
 
 from debate_tui.choices import Choices
-from debate_tui.config import Config
 from debate_tui.domain import Session, Task
 from debate_tui.factory import build_session
 from debate_tui.protocols import scaleeval
@@ -56,7 +55,7 @@ def scripted(server, replies: dict[str, str]) -> None:
 def jury_session(server, models: list[str], text_b: str | None = None, **options) -> Session:
     choices = Choices(protocol="single", api_base=server.base_url, criteria=["coherence", "fluency"],
                       options={"jury": ",".join(f"openai/{m}" for m in models), **options})
-    return build_session(Task(text=STORY, text_b=text_b), choices, Config()).session
+    return build_session(Task(text=STORY, text_b=text_b), choices).session
 
 
 def speaking(name: str) -> str:

@@ -10,7 +10,6 @@ import pytest
 from debate_tui.batch.rows import refresh
 from debate_tui.choices import Choices
 from debate_tui.cli import main
-from debate_tui.config import Config
 from debate_tui.domain import Task
 from debate_tui.factory import build_session
 from debate_tui.inputs import InputError
@@ -64,18 +63,18 @@ async def test_a_pair_s_verdict_is_the_majority_of_the_judges_preferences(llm_se
 
 def test_a_jury_of_one_is_refused_with_a_reason():
     with pytest.raises(InputError, match="a jury needs two or more models"):
-        build_session(Task(text=STORY), Choices(protocol="single", options={"jury": "openai/a"}), Config())
+        build_session(Task(text=STORY), Choices(protocol="single", options={"jury": "openai/a"}))
 
 
 def test_an_agent_model_names_one_juror_s_model_over_the_jury_list():
     choices = Choices(protocol="single", options={"jury": "openai/a,openai/b"}, agent_models={"judge-2": "openai/c"})
-    agents = build_session(Task(text=STORY), choices, Config()).session.agents
+    agents = build_session(Task(text=STORY), choices).session.agents
     assert [(a.name, a.model) for a in agents] == [("Judge 1", "openai/a"), ("Judge 2", "openai/c")]
 
 
 def test_demo_replaces_every_juror_s_model():
     choices = Choices(protocol="single", demo=True, options={"jury": "openai/a,openai/b"})
-    built = build_session(Task(text=STORY), choices, Config())
+    built = build_session(Task(text=STORY), choices)
     assert built.demo and {a.model for a in built.session.agents} == {"demo/offline"}
 
 

@@ -62,7 +62,6 @@ async def test_a_new_protocol_is_one_module_and_one_registration(monkeypatch):
     from debate_tui.choices import Choices
     from debate_tui.cli.reference import protocol_table
     from debate_tui.cli.task_flags import option_help
-    from debate_tui.config import Config
     from debate_tui.domain import AgentSpec, Outcome, Task
     from debate_tui.factory import build_session, runner_for
     from debate_tui.llm.demo import DemoClient
@@ -97,13 +96,13 @@ async def test_a_new_protocol_is_one_module_and_one_registration(monkeypatch):
     monkeypatch.setitem(PROTOCOLS, "toy", "Toy: one judge, asked a few times")
 
     built = build_session(Task(text="Tom swam. Tom swam."), Choices(protocol="toy", options={"samples": 3},
-                                                                    demo=True), Config())
+                                                                    demo=True))
     assert [c.name for c in built.session.criteria] == ["fluency"] and built.session.options["samples"] == 3
     session = await runner_for(built.session, DemoClient()).run()
     assert session.status == "completed" and session.usage.calls == 3 and session.outcome.scores["fluency"]
     assert "| `toy` (Toy) |" in protocol_table()
     with pytest.raises(ValueError, match="--samples: Input should be less than or equal to 3"):
-        build_session(Task(text="x"), Choices(protocol="toy", options={"samples": 9}, demo=True), Config())
+        build_session(Task(text="x"), Choices(protocol="toy", options={"samples": 9}, demo=True))
     assert "Toy: judges asked, one after the other (default 2, at least 1, at most 3)" in option_help("samples")
 
 

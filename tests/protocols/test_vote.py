@@ -13,7 +13,6 @@ import pytest
 from debate_tui.batch.rows import refresh
 from debate_tui.choices import Choices
 from debate_tui.cli import main
-from debate_tui.config import Config
 from debate_tui.domain import HumanAction, Session, Task, Turn
 from debate_tui.factory import build_session, runner_for
 from debate_tui.llm.router import ModelRouter
@@ -29,7 +28,7 @@ def session_for(server, protocol: str, *, text_b: str | None = None, source: str
                 criteria: list[str] | None = None, agent_models: dict[str, str] | None = None, **options) -> Session:
     choices = Choices(protocol=protocol, model="openai/fake-model", api_base=server.base_url, criteria=criteria,
                       options=options, agent_models=agent_models or {})
-    return build_session(Task(text=STORY, text_b=text_b, source=source), choices, Config()).session
+    return build_session(Task(text=STORY, text_b=text_b, source=source), choices).session
 
 
 async def run(session: Session) -> Session:

@@ -175,13 +175,12 @@ async def test_the_status_line_names_the_opening_round_and_keeps_the_time_at_80_
     """Issue 33 #5: it said `round 1 of 0–4` (DEBATE) and `round 0 of 0–0` (ScaleEval); at 80 columns the
     elapsed time was cut off."""
     from debate_tui.choices import Choices
-    from debate_tui.config import Config
     from debate_tui.factory import build_session
     from debate_tui.ui.widgets.status_line import StatusLine
 
     task = Task(text=STORY, text_b="A short answer.", source="Which is better?") if protocol == "scaleeval" \
         else Task(text=STORY)
-    session = build_session(task, Choices(protocol=protocol, options=options, demo=True), Config()).session
+    session = build_session(task, Choices(protocol=protocol, options=options, demo=True)).session
     app = DebateTUI(Launch(session=session, demo=True, step=True), client=RecordingDemo())
     async with app.run_test(size=(80, 24)) as pilot:
         debate = await start(pilot)

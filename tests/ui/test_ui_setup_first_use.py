@@ -114,16 +114,14 @@ def test_a_referee_given_another_persona_is_named_after_it():
     from dataclasses import replace
 
     from debate_tui.choices import Choices
-    from debate_tui.config import load_config
     from debate_tui.ui.session_builder import build, load_catalog
 
-    config = load_config()
     choices = Choices(protocol="chateval", model="demo/offline", agent_personas={"General Public": "scientist"})
-    session = build(load_catalog(config), choices, {"text": "A story."}, config).session
+    session = build(load_catalog(choices), choices, {"text": "A story."}).session
     shown = [(a.name, a.persona.name) for a in session.agents if a.persona]
     assert shown == [("Scientist", "scientist"), ("Critic", "critic"), ("News Author", "news-author")]
     choices = replace(choices, agent_personas={"General Public": "news-author"})
-    session = build(load_catalog(config), choices, {"text": "A story."}, config).session
+    session = build(load_catalog(choices), choices, {"text": "A story."}).session
     assert [a.name for a in session.agents if a.persona] == ["News Author 1", "Critic", "News Author 2"]
 
 

@@ -50,7 +50,6 @@ from debate_tui.ui.widgets.text_box import TextBox
 from debate_tui.writing import size
 
 if TYPE_CHECKING:
-    from debate_tui.config import Config
     from debate_tui.domain import Criterion
     from debate_tui.ui.session_builder import SetupCatalog
 
@@ -291,7 +290,7 @@ class SetupScreen(BaseScreen[None]):
     def _show_sources(self) -> None:
         """On hover, where the protocol, model and API base came from (`debate-tui config show` lists the rest)."""
         sources = self.filled.origins
-        default_model = (f"config.toml or the environment: {self.config.default_model}" if self.config.default_model
+        default_model = (f"config.toml or the environment: {self.filled.default_model}" if self.filled.default_model
                          else "the offline demo model")
         for selector, key, default in (("#protocol", "protocol", "default"), ("#model", "model", default_model),
                                        ("#api-base", "api_base", "the model's own (config.toml [models])")):
@@ -305,11 +304,6 @@ class SetupScreen(BaseScreen[None]):
 
     # ----- catalog and filling ---------------------------------------------------------
 
-    @property
-    def config(self) -> Config:
-        """The configuration the app read at start-up (the form shows its defaults)."""
-        return tui(self).launch.config
-
     @work(group="setup-catalog", exclusive=True, exit_on_error=False, description="load protocols and catalog")
     async def load(self) -> None:
         from debate_tui.catalog import CatalogError, load_criteria_file
@@ -317,7 +311,7 @@ class SetupScreen(BaseScreen[None]):
 
         catalog = tui(self).catalog
         if catalog is None:  # the app keeps one catalog for every setup screen
-            catalog = await asyncio.to_thread(load_catalog, self.config)
+            catalog = await asyncio.to_thread(load_catalog, self.filled)
             tui(self).catalog = catalog
         extra: list[Criterion] = []
         if self.criteria_file:
@@ -385,7 +379,7 @@ class SetupScreen(BaseScreen[None]):
             holder = self.query_one("#options", Vertical)
             await holder.remove_children()
             chosen = self.filled.options if protocol == _shown(self.filled.protocol) else {}
-            values = {**self.config.protocols.get(protocol, {}), **chosen}  # config.toml's defaults, as `run` has them
+            values = {**self.filled.option_defaults.get(protocol, {}), **chosen}  # config.toml's, as `run` has them
             form = OptionForm(self.catalog.protocols[protocol].options, values, sorted(self.catalog.personas),
                               id="option-form")
             await holder.mount(form)
@@ -415,13 +409,13 @@ class SetupScreen(BaseScreen[None]):
         async with self._agents_lock:
             choices = self.read_choices()
             try:
-                agents = build_agents(self.catalog, replace(choices, agent_personas={}), self.config)
+                agents = build_agents(self.catalog, replace(choices, agent_personas={}))
             except InputError as exc:
                 self.query_one("#agents-note", Static).update(literal(f"Agents not updated: {exc}", "$warning"))
                 return
             self.query_one("#agents-note", Static).update("")
             personas = sorted(self.catalog.personas)
-            placeholder = default_model(choices, self.config)
+            placeholder = default_model(choices)
             rows = [AgentRow(a.name, a.role, a.persona.name if a.persona else None,
                              choices.agent_personas.get(a.name), personas, choices.agent_models.get(a.name, ""),
                              placeholder) for a in agents]
@@ -514,7 +508,7 @@ class SetupScreen(BaseScreen[None]):
 
     def _update_demo_notice(self) -> None:
         notice = self.query_one("#demo-notice", Static)
-        model = self.query_one("#model", Input).value.strip() or self.config.default_model or ""
+        model = self.query_one("#model", Input).value.strip() or self.filled.default_model or ""
         demo = model in ("", DEMO_MODEL)
         notice.update(literal(DEMO_NOTICE if demo else f"Model: {model} (all agents unless set below)",
                               "bold $warning" if demo else "dim"))
@@ -614,7 +608,7 @@ class SetupScreen(BaseScreen[None]):
 
         choices = self.read_choices()
         try:
-            built = build(self.catalog, choices, self.read_texts(), self.config)
+            built = build(self.catalog, choices, self.read_texts())
         except InputError as exc:
             self.complain(str(exc))
             self.notify(str(exc), title="Cannot start", severity="error", markup=False)
