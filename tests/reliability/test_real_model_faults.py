@@ -215,19 +215,23 @@ def test_the_connection_is_closed_at_the_deadline_and_at_the_cap_so_the_server_s
     assert [t["finish_reason"] for t in turns] == ["length", "length"] and len(llm_server.hangups) == 2
 
 
-def test_a_plain_call_hangs_up_at_the_deadline_too(capsys, llm_server, tmp_path, monkeypatch):
-    """`batch` calls without streaming: at the deadline the connection is closed as well, not left open until
-    the server answers (a server that watches its connections stops; llama-cpp-python's does not for a plain
-    call: docs/configuration.md)."""
+def test_a_plain_call_hangs_up_at_the_deadline_and_the_servers_next_calls_stream(capsys, llm_server, tmp_path,
+                                                                               monkeypatch):
+    """`batch` calls without streaming: at the deadline the connection is closed as well. A server may still go on
+    generating a plain reply nobody reads (llama-cpp-python's does), so after one such overrun the calls to that
+    model and server stream, and the next deadline stops the server mid-reply."""
     from tests.helpers.batch import model_args, run_batch, write_items
 
-    llm_server.add_rule(fault="hang")
+    llm_server.add_rule(fault="hang", times=1)
+    llm_server.add_rule(SCORED, chunk_delay=0.6)
     monkeypatch.setenv("DEBATE_TUI_TIMEOUT", "1.5")  # batch takes the deadline from the configuration
     items = write_items(tmp_path / "in.jsonl", 1)
     code, summary, _ = run_batch(capsys, str(items), "--out", str(tmp_path / "out.jsonl"),
-                                 *model_args(llm_server, "--protocol", "single"), "--retries", "1",
+                                 *model_args(llm_server, "--protocol", "single"), "--retries", "2",
                                  "--no-cache")
-    assert summary is not None and summary["failed"] == 1
-    [request] = llm_server.requests
-    assert not request.body.get("stream") and len(llm_server.hangups) == 1
-    assert llm_server.hangups[0] - request.at < 1.6  # by the 1.5 s deadline, not the server's 30 s hang
+    assert summary is not None
+    first, second = llm_server.requests[:2]
+    assert not first.body.get("stream") and second.body.get("stream")
+    assert len(llm_server.hangups) >= 2
+    assert llm_server.hangups[0] - first.at < 1.6  # by the 1.5 s deadline, not the server's 30 s hang
+    assert llm_server.hangups[1] - second.at < 1.6  # the streamed reply (10 chunks 0.6 s apart) cut at it too
