@@ -65,6 +65,8 @@ _PHRASE_PRE = re.compile(
     r"\s+(?:an?\s+)?)$",
     re.I,
 )
+_RANGE_AFTER = re.compile(r"^\s*\([^)\n]{1,30}\)[^.\n]{0,40}\bto\s+-?\d")
+"""After a number: its rubric words in brackets, then "to N" in the same sentence (a range, not a score)."""
 _PHRASE_POST = re.compile(
     r"^\s+(?:is|would\s+be|seems)\s+(?:a\s+)?(?:fair|appropriate|justified|right|correct|reasonable|accurate)\b", re.I)
 _LINE_START = re.compile(r"^[ \t>•-]*\(?$")
@@ -175,6 +177,8 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
     bracketed = pre.endswith("(") and post.startswith(")") and not (
         word or in_list or (reading.numbered_list and _ITEM_START.match(line_before))
         or _CRITERION_LINE.match(line_before))  # "Evaluation criterion: coherence (1)" echoes the prompt
+    if phrased and not labelled and _RANGE_AFTER.match(post):
+        return 0  # "I would go with 1 (not at all) and ... to 3": a scale's ends, the rubric's words between
     if phrased or fraction or _STARS_POST.match(post) or bracketed:
         return 2  # "somewhat coherent (2)", "The response ignores the fact (1)"
     last = _SENTENCE_BEFORE.search(pre) and not post.strip(" \t\n.!")

@@ -553,6 +553,7 @@ def test_each_reader_is_a_module_of_its_own_behind_the_same_names() -> None:
     ("Paragraphs are separated with a markdown divider: ***\n\nAt the end of your response, add a P.S.", "score"),
     ('It\'s a classic example of the "Tie" fallacy, where someone responds with a negative outcome.', "verdict"),
     ('You\'re right, I\'ll make sure to provide a more detailed explanation.\n\nYour response was: "1"', "verdict"),
+    ('So, I would go with 1 (not at all) and "No" (True) to 3.', "score"),
 ])
 def test_markup_a_word_named_in_quotes_and_anothers_quoted_answer_are_not_answers(text: str, expect: str) -> None:
     assert read_answer(text, expect, 1, 3) is None
