@@ -246,6 +246,12 @@ class _Report:
 
     def answer(self, value: str) -> None:
         said = answer_says(value)
+        if self.question_type and said is not None and (self.answered_yes or self.answered_no) and \
+                said != self.answered_yes:  # "A: No", later "A: Yes" to the same question
+            self.flush()
+            del self.errors[self.question_start:]  # two answers to one question: neither is taken
+            self.answered_yes, self.answered_no, self.found_for_question = False, True, 0
+            return
         self.answered_yes, self.answered_no = said is True, said is False and self.question_type is not None
         if self.chinese and self.answered_yes and (rest := re.sub(r"^\s*(?:是的?|存在|有)[，,。.：:]?", "", value)):
             self.found(_prose_errors(rest, self.question_type, self.text))  # "答：是，“...”重复了两次。"

@@ -570,3 +570,11 @@ def test_the_forms_fields_copied_under_a_no_or_as_placeholders_are_no_error() ->
                     "Deduction: -1\n")
     [error] = parse_error_report(placeholders, "")  # the yes still counts one error, with nothing to point at
     assert (error.type, error.quote, error.explanation) == ("LINC", "", "")
+
+
+def test_a_question_answered_no_then_yes_is_answered_neither_way() -> None:
+    """A real reply of the local model: the LINC question answered "No", later "A: Yes" under it again."""
+    report = ("Q: Does the text contain Logical Inconsistency (LINC) errors?\nA: No\nRewrite this sentence.\n"
+              "A: Yes\nLocation: \"Tom went home.\"\nExplanation: contradicts.\nDeduction: -1\n")
+    assert parse_error_report(report, "Tom went home.") == []
+    assert [e.type for e in parse_error_report(report.replace("A: No\n", "A: Yes\n"), "Tom went home.")] == ["LINC"]
