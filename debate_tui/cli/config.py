@@ -131,8 +131,9 @@ STARTER = """\
 # Sampling temperature (DEBATE_TUI_TEMPERATURE, --temperature). Unset: 0 for
 # judging turns; the single judge with samples above 1 keeps 1.
 # temperature = 0.0
-# Ask the answer line as a small JSON object where the provider supports it
-# (DEBATE_TUI_STRUCTURED, --structured); else free text.
+# Ask the answer again as JSON under a schema (DEBATE_TUI_STRUCTURED, --structured):
+# "auto" where the free text gives none (a small local model: far fewer unscored
+# turns), true on every answer, false never.
 # structured = false
 # Per role, over the values above (a [models."<model>"] table wins over both):
 # [generation.roles.summarizer]

@@ -202,9 +202,10 @@ def add_generation_arguments(parser: argparse.ArgumentParser) -> None:
         help="sampling temperature (default 0 for judging turns; the single judge with --samples above 1 keeps 1)")
     generation.add_argument(
         "--structured", nargs="?", const="on", type=structured_value, metavar="{auto,on,off}",
-        help="ask the answer line again as a small JSON object, constrained to a schema: auto where the provider "
-             "can (litellm says so, or your own server at --api-base takes a schema), on (the flag alone) also "
-             "from a hosted model litellm does not know, off never; else free text (the session records which)")
+        help="ask the answer again as a small JSON object constrained to a schema: auto where the free text "
+             "gives none (in place of the reminder), on (the flag alone) on every answer, off never (default); "
+             "asked of a model litellm says takes a schema and of your own server (--api-base), else free text "
+             "(the session records which)")
 
 
 def choices_from_args(args: argparse.Namespace) -> Choices:

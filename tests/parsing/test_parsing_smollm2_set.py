@@ -1,0 +1,130 @@
+"""The answer readers on the local model's own replies, labelled by hand against a rule card.
+
+tests/fixtures/smollm2_set/: `replies.jsonl` (replies of SmolLM2-135M-Instruct to this product's
+prompts, with what each prompt asked), `labels.jsonl` (each reply's settled label: the answer it
+states as its own, or `none`), `agreement.json` (the second reader's labels of a random fifth),
+`CARD.md` (the rule both readers applied, and how the set was collected) and `split.json` (the
+held-out ids, drawn from each id and a seed before any rule was written; no rule is written from
+them). A misread is an answer read where the label says none or another answer; a miss is none
+read where the label has an answer. The set is still growing toward its goal (at least 500
+replies, 200 of them held out): the goal's test is expected to fail until the reader meets it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from debate_tui.parsing import parse_error_report, read_answer
+from debate_tui.protocols import mateval
+
+SET = Path(__file__).parents[1] / "fixtures" / "smollm2_set"
+MAX_MISREADS, MAX_MISSES = 0.005, 0.02
+"""The goal on the held-out part: misreads at most 0.5% of its replies, misses at most 2%."""
+MEASURED = {"dev": (2, 0), "held-out": (4, 1)}
+"""(misreads, misses) when the set was last extended: a change of the readers may not make them worse."""
+
+
+def _rows() -> list[dict[str, Any]]:
+    replies = [json.loads(line) for line in (SET / "replies.jsonl").read_text(encoding="utf-8").splitlines()]
+    labels = {row["id"]: row["label"] for row in map(json.loads, (SET / "labels.jsonl").read_text().splitlines())}
+    return [{**row, "label": labels[row["id"]]} for row in replies]
+
+
+def _split() -> dict[str, Any]:
+    return json.loads((SET / "split.json").read_text(encoding="utf-8"))
+
+
+def _parts() -> dict[str, list[dict[str, Any]]]:
+    held = set(_split()["held_out"])
+    rows = _rows()
+    return {"dev": [r for r in rows if r["id"] not in held], "held-out": [r for r in rows if r["id"] in held]}
+
+
+def _report(reply: str, types: list[str]) -> str:
+    """A MATEval report as the protocol reads it: per asked type it answers, yes (an error counted) or no."""
+    answered = mateval.answered_types(reply) & set(types)
+    errors = parse_error_report(reply, "")
+    if not answered and not mateval.answered_types(reply) and errors:
+        answered = set(types)  # MATEval's own error-list form: a listed error answers every type
+    said = [f"{t}={'yes' if any(e.type == t for e in errors) else 'no'}" for t in types if t in answered]
+    return ",".join(said) or "none"
+
+
+def read(row: dict[str, Any]) -> str:
+    """What the product reads from a reply, in the label's form."""
+    expect, reply = row["expect"], row["reply"]
+    if expect == "report":
+        return _report(reply, row["options"])
+    got = read_answer(reply, expect, row.get("low", 1), row.get("high", 5), row.get("criterion"))
+    if expect == "no_issue":
+        return "yes" if got else "none"
+    if got is None:
+        return "none"
+    if isinstance(got, tuple):
+        return ",".join(f"{v:g}" for v in got)
+    return got if isinstance(got, str) else f"{got:g}"
+
+
+def _same(got: str, label: str) -> bool:
+    if label == "no" and got == "none":
+        return True  # a Critic that objects: the reader's "not accepted"
+    try:
+        return [float(v) for v in got.split(",")] == [float(v) for v in label.split(",")]
+    except ValueError:
+        return got == label
+
+
+def figures(rows: list[dict[str, Any]]) -> tuple[int, list[dict[str, Any]], list[dict[str, Any]]]:
+    """(replies, misreads, misses)."""
+    misreads, misses = [], []
+    for row in rows:
+        got, label = read(row), row["label"]
+        if _same(got, label):
+            continue
+        (misses if got == "none" else misreads).append({**row, "got": got})
+    return len(rows), misreads, misses
+
+
+def test_the_set_is_labelled_varied_and_split_by_its_seed_alone() -> None:
+    rows, split = _rows(), _split()
+    assert len({row["id"] for row in rows}) == len(rows)
+    drawn = {row["id"] for row in rows if int.from_bytes(hashlib.sha256(
+        f"{split['seed']}:{row['id']}".encode()).digest()[:8], "big") / 2**64 < split["fraction"]}
+    assert drawn == set(split["held_out"])  # tools/collect_replies.py's rule, nothing picked by hand
+    assert {row["protocol"] for row in rows} == {"single", "debate", "chateval", "scaleeval", "mateval"}
+    assert {row["temperature"] for row in rows} == {0.0, 0.8}
+    assert min(row["cap"] for row in rows) >= 100 and max(row["cap"] for row in rows) <= 400
+
+
+def test_the_second_readers_labels_and_their_agreement() -> None:
+    agreement = json.loads((SET / "agreement.json").read_text(encoding="utf-8"))
+    pairs = [(p["first"], p["second"]) for p in agreement["pairs"]]
+    labels = {row["id"]: row["label"] for row in _rows()}
+    assert all(labels[p["id"]] == p["settled"] for p in agreement["pairs"])
+    n, agreed = len(pairs), sum(a == b for a, b in pairs)
+    firsts, seconds = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
+    chance = sum(firsts[k] * seconds[k] for k in firsts | seconds) / n**2
+    assert (agreement["doubly_read"], agreement["agreed"]) == (n, agreed)
+    assert agreement["kappa"] == round((agreed / n - chance) / (1 - chance), 4)  # Cohen's kappa
+
+
+@pytest.mark.parametrize("part", ["dev", "held-out"])
+def test_the_readers_do_not_get_worse(part: str) -> None:
+    count, misreads, misses = figures(_parts()[part])
+    print(f"{part}: {count} replies, {len(misreads)} misread, {len(misses)} missed")
+    most_misreads, most_misses = MEASURED[part]
+    assert len(misreads) <= most_misreads and len(misses) <= most_misses, (
+        [(r["id"], r["got"], r["label"]) for r in misreads + misses])
+
+
+@pytest.mark.xfail(strict=True, reason="the goal is not met yet: 4 misreads (4.9%) on 81 held-out replies")
+def test_held_out_misreads_and_misses_are_within_the_goal() -> None:
+    held = _parts()["held-out"]
+    count, misreads, misses = figures(held)
+    assert count >= 200 and len(misreads) <= MAX_MISREADS * count and len(misses) <= MAX_MISSES * count
