@@ -3,6 +3,8 @@
     python tools/collect_replies.py plan --runs 400 --seed 30 --max-chars 1400 > plan.jsonl
     python tools/collect_replies.py run plan.jsonl --api-base http://127.0.0.1:PORT/v1 --out raw/
     python tools/collect_replies.py rows raw/ --seed 2611 --held-out 0.4 --to labels/
+    python tools/collect_replies.py run plan.jsonl --api-base ... --out auto/ --structured auto --only 24
+    python tools/collect_replies.py compare raw/ auto/     # per protocol: unscored, JSON answers, calls
 
 `plan`: one line per CLI run, drawn with a fixed seed: a protocol (single, debate, chateval,
 scaleeval, mateval twice, in turn), an item of a shipped data set that protocol reads (SummEval,
