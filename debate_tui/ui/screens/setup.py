@@ -96,8 +96,8 @@ class AgentRow(Horizontal):
         persona = selects.first().value
         return (None if persona is Select.NULL else str(persona)), inputs.first().value.strip()
 
-STRUCTURED_CHOICES = [("JSON where the free text gives no answer (auto)", "auto"),
-                      ("JSON on every answer (on)", "on"), ("free text only (off)", "off")]
+STRUCTURED_CHOICES = [("auto: if free text fails", "auto"), ("on: every answer", "on"),
+                      ("off: free text only", "off")]
 """`--structured`'s values, as the form offers them."""
 
 
