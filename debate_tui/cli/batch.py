@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from debate_tui.cli import freeze_loaded
 from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.cli.task_args import input_files, sessions_dir, warn_stderr
 from debate_tui.cli.task_flags import TEXT_FLAGS, RawSpecHelpFormatter, add_task_arguments
@@ -453,6 +454,7 @@ def run_until_done(batch: BatchRun | LadderRun) -> None:
 
     `asyncio.Runner` also cancels what litellm leaves running (its logging worker) before the loop closes.
     """
+    freeze_loaded()  # litellm is imported by now (`_warm_up`), unless worker processes import it
     with asyncio.Runner() as runner:
         loop = runner.get_loop()
         try:

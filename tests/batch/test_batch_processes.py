@@ -257,3 +257,23 @@ def test_the_streamed_reader_splits_decodes_and_bounds_as_the_whole_file_reader_
     monkeypatch.setenv("DEBATE_TUI_MAX_BATCH_BYTES", "55")
     with pytest.raises(InputError, match="over the limit of 55 bytes"):
         list(file_lines(path))
+
+
+def test_the_program_freezes_what_is_loaded_before_a_one_process_batch_and_a_test_process_does_not(
+        tmp_path, monkeypatch):
+    """gc.freeze() once the imports are done, as in a worker process (the collector stops rescanning litellm's
+    objects); never where main() is only called from code (a test), whose frozen garbage would never go."""
+    import gc
+
+    from debate_tui import cli
+    from debate_tui.cli.batch import run_until_done
+    from tests.helpers.batch import prepared
+
+    path = write_items(tmp_path / "in.jsonl", 3)
+    frozen: list[bool] = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
+    run_until_done(prepared(str(path), "--out", str(tmp_path / "a.jsonl"), "--demo", "--processes", "1"))
+    assert frozen == [] and len(lines_of(tmp_path / "a.jsonl")) == 3
+    monkeypatch.setattr(cli, "_program", True)
+    run_until_done(prepared(str(path), "--out", str(tmp_path / "b.jsonl"), "--demo", "--processes", "1"))
+    assert frozen == [True] and len(lines_of(tmp_path / "b.jsonl")) == 3
