@@ -546,3 +546,20 @@ def test_each_reader_is_a_module_of_its_own_behind_the_same_names() -> None:
     assert (parsing.parse_error_report, parsing.normalize_error_type) == (
         errors.parse_error_report, errors.normalize_error_type)
     assert all(hasattr(parsing, name) for name in parsing.__all__)
+
+
+def test_a_caseless_pattern_searched_lowered_finds_what_the_case_insensitive_search_finds():
+    """The faster search (ASCII text and pattern both lowered) gives the same span as the case-insensitive one;
+    text beyond ASCII takes the case-insensitive pattern itself; an upper-case escape is refused."""
+    import re
+
+    from debate_tui.parsing.scores import _Caseless
+
+    pattern = r"\b(?:score|I\s+would\s+say)\b[^\n:]{0,10}[:=]?\s*$"
+    caseless = _Caseless(pattern)
+    for text in ("Final SCORE: ", "so I Would Say ", "no score here.", "\u0130 would say ", "SCORE:  x", "SCORE is: "):
+        folded = text.lower() if text.isascii() else None
+        found, expected = caseless.search(text, folded), re.search(pattern, text, re.I)
+        assert (found and found.span()) == (expected and expected.span()), text
+    with pytest.raises(ValueError, match="upper-case escape"):
+        _Caseless(r"\S+$")
