@@ -203,6 +203,8 @@ def test_an_item_session_id_is_the_hash_of_the_whole_sessions_canonical_dump(tmp
                            ensure_ascii=False)
     assert made.id == "batch-" + hashlib.sha256(canonical.encode()).hexdigest()[:20]
     assert [c.name for c in made.criteria] == ["fluency"] and made.task == item.task
+    assert made.agents == template.agents and made.criteria == template.criteria[1:]
+    assert made.agents[0] is not template.agents[0] and made.criteria[0] is not template.criteria[1]  # its own
     others = {ItemSessions(template, 8, "/x/out.jsonl").make(item, template.criteria[1:]).id,
               ItemSessions(template, 7, "/y/out.jsonl").make(item, template.criteria[1:]).id,
               ItemSessions(template, 7, "/x/out.jsonl").make(read_items(items_path)[0], template.criteria[1:]).id}
