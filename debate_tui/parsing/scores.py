@@ -157,6 +157,10 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
         return 2
     if _CHANGED_TO_PRE.search(pre, folded):
         return 2
+    counted = _COUNTED_WORD.match(post)  # from here to the labels every check rules the number out: the
+    noun = counted.group(1).lower() if counted else ""  # cheapest first
+    if word and counted and noun not in _SCORE_NOUNS:
+        return 0  # "one more read", "two of them"
     if m.start() in reading.rubric or m.start() in reading.paren_series:
         return 0  # an echoed rubric: "1 - Poor", "5 (excellent)"; a series "(1), (3) and (5)"
     if _NOT_A_SCORE_PRE.search(pre, folded) or _NOT_A_SCORE_POST.match(post):
@@ -176,10 +180,6 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
         return 0
     if _POINTS_POST.match(post) and not (labelled or phrased):
         return 0  # "has 3 points" counts; "Score: 3 points" scores
-    counted = _COUNTED_WORD.match(post)
-    noun = counted.group(1).lower() if counted else ""
-    if word and counted and noun not in _SCORE_NOUNS:
-        return 0  # "one more read", "two of them"
     if phrased and not labelled and counted and noun not in _SCORE_NOUNS | _CONNECTORS:
         return 0  # "I would say 2 things"
     if score_label:
