@@ -163,7 +163,7 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
         return 0  # "one more read", "two of them"
     if m.start() in reading.rubric or m.start() in reading.paren_series:
         return 0  # an echoed rubric: "1 - Poor", "5 (excellent)"; a series "(1), (3) and (5)"
-    if _NOT_A_SCORE_PRE.search(pre, folded) or _NOT_A_SCORE_POST.match(post):
+    if _NOT_A_SCORE_POST.match(post) or _NOT_A_SCORE_PRE.search(pre, folded):  # the anchored, cheap one first
         return 0
     line_before = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
     if _LINE_START.match(line_before) and _ENUMERATOR_POST.match(post) and (value == 1 or reading.numbered_list):
