@@ -311,6 +311,7 @@ def _warm_up(template: Session) -> None:
         from debate_tui.llm.litellm_client import load_litellm
 
         load_litellm()
+    freeze_loaded()
 
 
 def prepare(args: argparse.Namespace, items: Items | None = None, out: Path | None = None) -> BatchRun:
@@ -454,7 +455,6 @@ def run_until_done(batch: BatchRun | LadderRun) -> None:
 
     `asyncio.Runner` also cancels what litellm leaves running (its logging worker) before the loop closes.
     """
-    freeze_loaded()  # litellm is imported by now (`_warm_up`), unless worker processes import it
     with asyncio.Runner() as runner:
         loop = runner.get_loop()
         try:

@@ -279,3 +279,19 @@ def test_the_program_freezes_what_is_loaded_before_a_one_process_batch_and_a_tes
     monkeypatch.setattr(cli, "_program", True)
     run_until_done(prepared(str(path), "--out", str(tmp_path / "b.jsonl"), "--demo", "--processes", "1"))
     assert frozen == [True] and len(lines_of(tmp_path / "b.jsonl")) == 3
+
+
+def test_a_default_batch_left_in_one_process_starts_its_clock_after_the_warm_up(tmp_path):
+    """The default (--processes unset) on a small input runs in this process and imports litellm only then:
+    the rate, the ETA and elapsed_s count from after that import, as with --processes 1."""
+    import time as clock
+
+    from debate_tui.cli.batch import run_until_done
+    from tests.helpers.batch import prepared
+
+    batch = prepared(str(write_items(tmp_path / "in.jsonl", 3)), "--out", str(tmp_path / "o.jsonl"), "--demo")
+    warmed: list[float] = []
+    batch.warm_up = lambda: warmed.append(clock.monotonic())
+    run_until_done(batch)
+    assert batch.processes == 1 and len(warmed) == 1
+    assert batch._started >= warmed[0] and batch.progress.started >= warmed[0]
