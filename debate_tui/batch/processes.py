@@ -205,7 +205,8 @@ class ProcessBatch(BatchRun):
     async def _run_items(self, work: Work) -> None:
         self.processes = processes_for(self.requested, self.settings.concurrency, len(work))
         if self.processes == 1:
-            self.warm_up()
+            self.warm_up()  # seconds of imports: the clock of rate, ETA and elapsed_s starts after them
+            self._started = self.progress.started = time.monotonic()
             await super()._run_items(work)
             return
         parts = [part for part in split(work, self.processes) if len(part)]  # a resumed batch may have none left in one

@@ -39,7 +39,7 @@ from debate_tui.batch.progress import Progress, Tally
 from debate_tui.batch.results import FINAL, ResultsFile, settled
 from debate_tui.batch.rows import item_rows
 from debate_tui.batch.session_writer import SessionWriter
-from debate_tui.domain import Criterion, Session
+from debate_tui.domain import AgentSpec, Criterion, Session
 from debate_tui.engine.budget import Budget
 from debate_tui.engine.control import RunControl
 from debate_tui.engine.runner import RetryPolicy
@@ -69,30 +69,39 @@ class ItemSessions:
     """Each item's session, with an id that is the same whenever the same work is asked again.
 
     The id is a hash of the work's canonical JSON, exactly as the session's own dump would give it (a batch
-    interrupted by an earlier version resumes the same sessions); building it from the parts saves the
-    session's full dump and the throwaway time-stamped id a new session draws.
+    interrupted by an earlier version resumes the same sessions). It is put together from parts: those shared
+    by every item (agents, criteria, protocol) dumped once, the item's own (id, seed, task) per item, which
+    saves the session's full dump and the throwaway time-stamped id a new session draws.
     """
 
     def __init__(self, template: Session, seed: int, out_key: str):
         self.template, self.seed, self.out_key = template, seed, out_key
         self._options = to_jsonable_python(template.options)
         self._agents = [agent.model_dump(mode="json") for agent in template.agents]
-        self._criteria: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        self._head = f'"out": {_canonical(out_key)}, "work": {{"agents": {_canonical(self._agents)}, '
+        self._criteria: dict[tuple[str, ...], tuple[list[dict[str, Any]], str]] = {}
 
     def make(self, item: Item, criteria: list[Criterion]) -> Session:
         seed = item_seed(self.seed, item.id)
         names = tuple(c.name for c in criteria)
-        if (dumped := self._criteria.get(names)) is None:
-            dumped = self._criteria[names] = [c.model_dump(mode="json") for c in criteria]
-        what = {"protocol": self.template.protocol, "options": {**self._options, "seed": seed},
-                "criteria": dumped, "agents": self._agents, "task": item.task.model_dump(mode="json")}
-        canonical = json.dumps({"out": self.out_key, "item": item.id, "work": what}, sort_keys=True,
-                               ensure_ascii=False)
-        return Session(
+        if (known := self._criteria.get(names)) is None:
+            dumped = [c.model_dump(mode="json") for c in criteria]
+            known = self._criteria[names] = (dumped, _canonical(dumped))
+        dumped, criteria_json = known
+        canonical = (f'{{"item": {_canonical(item.id)}, {self._head}"criteria": {criteria_json}, '
+                     f'"options": {_canonical({**self._options, "seed": seed})}, '
+                     f'"protocol": {_canonical(self.template.protocol)}, '
+                     f'"task": {_canonical(item.task.model_dump(mode="json"))}}}}}')
+        return Session(  # the template's agents and criteria copied, as their dumps read back
             id="batch-" + hashlib.sha256(canonical.encode()).hexdigest()[:20], protocol=self.template.protocol,
-            options={**self.template.options, "seed": seed}, criteria=[c.model_copy(deep=True) for c in criteria],
-            agents=[a.model_copy(deep=True) for a in self.template.agents], task=item.task, spec=self.template.spec,
+            options={**self.template.options, "seed": seed}, criteria=[Criterion.model_validate(c) for c in dumped],
+            agents=[AgentSpec.model_validate(a) for a in self._agents], task=item.task, spec=self.template.spec,
         )
+
+
+def _canonical(value: Any) -> str:
+    """A part of the canonical JSON, as a whole `json.dumps(..., sort_keys=True, ensure_ascii=False)` writes it."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
 class Work:

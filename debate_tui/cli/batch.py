@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from debate_tui.cli import freeze_loaded
 from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.cli.task_args import input_files, sessions_dir, warn_stderr
 from debate_tui.cli.task_flags import TEXT_FLAGS, RawSpecHelpFormatter, add_task_arguments
@@ -311,6 +312,7 @@ def _warm_up(template: Session) -> None:
         from debate_tui.llm.litellm_client import load_litellm
 
         load_litellm()
+    freeze_loaded()
 
 
 def prepare(args: argparse.Namespace, items: Items | None = None, out: Path | None = None) -> BatchRun:

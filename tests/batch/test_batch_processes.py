@@ -203,6 +203,8 @@ def test_an_item_session_id_is_the_hash_of_the_whole_sessions_canonical_dump(tmp
                            ensure_ascii=False)
     assert made.id == "batch-" + hashlib.sha256(canonical.encode()).hexdigest()[:20]
     assert [c.name for c in made.criteria] == ["fluency"] and made.task == item.task
+    assert made.agents == template.agents and made.criteria == template.criteria[1:]
+    assert made.agents[0] is not template.agents[0] and made.criteria[0] is not template.criteria[1]  # its own
     others = {ItemSessions(template, 8, "/x/out.jsonl").make(item, template.criteria[1:]).id,
               ItemSessions(template, 7, "/y/out.jsonl").make(item, template.criteria[1:]).id,
               ItemSessions(template, 7, "/x/out.jsonl").make(read_items(items_path)[0], template.criteria[1:]).id}
@@ -257,3 +259,39 @@ def test_the_streamed_reader_splits_decodes_and_bounds_as_the_whole_file_reader_
     monkeypatch.setenv("DEBATE_TUI_MAX_BATCH_BYTES", "55")
     with pytest.raises(InputError, match="over the limit of 55 bytes"):
         list(file_lines(path))
+
+
+def test_the_program_freezes_what_is_loaded_before_a_one_process_batch_and_a_test_process_does_not(
+        tmp_path, monkeypatch):
+    """gc.freeze() once the imports are done, as in a worker process (the collector stops rescanning litellm's
+    objects); never where main() is only called from code (a test), whose frozen garbage would never go."""
+    import gc
+
+    from debate_tui import cli
+    from debate_tui.cli.batch import run_until_done
+    from tests.helpers.batch import prepared
+
+    path = write_items(tmp_path / "in.jsonl", 3)
+    frozen: list[bool] = []
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
+    run_until_done(prepared(str(path), "--out", str(tmp_path / "a.jsonl"), "--demo", "--processes", "1"))
+    assert frozen == [] and len(lines_of(tmp_path / "a.jsonl")) == 3
+    monkeypatch.setattr(cli, "_program", True)
+    run_until_done(prepared(str(path), "--out", str(tmp_path / "b.jsonl"), "--demo", "--processes", "1"))
+    assert frozen == [True] and len(lines_of(tmp_path / "b.jsonl")) == 3
+
+
+def test_a_default_batch_left_in_one_process_starts_its_clock_after_the_warm_up(tmp_path):
+    """The default (--processes unset) on a small input runs in this process and imports litellm only then:
+    the rate, the ETA and elapsed_s count from after that import, as with --processes 1."""
+    import time as clock
+
+    from debate_tui.cli.batch import run_until_done
+    from tests.helpers.batch import prepared
+
+    batch = prepared(str(write_items(tmp_path / "in.jsonl", 3)), "--out", str(tmp_path / "o.jsonl"), "--demo")
+    warmed: list[float] = []
+    batch.warm_up = lambda: warmed.append(clock.monotonic())
+    run_until_done(batch)
+    assert batch.processes == 1 and len(warmed) == 1
+    assert batch._started >= warmed[0] and batch.progress.started >= warmed[0]

@@ -578,3 +578,20 @@ def test_a_question_answered_no_then_yes_is_answered_neither_way() -> None:
               "A: Yes\nLocation: \"Tom went home.\"\nExplanation: contradicts.\nDeduction: -1\n")
     assert parse_error_report(report, "Tom went home.") == []
     assert [e.type for e in parse_error_report(report.replace("A: No\n", "A: Yes\n"), "Tom went home.")] == ["LINC"]
+
+
+def test_a_caseless_pattern_searched_lowered_finds_what_the_case_insensitive_search_finds():
+    """The faster search (ASCII text and pattern both lowered) gives the same span as the case-insensitive one;
+    text beyond ASCII takes the case-insensitive pattern itself; an upper-case escape is refused."""
+    import re
+
+    from debate_tui.parsing.scores import _Caseless
+
+    pattern = r"\b(?:score|I\s+would\s+say)\b[^\n:]{0,10}[:=]?\s*$"
+    caseless = _Caseless(pattern)
+    for text in ("Final SCORE: ", "so I Would Say ", "no score here.", "\u0130 would say ", "SCORE:  x", "SCORE is: "):
+        folded = text.lower() if text.isascii() else None
+        found, expected = caseless.search(text, folded), re.search(pattern, text, re.I)
+        assert (found and found.span()) == (expected and expected.span()), text
+    with pytest.raises(ValueError, match="upper-case escape"):
+        _Caseless(r"\S+$")
