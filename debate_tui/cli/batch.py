@@ -504,6 +504,8 @@ def handle(args: argparse.Namespace) -> int:
     summary = batch.summary()
     print(json.dumps(summary), flush=True)
     cache = getattr(batch, "cache", None)
+    if cache is not None:
+        cache.cache.close()  # done with it: a process that runs many batches (a test) keeps no file open
     if cache is not None and cache.cache.problem:  # the calls went on uncached; say so, and not as a success
         print(f"debate-tui: error: {inert(cache.cache.problem)}", file=sys.stderr)
         return EXIT_BAD_INPUT

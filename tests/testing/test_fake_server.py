@@ -13,7 +13,7 @@ os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # before litellm: no price-
 import asyncio
 import http.client
 import json
-import select
+import selectors
 import signal
 import subprocess
 import sys
@@ -477,7 +477,9 @@ def test_command_line_serves_rules_until_interrupted(tmp_path: Path) -> None:
         cwd=REPO, stdout=subprocess.PIPE, text=True,
     )
     try:
-        assert select.select([process.stdout], [], [], 10)[0], "no base URL printed"
+        with selectors.DefaultSelector() as waiting:  # not select(): a worker's descriptors may pass 1024
+            waiting.register(process.stdout, selectors.EVENT_READ)
+            assert waiting.select(10), "no base URL printed"
         base_url = process.stdout.readline().strip()
         assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
 
