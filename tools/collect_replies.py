@@ -116,12 +116,12 @@ def command(job: dict[str, Any], folder: Path, api_base: str, model: str, timeou
 
 
 def run(plan_file: Path, out: Path, api_base: str, model: str, timeout: int, part: str, structured: str = "off",
-        only: int | None = None) -> None:
+        only: int | None = None, start: int = 0) -> None:
     """The planned runs in order (those of `part` "I/N": every N-th from the I-th, for N servers side by side)."""
     env = {**os.environ, "OPENAI_API_KEY": "sk-local-server-needs-none", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     index, count = (int(n) for n in part.split("/"))
     for n, line in enumerate(plan_file.read_text(encoding="utf-8").splitlines()):
-        if n % count != index - 1 or (only is not None and n >= only):
+        if n % count != index - 1 or n < start or (only is not None and n >= only):
             continue
         job = json.loads(line)
         folder = out / job["run"]
@@ -254,6 +254,9 @@ def main() -> None:
     r.add_argument("--part", default="1/1", help="I/N: every N-th planned run from the I-th")
     r.add_argument("--structured", default="off", choices=("auto", "on", "off"))
     r.add_argument("--only", type=int, help="only the first N planned runs")
+    r.add_argument("--start", type=int, default=0, help="skip the planned runs before the N-th (0-based): those a "
+                   "labelled set already holds, when their raw folders are gone (a rerun would give new replies "
+                   "under the same ids)")
     c = sub.add_parser("compare", help="per protocol: unscored, calls and wall time of runs folders side by side")
     c.add_argument("raw", type=Path, nargs="+")
     w = sub.add_parser("rows")
@@ -266,7 +269,8 @@ def main() -> None:
         for job in plan(args.runs, args.seed, args.max_chars):
             print(json.dumps(job, ensure_ascii=False))
     elif args.step == "run":
-        run(args.plan, args.out, args.api_base, args.model, args.timeout, args.part, args.structured, args.only)
+        run(args.plan, args.out, args.api_base, args.model, args.timeout, args.part, args.structured, args.only,
+            args.start)
     elif args.step == "compare":
         compare(args.raw)
     else:
