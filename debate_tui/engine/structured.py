@@ -126,13 +126,13 @@ def response_format(kind: str, expect: str) -> dict[str, Any]:
 
 async def answer(complete: Callable[[ChatRequest], Awaitable[Completion]], session: Session, spec: AgentSpec,
                  messages: list[Message], turn: Turn, expect: str, criterion: Criterion | None,
-                 mode: bool | str = True, probing: dict[str, asyncio.Lock] | None = None) -> None:
+                 mode: bool | str, probing: dict[str, asyncio.Lock]) -> None:
     """Ask `turn`'s answer as JSON where the model can give it, and take it; record which format was used.
 
     While a model's format is unknown its turns ask one at a time (`probing`: a lock per model), so turns
     answering at once (samples, simultaneous talk) do not each try every form."""
     formats = session.state.setdefault(ANSWER_FORMAT_KEY, {})
-    if spec.model in formats or probing is None:
+    if spec.model in formats:
         await _ask(complete, formats, spec, messages, turn, expect, criterion, mode)
         return
     async with probing.setdefault(spec.model, asyncio.Lock()):

@@ -125,9 +125,9 @@ def _spans(draft: dict[str, str], default_type: str | None, unplaced: bool, text
     explanation = draft.get("explanation", "").strip()
     quotes = _split_quotes(draft.get("location", ""))
     if not quotes:  # an error stated without a location: kept, with nothing to point at (not the form's echo)
-        echoed = _NOTHING.match(explanation) is not None and explanation.startswith("<")
+        placeholder = explanation.startswith("<") and _NOTHING.match(explanation) is not None
         return [ErrorSpan(type=kind, quote="", explanation=explanation, deduction=points)] if unplaced and not \
-            echoed else []
+            placeholder else []
     reasons = _ALTERNATIVES.split(explanation)
     if len(reasons) != len(quotes):
         reasons = [explanation] * len(quotes)
@@ -204,9 +204,8 @@ class _Report:
         self.field = ""
         """The field the last labelled line filled: an unlabelled line goes on with an explanation."""
         self.question_type: str | None = None
-        self.answered_yes = False
-        self.answered_no = False
-        """The open question was answered no: what is drafted under it is the form copied back."""
+        self.said: bool | None = None
+        """The open question's answer: yes, no (what is drafted under it is the form copied back), or none."""
         self.found_for_question = 0
         self.chinese = False
         self.question_start = 0
@@ -220,46 +219,45 @@ class _Report:
     def flush(self) -> None:
         """The drafted error, if any, read; a new draft begins. Under a question answered no, the form's
         fields copied back (Location, Explanation, Deduction) are no error."""
-        unplaced = self.answered_yes or ("type" in self.draft and "location" not in self.draft)
-        if self.draft and not self.answered_no:
+        unplaced = self.said is True or ("type" in self.draft and "location" not in self.draft)
+        if self.draft and not (self.said is False and self.question_type):
             self.found(_spans(self.draft, self.question_type, unplaced, self.text))
         self.draft = {}
 
     def close_question(self) -> None:
         """A yes without an error read still counts one error of the asked type, with nothing to point at."""
         self.flush()
-        if self.answered_yes and not self.found_for_question and self.question_type:
+        if self.said is True and not self.found_for_question and self.question_type:
             self.errors.append(ErrorSpan(type=self.question_type, quote=""))
 
     def ask(self, value: str, chinese: bool) -> None:
         self.close_question()
-        self.question_type, self.answered_yes, self.found_for_question = normalize_error_type(value), False, 0
-        self.answered_no = False
+        self.question_type, self.said, self.found_for_question = normalize_error_type(value), None, 0
         self.chinese, self.question_start = chinese, len(self.errors)
         self.scored_from = self.question_start
 
     def score_line(self, points: float) -> None:
         self.flush()
-        _score_as_stated(self.errors, self.scored_from, points, self.question_type if self.answered_yes else None)
+        _score_as_stated(self.errors, self.scored_from, points, self.question_type if self.said is True else None)
         self.scored_from, self.found_for_question = len(self.errors), len(self.errors) - self.question_start
-        self.answered_yes = self.answered_yes and points > 0
+        if self.said is True and not points:
+            self.said = None  # the score line took the yes back
 
     def answer(self, value: str) -> None:
         said = answer_says(value)
-        if self.question_type and said is not None and (self.answered_yes or self.answered_no) and \
-                said != self.answered_yes:  # "A: No", later "A: Yes" to the same question
+        if self.question_type and None not in (said, self.said) and said != self.said:  # "A: No", later "A: Yes"
             self.flush()
             del self.errors[self.question_start:]  # two answers to one question: neither is taken
-            self.answered_yes, self.answered_no, self.found_for_question = False, True, 0
+            self.said, self.found_for_question = False, 0
             return
-        self.answered_yes, self.answered_no = said is True, said is False and self.question_type is not None
-        if self.chinese and self.answered_yes and (rest := re.sub(r"^\s*(?:是的?|存在|有)[，,。.：:]?", "", value)):
+        self.said = said
+        if self.chinese and self.said is True and (rest := re.sub(r"^\s*(?:是的?|存在|有)[，,。.：:]?", "", value)):
             self.found(_prose_errors(rest, self.question_type, self.text))  # "答：是，“...”重复了两次。"
 
     def unlabelled(self, line: str) -> None:
         if self.field == "explanation" and line.strip():
             self.draft["explanation"] += " " + line.strip()
-        elif self.chinese and self.answered_yes and line.strip():  # 答：是, then each error in a sentence of prose
+        elif self.chinese and self.said is True and line.strip():  # 答：是, then each error in a sentence of prose
             self.found(_prose_errors(line, self.question_type, self.text))
 
     def labelled(self, label: str, value: str) -> None:
