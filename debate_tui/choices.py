@@ -27,6 +27,8 @@ COMMAND_LINE = "command line"
 REMEMBERED = "remembered from your last setup"
 DEFAULT = "default"
 
+CONNECTION = ("api_base", "api_key_env")
+"""The settings of a model (`model_settings`) an agent's call needs to reach it (a key variable's NAME, never a key)."""
 STRUCTURED: dict[str, bool | str] = {"auto": "auto", "on": True, "off": False}
 """How a person names `generation.structured` (`--structured`, the setup form) -> its value."""
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import platformdirs
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
-from debate_tui.choices import DEFAULT_PROTOCOL
+from debate_tui.choices import CONNECTION, DEFAULT_PROTOCOL
 from debate_tui.inputs import ConfigError, InputError, check_api_base
 from debate_tui.llm import DEFAULT_TIMEOUT_S
 from debate_tui.llm.keys import KeySource, key_source
@@ -148,7 +148,7 @@ class ModelSettings(Section):
 
     def connection(self) -> dict[str, str]:
         """What an agent's call needs to reach the model: api_base and api_key_env."""
-        return self.model_dump(include={"api_base", "api_key_env"}, exclude_none=True)
+        return self.model_dump(include=set(CONNECTION), exclude_none=True)
 
 
 class Deployment(Section):

@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from debate_tui.catalog import Catalog, CatalogError, load_catalog, load_criteria_file
-from debate_tui.choices import DEFAULT_PROTOCOL, Choices
+from debate_tui.choices import CONNECTION, DEFAULT_PROTOCOL, Choices
 from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task, names_from_personas
 from debate_tui.engine.runner import Runner
 from debate_tui.generation import Generation, ReplySettings
@@ -266,10 +266,6 @@ def with_personas(agents: list[AgentSpec], chosen: Mapping[str, str], catalog: C
 
 def _persona_names(cast: list[AgentSpec], others: frozenset[str]) -> list[str]:
     return names_from_personas([agent.persona for agent in cast if agent.persona is not None], others)
-
-
-CONNECTION = ("api_base", "api_key_env")
-"""A model's settings an agent's call needs to reach it (a key variable's NAME, never a key)."""
 
 
 def with_model_params(agents: list[AgentSpec], choices: Choices, generation: Generation) -> None:
