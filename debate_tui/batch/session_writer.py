@@ -36,6 +36,11 @@ from debate_tui.domain import Session
 from debate_tui.safefile import write_all_atomic
 
 
+GATHER_S = 0.005
+"""How long a write waits for more saves once one arrives: an item's turn and its end a few
+milliseconds apart (the single judge against a fast server) are then written once, not twice."""
+
+
 class SessionWriter:
     def __init__(self, max_pending: int = 256) -> None:
         self.max_pending = max_pending
@@ -85,6 +90,8 @@ class SessionWriter:
     async def _write_until_closed(self) -> None:
         while True:
             await self._wake.wait()
+            if not self._closing:
+                await asyncio.sleep(GATHER_S)
             self._wake.clear()
             if self._pending:
                 await self._write_pending()
