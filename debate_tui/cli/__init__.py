@@ -114,9 +114,12 @@ def leave_quickly() -> None:
 def freeze_loaded() -> None:
     """Before a long run, once its imports are done: what is loaded by now (litellm's many objects) lives as
     long as the process, so the collector need not rescan it while items come and go (a tenth or so of the
-    CPU per call against a fast server). Only for the program, as `leave_quickly`."""
+    CPU per call against a fast server); and the youngest generation is collected every 10,000 allocations
+    instead of 700, since each item leaves a few thousand short-lived objects (about half the collector's time
+    an item, measured). Only for the program, as `leave_quickly`."""
     if _program:
         gc.freeze()
+        gc.set_threshold(10_000, *gc.get_threshold()[1:])
 
 
 def _main(argv: list[str]) -> int:
