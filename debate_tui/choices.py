@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -118,7 +119,14 @@ class Choices:
         return {key: item for key, item in value.items() if self.origins.get(f"{name}.{key}") != COMMAND_LINE}
 
     def data(self) -> dict[str, Any]:
-        """The whole resolved spec as a session keeps it: set values and their origins (key NAMES, never keys)."""
+        """The whole resolved spec as a session keeps it: set values and their origins (key NAMES, never keys).
+
+        Worked out once (read it, do not change it): a batch's every item session holds the same spec.
+        """
+        return self._data
+
+    @cached_property
+    def _data(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
         for name in self.__dataclass_fields__:
             value = getattr(self, name)
