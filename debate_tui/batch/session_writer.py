@@ -35,7 +35,6 @@ from pathlib import Path
 from debate_tui.domain import Session
 from debate_tui.safefile import write_all_atomic
 
-
 GATHER_S = 0.005
 """How long a write waits for more saves once one arrives: an item's turn and its end a few
 milliseconds apart (the single judge against a fast server) are then written once, not twice."""
