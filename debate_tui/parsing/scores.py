@@ -98,6 +98,9 @@ _INSTRUCTION_ITEM = re.compile(
 _CRITERION_LINE = re.compile(r"^\W*(?:evaluation\s+)?criteri(?:on|a)\b", re.I)
 _ITEM_START = re.compile(r"^[ \t>•-]*\(?\d+[.)][ \t]")  # the line is an item of a numbered list
 _ENUMERATOR_POST = re.compile(r"^[.)][ \t]+\S")
+_ITEM_SENTENCE_POST = re.compile(r"^[.)][ \t]+[A-Z][a-z]*(?:[ \t]+[\w'’,]+){3}")
+"""A sentence after "2.": an item's text (the rest of a list the reply began elsewhere), where "2. somewhat
+interesting" names a level of the scale."""
 _ENUMERATED_LINE = re.compile(r"(?m)^[ \t>•-]*\(?\d+[.)][ \t]+\S")
 _ENUMERATOR = re.compile(r"(?<![\w.])\(?(\d{1,2})([.)])(?=[ \t]+\S)")
 _COUNTED_WORD = re.compile(r"^[ \t]+([A-Za-z]+)")
@@ -170,8 +173,9 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
     if _NOT_A_SCORE_POST.match(post) or _NOT_A_SCORE_PRE.search(pre, folded):  # the anchored, cheap one first
         return 0
     line_before = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
-    if _LINE_START.match(line_before) and _ENUMERATOR_POST.match(post) and (value == 1 or reading.numbered_list):
-        return 0  # "1. Groundedness: 0": a list number, not the score
+    if _LINE_START.match(line_before) and _ENUMERATOR_POST.match(post) and (
+            value == 1 or reading.numbered_list or _ITEM_SENTENCE_POST.match(post)):
+        return 0  # "1. Groundedness: 0", "2. The article focuses on ...": a list number, not the score
     score_label = _SCORE_LABEL_PRE.search(pre, folded) or (criterion and re.search(
         r"\b" + re.escape(criterion) + r"\b[^\n:：=]{0,20}[:：=]\s*[\[(]*$", pre, re.I))
     if m.start() in reading.list_numbers and not score_label:
@@ -221,7 +225,7 @@ def parse_score(text: str, low: float, high: float, *, criterion: str | None = N
 
     Candidates are ranked: labelled with a score word or the criterion's name ("Score: 3",
     "Coherence: 3") > other labels ("Response: 3") > phrased ("rate it 3", "3/5", "four out of five",
-    "(3)", stars) > alone at the start of a line ("3", "2. The reply ..."); the best rank must agree on
+    "(3)", stars) > alone at the start of a line ("3", "2. somewhat coherent"); the best rank must agree on
     a single value. List numbers, ranges and scale ends, rubric lines, dates, times, counts and
     quoted passages never count.
     """

@@ -332,7 +332,7 @@ async def summarize(ctx: Context, discussion: Discussion, types: list[str], roun
     """The summarizer's report and the types it answered; re-asked once when it answers none."""
     prompt = discussion.summary_prompt(types)
     report = await ctx.turn("Summarizer", prompt, round=round)
-    answered = _readable(report.content, ctx.task.text, types)
+    answered = readable_types(report.content, ctx.task.text, types)
     if answered:
         return report, answered
     ctx.notice("Summarizer: the report answers none of the questions; asking once more with the format")
@@ -340,16 +340,18 @@ async def summarize(ctx: Context, discussion: Discussion, types: list[str], roun
     again = [*prompt, {"role": "assistant", "content": report.content},
              {"role": "user", "content": words.rewrite.format(form=words.report_format)}]
     report = await ctx.turn("Summarizer", again, round=round)
-    answered = _readable(report.content, ctx.task.text, types)
+    answered = readable_types(report.content, ctx.task.text, types)
     report.unscored = not answered
     return report, answered
 
 
-def _readable(report: str, text: str, types: list[str]) -> set[str]:
+def readable_types(report: str, text: str, types: list[str]) -> set[str]:
     """Types the report answers. A report in MATEval's own error-list form, without questions,
-    answers every type when it lists at least one error (absent types have none)."""
+    answers every type when it lists at least one error of a named type (absent types have none); an
+    error without a type ("A: Yes" under no question, then a location) answers nothing."""
     answered = answered_types(report) & set(types)
-    if not answered and not answered_types(report) and parsing.parse_error_report(report, text):
+    if not answered and not answered_types(report) and any(
+            error.type in parsing.ERROR_TYPES for error in parsing.parse_error_report(report, text)):
         return set(types)
     return answered
 

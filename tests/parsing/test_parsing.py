@@ -19,6 +19,7 @@ from debate_tui.parsing import (
     passage_words,
     read_answer,
 )
+from debate_tui.protocols.mateval import answered_types, readable_types
 
 
 @pytest.mark.parametrize(
@@ -70,6 +71,7 @@ def test_parse_score_reads_the_score_given(text: str, low: float, high: float, e
         ("N/A", 0, 1),
         ("The response is natural.", 1, 3),
         ("1. Natural", 1, 3),  # a list number and a cut-off word
+        ("2. The article focuses on the team's decision to replace Maria.", 1, 5),  # an item of a list begun elsewhere
         ("3", 0, 1),  # outside the scale
         ("Score: 7", 1, 5),
         ("scoring a 2 out of 5", 1, 3),  # another scale's score
@@ -356,6 +358,23 @@ def test_parse_error_report_splits_a_repeated_sentence() -> None:
     text = "I told her. She left. I told her."
     errors = parse_error_report("Error location: I told her. I told her.\nError type: Repetition", text)
     assert [(e.start, e.end) for e in errors] == [(0, 11), (22, 33)]
+
+
+def test_a_question_answered_in_a_sentence_of_its_own() -> None:
+    report = ("The text contains Repetition (REP) errors.\n"
+              "Q: Does the text contain Logical Inconsistency (LINC) errors?\nA: No\n"
+              "The story does not contain Factual Error (FER) errors.\n"
+              'Location: "The text contains Discontinuity (DCONT) errors"')  # quoted in a field: no answer
+    assert answered_types(report) == {"REP", "LINC", "FER"}
+    assert [e.type for e in parse_error_report(report, STORY)] == ["REP"]
+
+
+def test_an_error_of_no_type_answers_no_type() -> None:
+    """"A: Yes" under no question, then a location: MATEval's error-list form only when an error names its type."""
+    untyped = 'A: Yes\nLocation: "They ate and watched tv"\nExplanation: It repeats.'
+    assert readable_types(untyped, STORY, ["REP", "FER"]) == set()
+    typed = "Error type: Repetition\nLocation: They ate and watched tv"
+    assert readable_types(typed, STORY, ["REP", "FER"]) == {"REP", "FER"}
 
 
 def test_parse_error_report_of_nothing_is_empty() -> None:

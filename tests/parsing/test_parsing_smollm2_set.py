@@ -26,7 +26,7 @@ from debate_tui.protocols import mateval
 SET = Path(__file__).parents[1] / "fixtures" / "smollm2_set"
 MAX_MISREADS, MAX_MISSES = 0.005, 0.02
 """The goal on the held-out part: misreads at most 0.5% of its replies, misses at most 2%."""
-MEASURED = {"dev": (2, 0), "held-out": (4, 1)}
+MEASURED = {"dev": (1, 0), "held-out": (3, 1)}
 """(misreads, misses) when the set was last extended: a change of the readers may not make them worse."""
 
 
@@ -48,10 +48,8 @@ def _parts() -> dict[str, list[dict[str, Any]]]:
 
 def _report(reply: str, types: list[str]) -> str:
     """A MATEval report as the protocol reads it: per asked type it answers, yes (an error counted) or no."""
-    answered = mateval.answered_types(reply) & set(types)
+    answered = mateval.readable_types(reply, "", types)
     errors = parse_error_report(reply, "")
-    if not answered and not mateval.answered_types(reply) and errors:
-        answered = set(types)  # MATEval's own error-list form: a listed error answers every type
     said = [f"{t}={'yes' if any(e.type == t for e in errors) else 'no'}" for t in types if t in answered]
     return ",".join(said) or "none"
 
