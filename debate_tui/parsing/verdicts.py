@@ -75,6 +75,10 @@ _SOMEONE_ELSES = re.compile(  # 'Your response was: "1"', 'Speaker 2 chose "2"':
     r"\b(?:you|your|speaker\s*\d|other|previous(?:ly)?|original(?:ly)?|initial(?:ly)?|earlier)\b[^\n.]{0,30}$", re.I)
 
 
+_ORDINAL_SUBJECT = re.compile(r"\b(?:the\s+)?(first|second)\s+(submission|response|answer|output)\b", re.I)
+""""The second submission": Submission 2, as the verdict sentences name it."""
+
+
 def _single(values: list[str]) -> Verdict | None:
     distinct = {_VERDICTS[v.lower()] for v in values}
     return distinct.pop() if len(distinct) == 1 else None
@@ -99,6 +103,7 @@ def parse_verdict(text: str) -> Verdict | None:
     if is_refusal(text):
         return None
     text = unquoted(without_echo(text).replace("*", "").replace("`", ""))
+    text = _ORDINAL_SUBJECT.sub(lambda m: f"{m.group(2)} {1 if m.group(1).lower() == 'first' else 2}", text)
     values = [next(g for g in m.groups() if g) for m in _FINAL_VERDICT.finditer(text)]
     if values:
         return _single(values)
@@ -110,8 +115,8 @@ def parse_verdict(text: str) -> Verdict | None:
         return _single(values + concluded)
     values = [m.group(1) for m in _QUOTED_CHOICE.finditer(text)
               if not _SOMEONE_ELSES.search(text[max(0, m.start() - 40) : m.start()])]
-    if values:
-        return _single(values)
+    if values:  # and the reply's verdict sentences agree ('Submission 2 is better: "1"' says neither)
+        return _single(values + _stated(text))
     values = [next(g for g in m.groups() if g) for m in _LABEL_VERDICT.finditer(text)]
     if values:
         return _single(values)

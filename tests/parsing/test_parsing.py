@@ -153,6 +153,8 @@ def test_is_no_issue_rejects(text: str) -> None:
         ("They are close.\nTie.", "0"),
         ("Speaker 1's answer: 1 overlooked the bug. Keep it under 150 words. I change my answer.\n\n2\n2", "2"),
         ("Neither is better.\n\n0", "0"),
+        ("After weighing both, the second submission is better.", "2"),
+        ("The first response is less accurate than the other.", "2"),
     ],
 )
 def test_parse_verdict(text: str, expected: str) -> None:
@@ -171,6 +173,7 @@ def test_parse_verdict(text: str, expected: str) -> None:
         'I am not sure. Please provide a response that ends with the phrase "Verdict: 1".',  # a quoted format
         "Submission 1 is not better than Submission 2 in every respect.",
         "The answer has 150 words.",
+        '3. The second submission is better: "1"',  # a quoted choice its own sentence contradicts
     ],
 )
 def test_parse_verdict_unclear_is_none(text: str) -> None:

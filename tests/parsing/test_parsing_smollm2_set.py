@@ -26,7 +26,7 @@ from debate_tui.protocols import mateval
 SET = Path(__file__).parents[1] / "fixtures" / "smollm2_set"
 MAX_MISREADS, MAX_MISSES = 0.005, 0.02
 """The goal on the held-out part: misreads at most 0.5% of its replies, misses at most 2%."""
-MEASURED = {"dev": (1, 0), "held-out": (3, 1)}
+MEASURED = {"dev": (1, 0), "held-out": (2, 0)}
 """(misreads, misses) when the set was last extended: a change of the readers may not make them worse."""
 
 
