@@ -145,8 +145,11 @@ _ASKED_AS_ANSWER = re.compile(r"^(\s*(?:\d+[.)、]\s*)?)[问答](\s*[:：]\s*(?:
 _UNLABELLED_ANSWER = re.compile(r"^(\s*问[^\n]*[？?])[ \t]*\n(?=[ \t]*(?:是|否|不存在|没有)[，,。.！!\s])", re.M)
 
 
-_STATED = re.compile(r"^[ \t>*-]*the\s+(?:text|story)\s+(does\s+not\s+|doesn't\s+)?contains?\s+(no\s+)?"
-                     r"([^\n?\"“”:]{2,60}?)\s+errors?[ \t]*\.?[ \t]*$", re.I | re.M)
+_STATED = re.compile(
+    r"^[ \t>*-]*the\s+(?:text|story)\s+(does\s+not\s+|doesn't\s+)?contains?\s+(no\s+)?"
+    r"(?:([^\n?\"“”:]{2,60}?)\s+errors?[ \t]*\.?[ \t]*$"  # "... contains Repetition (REP) errors."
+    r"|([A-Za-z][A-Za-z ]{2,40}\((?:REP|LINC|DCONT|ILC|FER)\))(?=[ \t]*[,.;]|[ \t]+and\b))",  # "... (REP), and"
+    re.I | re.M)
 """A question answered in a sentence of the reply's own: "The text contains Repetition (REP) errors."."""
 
 
@@ -155,8 +158,8 @@ def normalize_qa(report: str) -> str:
     "问：…？答：是" on one line, a question written "答：'重复问题'？", an answer without its "答：", bold markers,
     "The text contains Repetition (REP) errors." (a question and its answer)."""
     report = report.replace("**", "").replace("__", "")
-    report = _STATED.sub(lambda m: f"Q: Does the text contain {m.group(3)} errors?\nA: "
-                         + ("No" if m.group(1) or m.group(2) else "Yes"), report)
+    report = _STATED.sub(lambda m: f"Q: Does the text contain {m.group(3) or m.group(4)} errors?\nA: "
+                         + ("No" if m.group(1) or m.group(2) else "Yes") + "\n", report)
     report = _ASKED_AS_ANSWER.sub(lambda m: f"{m.group(1)}问{m.group(2)}\n" + ("答：" if m.group(0).rstrip().endswith(
         ("：", ":")) else ""), report)
     return _UNLABELLED_ANSWER.sub(r"\1\n答：", report)

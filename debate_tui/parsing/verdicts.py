@@ -79,6 +79,14 @@ _ORDINAL_SUBJECT = re.compile(r"\b(?:the\s+)?(first|second)\s+(submission|respon
 """"The second submission": Submission 2, as the verdict sentences name it."""
 
 
+_OPTION_LINE = re.compile(r'(?m)^[ \t]*(?:Submission [12] is better|Neither is better)[ \t]*:[ \t]*"[012]"[ \t]*$')
+"""ScaleEval's options as its prompt lists them; two or more such lines are the prompt copied back, not a choice."""
+
+
+def _without_options(text: str) -> str:
+    return _OPTION_LINE.sub("", text) if len(_OPTION_LINE.findall(text)) >= 2 else text
+
+
 def _single(values: list[str]) -> Verdict | None:
     distinct = {_VERDICTS[v.lower()] for v in values}
     return distinct.pop() if len(distinct) == 1 else None
@@ -102,7 +110,7 @@ def parse_verdict(text: str) -> Verdict | None:
     the options echoed back) are not the judge's verdict."""
     if is_refusal(text):
         return None
-    text = unquoted(without_echo(text).replace("*", "").replace("`", ""))
+    text = unquoted(_without_options(without_echo(text)).replace("*", "").replace("`", ""))
     text = _ORDINAL_SUBJECT.sub(lambda m: f"{m.group(2)} {1 if m.group(1).lower() == 'first' else 2}", text)
     values = [next(g for g in m.groups() if g) for m in _FINAL_VERDICT.finditer(text)]
     if values:

@@ -154,6 +154,8 @@ def test_is_no_issue_rejects(text: str) -> None:
         ("Speaker 1's answer: 1 overlooked the bug. Keep it under 150 words. I change my answer.\n\n2\n2", "2"),
         ("Neither is better.\n\n0", "0"),
         ("After weighing both, the second submission is better.", "2"),
+        ('1\nThank you for your patience.\nChoose one of the following options:\nSubmission 1 is better: "1"\n'
+         'Submission 2 is better: "2"', "1"),  # the options copied back are not a second answer
         ("The first response is less accurate than the other.", "2"),
     ],
 )
@@ -174,6 +176,7 @@ def test_parse_verdict(text: str, expected: str) -> None:
         "Submission 1 is not better than Submission 2 in every respect.",
         "The answer has 150 words.",
         '3. The second submission is better: "1"',  # a quoted choice its own sentence contradicts
+        'Third, choose one of the following options:\nSubmission 1 is better: "1"\nSubmission 2 is better: "2"',
     ],
 )
 def test_parse_verdict_unclear_is_none(text: str) -> None:
@@ -370,6 +373,8 @@ def test_a_question_answered_in_a_sentence_of_its_own() -> None:
               'Location: "The text contains Discontinuity (DCONT) errors"')  # quoted in a field: no answer
     assert answered_types(report) == {"REP", "LINC", "FER"}
     assert [e.type for e in parse_error_report(report, STORY)] == ["REP"]
+    run_on = "The text contains Repetition (REP), and as for the type of error, it is Logical Inconsistency."
+    assert answered_types(run_on) == {"REP"}
 
 
 def test_an_error_of_no_type_answers_no_type() -> None:
