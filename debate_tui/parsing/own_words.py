@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-QUOTED = re.compile(r"\"[^\"\n]{0,400}\"|“[^”\n]{0,400}”")
-"""A passage in double quotes: of three words or more, a submission's or a rubric's words, not the judge's."""
+QUOTED = re.compile(r"\"[^\"\n]{0,400}\"|“[^”\n]{0,400}”|(?<![\w'])'[^'\n]{1,400}'(?![\w'])")
+"""A passage in quotes (double, or single where no word touches them: "it's" is no quote): of three words or more,
+a submission's or a rubric's words, not the judge's."""
 
 _ECHOED_BLOCK = re.compile(  # the task as the prompt gave it, copied back: its numbers are the text's, not a score
     r"^[ \t]*\[(?:source|context|text to evaluate|text [12])\][ \t]*\n"

@@ -142,6 +142,11 @@ def _stated(text: str) -> list[str]:
     return values + ["0" for m in _TIE.finditer(text) if not _in_quotes(text, m)]
 
 
+_GLOSS_BEFORE = re.compile(r"[\"”'’][ \t]*\($")
+
+
 def _in_quotes(text: str, m: re.Match[str]) -> bool:
-    """A word named in quotes (the "Tie" fallacy): mentioned, not said."""
-    return text[m.start() - 1 : m.start()] in "\"“'‘" and text[m.end() : m.end() + 1] in "\"”'’" and m.start() > 0
+    """A word named in quotes (the "Tie" fallacy), or glossing a quoted option ("'Verdict: 0' (tie)"): mentioned,
+    not said."""
+    named = text[m.start() - 1 : m.start()] in "\"“'‘" and text[m.end() : m.end() + 1] in "\"”'’" and m.start() > 0
+    return named or bool(_GLOSS_BEFORE.search(text, 0, m.start()) and text[m.end() : m.end() + 1] == ")")

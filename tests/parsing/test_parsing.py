@@ -154,6 +154,7 @@ def test_is_no_issue_rejects(text: str) -> None:
         ("Speaker 1's answer: 1 overlooked the bug. Keep it under 150 words. I change my answer.\n\n2\n2", "2"),
         ("Neither is better.\n\n0", "0"),
         ("After weighing both, the second submission is better.", "2"),
+        ("It's close, but Submission 2's answer is the one I'd pick.\nVerdict: 2", "2"),  # apostrophes, no quote
         ('1\nThank you for your patience.\nChoose one of the following options:\nSubmission 1 is better: "1"\n'
          'Submission 2 is better: "2"', "1"),  # the options copied back are not a second answer
         ("The first response is less accurate than the other.", "2"),
@@ -176,6 +177,8 @@ def test_parse_verdict(text: str, expected: str) -> None:
         "Submission 1 is not better than Submission 2 in every respect.",
         "The answer has 150 words.",
         '3. The second submission is better: "1"',  # a quoted choice its own sentence contradicts
+        "I'm sorry, it's not possible.\nYour reply ended with a line 'Verdict: 1', which is incorrect.",  # another's
+        "End with a line 'Verdict: 1', 'Verdict: 2' or 'Verdict: 0' (tie).",  # the instruction, its option glossed
         'Third, choose one of the following options:\nSubmission 1 is better: "1"\nSubmission 2 is better: "2"',
     ],
 )
