@@ -208,6 +208,9 @@ class Turn(BaseModel):
     """The stream broke; `content` holds what arrived before it did."""
     finish_reason: FinishReason | None = None
     """How the reply ended; None only in sessions saved before it was recorded."""
+    reply_tokens: int | None = None
+    """The reply's own completion tokens, kept when a later call for the same turn (its answer asked as JSON)
+    adds to `usage`; None: `usage` is the reply's alone."""
 
     @property
     def truncated(self) -> bool:
@@ -217,7 +220,7 @@ class Turn(BaseModel):
     def ending(self) -> str | None:
         """How a reply that did not end on its own ended, in words; None for one that did (or failed)."""
         if self.finish_reason == "length":
-            count = self.usage.completion_tokens
+            count = self.usage.completion_tokens if self.reply_tokens is None else self.reply_tokens
             return f"truncated at {count:,} tokens" if count else "truncated at its token cap"
         if self.finish_reason == "deadline":
             return f"cut off at the --timeout deadline, after {self.duration_s:.0f} s"

@@ -154,6 +154,8 @@ async def _ask(complete: Callable[[ChatRequest], Awaitable[Completion]], formats
             if known or exc.kind not in REFUSED:
                 return  # a passing fault: the free-text answer line stands, the format is asked again next turn
             continue  # this server does not take this format: the next one
+        if turn.reply_tokens is None:
+            turn.reply_tokens = turn.usage.completion_tokens
         turn.usage.add(completion.usage)
         if not known and not completion.text.lstrip().startswith("{"):
             break  # accepted but ignored: the server does not constrain its answers

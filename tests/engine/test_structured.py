@@ -13,7 +13,7 @@ import pytest
 
 from debate_tui.cli import build_parser
 from debate_tui.cli.task_flags import spelled_out
-from debate_tui.domain import AgentSpec
+from debate_tui.domain import AgentSpec, Turn
 from debate_tui.engine.structured import formats_to_try
 from debate_tui.llm.litellm_loader import load_litellm
 from tests.helpers import STORY
@@ -148,3 +148,15 @@ def test_the_bare_flag_right_before_batchs_input_is_on(capsys):
     with pytest.raises(SystemExit):
         build_parser("run").parse_args(["run", "--text", "t.txt", "--structured", "always"])
     assert "choose from auto, on, off" in capsys.readouterr().err
+
+
+def test_a_truncated_reply_says_its_own_tokens_not_its_json_answers(capsys, llm_server):
+    """The pane's "truncated at N tokens" counts the reply's tokens; the JSON answer's call adds to the turn's
+    usage, not to how long the reply was when its cap cut it."""
+    answers_in(llm_server, '{"reason": "ok", "score": 3}')
+    code, summary, session = run_single(capsys, llm_server, "--structured", "auto", "--model", "openai/local",
+                                        "--max-reply-tokens", "12")
+    turn = session["turns"][0]  # the cut reply is asked again: each try is a turn of its own
+    reply, total = turn["reply_tokens"], turn["usage"]["completion_tokens"]
+    assert turn["finish_reason"] == "length" and turn["usage"]["calls"] == 2 and 0 < reply < total
+    assert Turn.model_validate(turn).ending == f"truncated at {reply} tokens"
