@@ -44,6 +44,9 @@ async def concurrently(calls: Iterable[Awaitable[T]]) -> list[T]:
     slots stay deterministic. The first failure cancels the other calls and is
     raised as itself (not an ExceptionGroup), so the runner classifies it as usual.
     """
+    calls = list(calls)
+    if len(calls) == 1:  # one turn (a batch's single judge, every item): awaited as it is, no task to make
+        return [await calls[0]]
     tasks = [asyncio.ensure_future(call) for call in calls]
     try:
         return list(await asyncio.gather(*tasks))
