@@ -11,17 +11,10 @@ from debate_tui.cli import main
 from debate_tui.config import load_config
 from debate_tui.store import SessionFileError, read_session
 from tests.helpers import FAKE_KEY
-from tests.helpers.cli import fake_model_config, write_config
+from tests.helpers.cli import fake_model_config, run_cli, write_config
 
 SUMMARY_KEYS = {"session", "protocol", "status", "scores", "verdict", "calls",
                 "prompt_tokens", "completion_tokens", "cost_usd"}
-
-
-def run_cli(capsys, *argv: str) -> tuple[int, dict | None, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    lines = [line for line in out.splitlines() if line.strip()]
-    return code, (json.loads(lines[-1]) if lines else None), err
 
 
 def test_demo_run_completes_offline_with_json_line_and_report(capsys, story_file, tmp_path):
