@@ -115,11 +115,22 @@ def command(job: dict[str, Any], folder: Path, api_base: str, model: str, timeou
             "--structured", structured]
 
 
-def run(plan_file: Path, out: Path, api_base: str, model: str, timeout: int, part: str, structured: str = "off",
-        only: int | None = None, start: int = 0) -> None:
+def part_of(value: str) -> tuple[int, int]:
+    """--part "I/N", 1 <= I <= N (counted from 1: "0/2" would take no run at all)."""
+    try:
+        index, count = (int(n) for n in value.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r}: expected I/N, e.g. 1/2") from None
+    if not 1 <= index <= count:
+        raise argparse.ArgumentTypeError(f"{value!r}: I counts from 1 to N")
+    return index, count
+
+
+def run(plan_file: Path, out: Path, api_base: str, model: str, timeout: int, part: tuple[int, int],
+        structured: str = "off", only: int | None = None, start: int = 0) -> None:
     """The planned runs in order (those of `part` "I/N": every N-th from the I-th, for N servers side by side)."""
     env = {**os.environ, "OPENAI_API_KEY": "sk-local-server-needs-none", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    index, count = (int(n) for n in part.split("/"))
+    index, count = part
     for n, line in enumerate(plan_file.read_text(encoding="utf-8").splitlines()):
         if n % count != index - 1 or n < start or (only is not None and n >= only):
             continue
@@ -251,7 +262,7 @@ def main() -> None:
     r.add_argument("--model", default="openai/smollm2-135m")
     r.add_argument("--out", type=Path, required=True)
     r.add_argument("--timeout", type=int, default=90)
-    r.add_argument("--part", default="1/1", help="I/N: every N-th planned run from the I-th")
+    r.add_argument("--part", default=(1, 1), type=part_of, help="I/N: every N-th planned run from the I-th (1 to N)")
     r.add_argument("--structured", default="off", choices=("auto", "on", "off"))
     r.add_argument("--only", type=int, help="only the first N planned runs")
     r.add_argument("--start", type=int, default=0, help="skip the planned runs before the N-th (0-based): those a "

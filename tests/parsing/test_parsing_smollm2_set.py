@@ -12,6 +12,7 @@ is expected to fail until the readers meet the goal on the held-out part.
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 from collections import Counter
@@ -22,6 +23,7 @@ import pytest
 
 from debate_tui.parsing import parse_error_report, read_answer
 from debate_tui.protocols import mateval
+from tools.collect_replies import part_of
 
 SET = Path(__file__).parents[1] / "fixtures" / "smollm2_set"
 MAX_MISREADS, MAX_MISSES = 0.005, 0.02
@@ -126,3 +128,11 @@ def test_held_out_misreads_and_misses_are_within_the_goal() -> None:
     held = _parts()["held-out"]
     count, misreads, misses = figures(held)
     assert count >= 200 and len(misreads) <= MAX_MISREADS * count and len(misses) <= MAX_MISSES * count
+
+
+def test_the_collectors_part_counts_from_one() -> None:
+    """Two servers side by side take --part 1/2 and 2/2; "0/2" would select no run and end without a word."""
+    assert part_of("2/2") == (2, 2)
+    for wrong in ("0/2", "3/2", "1", "a/b"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            part_of(wrong)
