@@ -349,11 +349,10 @@ def readable_types(report: str, text: str, types: list[str]) -> set[str]:
     """Types the report answers. A report in MATEval's own error-list form, without questions,
     answers every type when it lists at least one error of a named type (absent types have none); an
     error without a type ("A: Yes" under no question, then a location) answers nothing."""
-    answered = answered_types(report) & set(types)
-    if not answered and not answered_types(report) and any(
-            error.type in parsing.ERROR_TYPES for error in parsing.parse_error_report(report, text)):
+    asked = answered_types(report)
+    if not asked and any(error.type in parsing.ERROR_TYPES for error in parsing.parse_error_report(report, text)):
         return set(types)
-    return answered
+    return asked & set(types)
 
 
 def calls(options: Options, criteria: int, pairwise: bool) -> CallCount:
