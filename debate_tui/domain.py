@@ -170,11 +170,10 @@ class Usage(BaseModel):
     cost_usd: float = 0.0
 
     def add(self, other: Usage) -> None:
-        # Straight into the fields: sums of valid counts stay valid, and a batch adds three usages an item
-        # (pydantic's checked assignment of each field cost more than the rest of this method).
-        mine, theirs = self.__dict__, other.__dict__
-        for name in ("calls", "prompt_tokens", "completion_tokens", "cost_usd"):
-            mine[name] += theirs[name]
+        self.calls += other.calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cost_usd += other.cost_usd
 
 
 class Turn(BaseModel):
