@@ -128,7 +128,7 @@ def part_of(value: str) -> tuple[int, int]:
 
 def run(plan_file: Path, out: Path, api_base: str, model: str, timeout: int, part: tuple[int, int],
         structured: str = "off", only: int | None = None, start: int = 0) -> None:
-    """The planned runs in order (those of `part` "I/N": every N-th from the I-th, for N servers side by side)."""
+    """The planned runs in order (those of `part` (I, N): every N-th from the I-th, for N servers side by side)."""
     env = {**os.environ, "OPENAI_API_KEY": "sk-local-server-needs-none", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     index, count = part
     for n, line in enumerate(plan_file.read_text(encoding="utf-8").splitlines()):
