@@ -142,6 +142,9 @@ def _spans(draft: dict[str, str], default_type: str | None, unplaced: bool, text
 _ASKED_AS_ANSWER = re.compile(r"^(\s*(?:\d+[.)、]\s*)?)[问答](\s*[:：]\s*(?:上述故事中)?(?:是否包含)?\s*"
                               r"['‘\"“][^'’\"”\n]{2,8}['’\"”]\s*[？?])\s*(?:答\s*[:：]\s*)?", re.M)
 
+_ANSWERED_ON_ITS_LINE = re.compile(r"^([ \t]*Q\d*[ \t]*[:：][^\n]*\?)[ \t]+(?=A\d*[ \t]*[:：])", re.M)
+"""An English question and its answer on one line: "Q: Does the text contain Repetition (REP) errors? A: Yes"."""
+
 _UNLABELLED_ANSWER = re.compile(r"^(\s*问[^\n]*[？?])[ \t]*\n(?=[ \t]*(?:是|否|不存在|没有)[，,。.！!\s])", re.M)
 
 
@@ -156,8 +159,8 @@ _STATED = re.compile(
 def normalize_qa(report: str) -> str:
     """The report with one question or answer per line and its slips put right, as a reader takes them:
     "问：…？答：是" on one line, a question written "答：'重复问题'？", an answer without its "答：", bold markers,
-    "The text contains Repetition (REP) errors." (a question and its answer)."""
-    report = report.replace("**", "").replace("__", "")
+    "Q: …? A: Yes" on one line, "The text contains Repetition (REP) errors." (a question and its answer)."""
+    report = _ANSWERED_ON_ITS_LINE.sub(r"\1\n", report.replace("**", "").replace("__", ""))
     report = _STATED.sub(lambda m: f"Q: Does the text contain {m.group(3) or m.group(4)} errors?\nA: "
                          + ("No" if m.group(1) or m.group(2) else "Yes") + "\n", report)
     report = _ASKED_AS_ANSWER.sub(lambda m: f"{m.group(1)}问{m.group(2)}\n" + ("答：" if m.group(0).rstrip().endswith(

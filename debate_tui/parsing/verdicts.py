@@ -66,7 +66,6 @@ _VERDICTS: dict[str, Verdict] = {"1": "1", "2": "2", "0": "0", "tie": "0", "draw
 _LAST_LINE_VERDICT = re.compile(r"(?:" + _SUBJECT + r")?" + _VERDICT_WORD + r"$", re.I)
 _CONCLUSION = 300
 """How far before the answer line a verdict in words counts as the reply's conclusion."""
-_ITEM_NUMBER = re.compile(r"\d[.)]")
 _BARE_VERDICT = re.compile(r"([012]|tie|draw)", re.I)
 _QUOTED_CHOICE = re.compile(  # 'I choose: "1"', 'the better submission is: "2"', 'Based on the evaluation, "1"'
     r"(?:\b(?:choose|chose|choice|answer|verdict|option|decision|select(?:ed)?|pick|is|be|evaluation|conclusion)\b"
@@ -92,14 +91,30 @@ def _single(values: list[str]) -> Verdict | None:
     return distinct.pop() if len(distinct) == 1 else None
 
 
+_LIST_ITEM = re.compile(r"(\d+)[.)]")
+
+
+def _opens_a_list(raw: list[str], n: int) -> bool:
+    """Whether line `n`'s number is an item number: "1." before more lines ("1. \nThe answer you provided ..."),
+    or a "1" whose list goes on with "2." ("1\n...\n2. You are Speaker 1 ..."); a "1" whose reasons are listed
+    after it ("1\nWhy:\n1. ...\n2. ...") is the answer."""
+    if n == len(raw) - 1:
+        return False
+    item = _LIST_ITEM.match(raw[n])
+    if item and not raw[n][item.end() :].strip(" \t\"'“”"):
+        return True
+    number = raw[n].strip(" \t#.[]()\"'“”")
+    following = [m.group(1) for line in raw[n + 1 :] if (m := _LIST_ITEM.match(line))]
+    return number in ("1", "2") and bool(following) and following[0] == str(int(number) + 1)
+
+
 def _answer_lines(text: str) -> list[str]:
     """Verdicts standing alone on their lines ("2", "Tie."), and "Submission 2" only as the last line:
     ScaleEval asks to repeat the number alone on the last line, and judges often write it twice."""
     raw = [line.strip() for line in text.splitlines() if line.strip(" \t#.[]()\"'“”")]
     lines = [line.strip(" \t#.[]()\"'“”") for line in raw]
-    # "1." opening a list ("1. \nThe answer you provided ...") is an item number, except as the last line
     found = [m.group(1) for n, line in enumerate(lines) if (m := _BARE_VERDICT.fullmatch(line))
-             and not (_ITEM_NUMBER.fullmatch(raw[n]) and n < len(lines) - 1)]
+             and not _opens_a_list(raw, n)]
     last = _LAST_LINE_VERDICT.fullmatch(lines[-1]) if lines else None
     return found or ([last.group(1)] if last else [])
 

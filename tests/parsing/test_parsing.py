@@ -158,6 +158,8 @@ def test_is_no_issue_rejects(text: str) -> None:
         ('1\nThank you for your patience.\nChoose one of the following options:\nSubmission 1 is better: "1"\n'
          'Submission 2 is better: "2"', "1"),  # the options copied back are not a second answer
         ("The first response is less accurate than the other.", "2"),
+        ("1\nWhy:\n1. It answers the question.\n2. It is shorter.", "1"),  # its reasons listed after the answer
+        ("0\n1. Both are right.\n2. Both are short.", "0"),
     ],
 )
 def test_parse_verdict(text: str, expected: str) -> None:
@@ -180,6 +182,8 @@ def test_parse_verdict(text: str, expected: str) -> None:
         "I'm sorry, it's not possible.\nYour reply ended with a line 'Verdict: 1', which is incorrect.",  # another's
         "End with a line 'Verdict: 1', 'Verdict: 2' or 'Verdict: 0' (tie).",  # the instruction, its option glossed
         'Third, choose one of the following options:\nSubmission 1 is better: "1"\nSubmission 2 is better: "2"',
+        "1\nThe answer was cut short.\n2. You are Speaker 1. Review your evaluation.",  # a list's first number
+        '1. "Not Helpful - the response is unrelated."\n2. 2: "Moderately Helpful - it is on point."',  # quoted labels
     ],
 )
 def test_parse_verdict_unclear_is_none(text: str) -> None:
@@ -351,6 +355,13 @@ def test_parse_error_report_reads_our_qa_format() -> None:
     assert errors[0].explanation == "They eat later, so they did not skip eating."
     assert errors[1].quote == "She flew to Mars."
     assert errors[2].quote == "" and errors[2].explanation == "The jump to jogging breaks the flow."
+
+
+def test_a_question_and_its_answer_on_one_line_answer_that_question_only() -> None:
+    report = 'Q: Does the text contain Repetition (REP) errors? A: Yes\nLocation: "Tom went home."\nDeduction: -1'
+    assert answered_types(report) == readable_types(report, "", ["REP", "LINC"]) == {"REP"}
+    assert [(e.type, e.quote) for e in parse_error_report(report, "Tom went home. Tom went home.")] == [
+        ("REP", "Tom went home.")]
 
 
 def test_parse_error_report_accepts_type_before_location() -> None:

@@ -4,10 +4,13 @@ tests/fixtures/smollm2_set/: `replies.jsonl` (replies of SmolLM2-135M-Instruct t
 prompts, with what each prompt asked), `labels.jsonl` (each reply's settled label: the answer it
 states as its own, or `none`), `agreement.json` (the second reader's labels of a random fifth),
 `CARD.md` (the rule both readers applied, and how the set was collected) and `split.json` (the
-held-out ids, drawn from each id and a seed before any rule was written; no rule is written from
-them). A misread is an answer read where the label says none or another answer; a miss is none
-read where the label has an answer. The set has its size (615 replies, 244 held out); the goal's test
-is expected to fail until the readers meet the goal on the held-out part.
+held-out ids of the first 615 replies, drawn from each id and a seed before any rule was written; and
+`fresh`: every reply collected after the readers' rules were last changed, all held out). A misread is an
+answer read where the label says none or another answer; a miss is none read where the label has an answer.
+
+The first held-out part has been looked at since: its misreads were read after a measurement, and the
+readers' rules for a list's first number and a question answered on its own line came after that. So the
+goal is judged on the fresh part, which no rule has seen.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from tools.collect_replies import part_of
 SET = Path(__file__).parents[1] / "fixtures" / "smollm2_set"
 MAX_MISREADS, MAX_MISSES = 0.005, 0.02
 """The goal on the held-out part: misreads at most 0.5% of its replies, misses at most 2%."""
-MEASURED = {"dev": (1, 1), "held-out": (4, 3)}
+MEASURED = {"dev": (1, 1), "held-out": (1, 3), "fresh": (0, 0)}
 """(misreads, misses) when the set was last extended: a change of the readers may not make them worse."""
 
 
@@ -43,9 +46,10 @@ def _split() -> dict[str, Any]:
 
 
 def _parts() -> dict[str, list[dict[str, Any]]]:
-    held = set(_split()["held_out"])
-    rows = _rows()
-    return {"dev": [r for r in rows if r["id"] not in held], "held-out": [r for r in rows if r["id"] in held]}
+    split, rows = _split(), _rows()
+    held, fresh = set(split["held_out"]), set(split["fresh"])
+    return {"dev": [r for r in rows if r["id"] not in held | fresh], "held-out": [r for r in rows if r["id"] in held],
+            "fresh": [r for r in rows if r["id"] in fresh]}
 
 
 def _report(reply: str, types: list[str]) -> str:
@@ -94,7 +98,7 @@ def figures(rows: list[dict[str, Any]]) -> tuple[int, list[dict[str, Any]], list
 def test_the_set_is_labelled_varied_and_split_by_its_seed_alone() -> None:
     rows, split = _rows(), _split()
     assert len({row["id"] for row in rows}) == len(rows)
-    drawn = {row["id"] for row in rows if int.from_bytes(hashlib.sha256(
+    drawn = {row["id"] for row in rows if row["id"] not in split["fresh"] and int.from_bytes(hashlib.sha256(
         f"{split['seed']}:{row['id']}".encode()).digest()[:8], "big") / 2**64 < split["fraction"]}
     assert drawn == set(split["held_out"])  # tools/collect_replies.py's rule, nothing picked by hand
     assert {row["protocol"] for row in rows} == {"single", "debate", "chateval", "scaleeval", "mateval"}
@@ -114,7 +118,7 @@ def test_the_second_readers_labels_and_their_agreement() -> None:
     assert agreement["kappa"] == round((agreed / n - chance) / (1 - chance), 4)  # Cohen's kappa
 
 
-@pytest.mark.parametrize("part", ["dev", "held-out"])
+@pytest.mark.parametrize("part", ["dev", "held-out", "fresh"])
 def test_the_readers_do_not_get_worse(part: str) -> None:
     count, misreads, misses = figures(_parts()[part])
     print(f"{part}: {count} replies, {len(misreads)} misread, {len(misses)} missed")
@@ -123,10 +127,9 @@ def test_the_readers_do_not_get_worse(part: str) -> None:
         [(r["id"], r["got"], r["label"]) for r in misreads + misses])
 
 
-@pytest.mark.xfail(strict=True, reason="the goal is not met yet: 4 misreads (1.6%) on 244 held-out replies")
+@pytest.mark.xfail(strict=True, reason="the fresh part is being collected and labelled")
 def test_held_out_misreads_and_misses_are_within_the_goal() -> None:
-    held = _parts()["held-out"]
-    count, misreads, misses = figures(held)
+    count, misreads, misses = figures(_parts()["fresh"])
     assert count >= 200 and len(misreads) <= MAX_MISREADS * count and len(misses) <= MAX_MISSES * count
 
 
