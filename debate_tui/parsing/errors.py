@@ -150,7 +150,7 @@ _UNLABELLED_ANSWER = re.compile(r"^(\s*问[^\n]*[？?])[ \t]*\n(?=[ \t]*(?:是|�
 
 _STATED = re.compile(
     r"^[ \t>*-]*the\s+(?:text|story)\s+(does\s+not\s+|doesn't\s+)?contains?\s+(no\s+)?"
-    r"(?:([^\n?\"“”:]{2,60}?)\s+errors?[ \t]*\.?[ \t]*$"  # "... contains Repetition (REP) errors."
+    r"(?:([^\n?\"“”:]{2,60}?)\s+errors?(?:[ \t]*$|\.(?=[ \t]|$))"  # "... contains Repetition (REP) errors. This"
     r"|([A-Za-z][A-Za-z ]{2,40}\((?:REP|LINC|DCONT|ILC|FER)\))(?=[ \t]*[,.;]|[ \t]+and\b))",  # "... (REP), and"
     re.I | re.M)
 """A question answered in a sentence of the reply's own: "The text contains Repetition (REP) errors."."""

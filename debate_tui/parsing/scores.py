@@ -280,8 +280,11 @@ _PAIR_LABELLED = re.compile(
     r"(" + _N + r")(?:\s*(?:/|out\s+of)\s*(" + _N + r"))?(?=\s*(?:$|[\n,.;)(-]|points?\b))",
     re.I,
 )
+_PAIR_LETTER_LINE = re.compile(r"(?m)^[ \t]*([AB])[ \t]*[.:：][ \t]*(" + _N + r")[ \t.]*$")
+"""A line of its own per text, "A: 8" then "B: 6" (A is the first text, B the second)."""
 _PAIR_AFTER_LABEL = re.compile(
-    r"\bscores?\s*[:：]\s*(" + _N + r")\s*(?:,|;|\band\b|\bvs\.?|\s)\s*(" + _N + r")\b", re.I)
+    r"\bscores?\s*[:：]\s*(" + _N + r")\s*(?:,|;|\band\b|\bvs\.?|\s)\s*(" + _N + r")\b"
+    r"(?!\s*(?:,|;|\band\b|\s)\s*-?\d)", re.I)  # not the first two of a series ("Scores: 3, 4, 5, 6, 7")
 _PAIR_LINE = re.compile(r"(?m)^[ \t]*(" + _N + r")[ \t]*(?:,|;|\band\b|\bvs\.?|[ \t])[ \t]*(" + _N + r")[ \t.]*$")
 
 
@@ -300,6 +303,8 @@ def parse_pair_scores(text: str, *, low: float = 1, high: float = 10) -> tuple[f
         per_side[{"A": "1", "B": "2"}.get(m.group(1).upper(), m.group(1))].add(float(m.group(2)))
         if m.group(3):
             denominators.add(float(m.group(3)))
+    for m in _PAIR_LETTER_LINE.finditer(text):
+        per_side[{"A": "1", "B": "2"}[m.group(1)]].add(float(m.group(2)))
     if per_side["1"] and per_side["2"]:
         if len(per_side["1"]) > 1 or len(per_side["2"]) > 1 or len(denominators) > 1:
             return None

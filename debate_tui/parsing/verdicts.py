@@ -56,7 +56,8 @@ _BETTER = re.compile(
     re.I,
 )
 _TIE = re.compile(
-    r"(?<!not a )(?<!no )\b(?:tie|tied|draw|equally\s+(?:good|bad|well|strong|helpful|valid|effective|accurate|poor)"
+    r"(?<!not a )(?<!no )(?<!to )\b(?:tie|tied|draw"  # not "to tie" (the verb)
+    r"|equally\s+(?:good|bad|well|strong|helpful|valid|effective|accurate|poor)"
     r"|of\s+equal\s+quality|neither\s+(?:submission\s+|response\s+)?(?:is\s+(?:clearly\s+|significantly\s+|distinctly\s+)?"
     r"better|stands\s+out)|no\s+clear\s+winner)\b",
     re.I,
@@ -92,6 +93,10 @@ def _single(values: list[str]) -> Verdict | None:
 
 
 _LIST_ITEM = re.compile(r"(\d+)[.)]")
+_SAMPLE_INTRO = re.compile(r"\b(?:sample|example|format|template|like this|for instance)\b[^\n]*:$", re.I)
+"""A line that introduces what follows as a sample ("Here is a sample of your type:"): the "1" under it shows
+the form, it does not choose."""
+_COPIED_LINE = re.compile(r"[ \t>*-]*(?:\d+[.)][ \t]|(?:Submission [12]|Neither) is better[ \t]*:)")
 
 
 def _opens_a_list(raw: list[str], n: int) -> bool:
@@ -114,7 +119,7 @@ def _answer_lines(text: str) -> list[str]:
     raw = [line.strip() for line in text.splitlines() if line.strip(" \t#.[]()\"'“”")]
     lines = [line.strip(" \t#.[]()\"'“”") for line in raw]
     found = [m.group(1) for n, line in enumerate(lines) if (m := _BARE_VERDICT.fullmatch(line))
-             and not _opens_a_list(raw, n)]
+             and not _opens_a_list(raw, n) and not (n and _SAMPLE_INTRO.search(raw[n - 1]))]
     last = _LAST_LINE_VERDICT.fullmatch(lines[-1]) if lines else None
     return found or ([last.group(1)] if last else [])
 
@@ -143,14 +148,19 @@ def parse_verdict(text: str) -> Verdict | None:
     values = [next(g for g in m.groups() if g) for m in _LABEL_VERDICT.finditer(text)]
     if values:
         return _single(values)
-    values = _stated(text)
+    values = _stated(text, own_prose=True)
     return _single(values) if values else None
 
 
-def _stated(text: str) -> list[str]:
-    """Verdicts said in words: "Submission 2 is better", "Submission 1 is less accurate", "a tie"."""
+def _stated(text: str, own_prose: bool = False) -> list[str]:
+    """Verdicts said in words: "Submission 2 is better", "Submission 1 is less accurate", "a tie". With
+    `own_prose`, only in the reply's own sentences: not on a list item's line ("2. The second answer is more
+    helpful (1)": an option enumerated) nor in an option's form copied back ("Submission 1 is better: 3"),
+    which say enough to contradict an answer found elsewhere but are no answer by themselves."""
     values = []
     for m in _BETTER.finditer(text):
+        if own_prose and _COPIED_LINE.match(text, text.rfind("\n", 0, m.start()) + 1):
+            continue
         which, quality = m.group(1) or m.group(3) or m.group(4), (m.group(2) or "").lower()
         worse = quality.startswith(("worse", "inferior", "weaker", "less"))
         values.append({"1": "2", "2": "1"}[which] if worse else which)

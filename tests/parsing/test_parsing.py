@@ -184,6 +184,10 @@ def test_parse_verdict(text: str, expected: str) -> None:
         'Third, choose one of the following options:\nSubmission 1 is better: "1"\nSubmission 2 is better: "2"',
         "1\nThe answer was cut short.\n2. You are Speaker 1. Review your evaluation.",  # a list's first number
         '1. "Not Helpful - the response is unrelated."\n2. 2: "Moderately Helpful - it is on point."',  # quoted labels
+        "1. The answer is helpful\n2. The second answer is more helpful (1)\n3. Both are good options.",  # options
+        "Submission 1 is better: 3\nTrue",  # an option's form copied back with another number
+        "It is hard to tie these two answers together.",  # "tie" the verb
+        "Here is a sample of your type:\n1\nSlightly better: the original response was clear.",  # the form shown
     ],
 )
 def test_parse_verdict_unclear_is_none(text: str) -> None:
@@ -200,6 +204,7 @@ def test_parse_verdict_unclear_is_none(text: str) -> None:
         ("Submission 1: 4/5, clear and correct.\nSubmission 2: 3/5, misses a case.", {}, (4, 3)),
         ("Submission 1: 4/5 ... Submission 2: 3/5", {"high": 5}, (4, 3)),
         ("**Assistant A:** 9\n**Assistant B:** 7", {}, (9, 7)),
+        ("A: 3\nB: 2", {}, (3, 2)),  # a line per text, A the first
     ],
 )
 def test_parse_pair_scores(text: str, kwargs: dict[str, float], expected: tuple[float, float]) -> None:
@@ -216,6 +221,7 @@ def test_parse_pair_scores(text: str, kwargs: dict[str, float], expected: tuple[
         ("Assistant 1: 8\nAssistant 2: 6\nAssistant 1: 7", {}),
         ("Submission 1: 4/5\nSubmission 2: 8/10", {}),
         ("Submission 1: 8/10\nSubmission 2: 6/10", {"high": 5}),
+        ("The evaluation form is: Scores: 3, 4, 5, 6, 7.", {}),  # the first two of a series
     ],
 )
 def test_parse_pair_scores_none(text: str, kwargs: dict[str, float]) -> None:
@@ -362,6 +368,12 @@ def test_a_question_and_its_answer_on_one_line_answer_that_question_only() -> No
     assert answered_types(report) == readable_types(report, "", ["REP", "LINC"]) == {"REP"}
     assert [(e.type, e.quote) for e in parse_error_report(report, "Tom went home. Tom went home.")] == [
         ("REP", "Tom went home.")]
+
+
+def test_a_stated_answer_may_go_on_after_its_full_stop() -> None:
+    report = ("The text contains Repetition (REP) errors. This type of error is common.\n"
+              "Q: Does the text contain Logical Inconsistency (LINC) errors?\nA: No")
+    assert answered_types(report) == {"REP", "LINC"}
 
 
 def test_parse_error_report_accepts_type_before_location() -> None:

@@ -3,14 +3,14 @@
 tests/fixtures/smollm2_set/: `replies.jsonl` (replies of SmolLM2-135M-Instruct to this product's
 prompts, with what each prompt asked), `labels.jsonl` (each reply's settled label: the answer it
 states as its own, or `none`), `agreement.json` (the second reader's labels of a random fifth),
-`CARD.md` (the rule both readers applied, and how the set was collected) and `split.json` (the
-held-out ids of the first 615 replies, drawn from each id and a seed before any rule was written; and
-`fresh`: every reply collected after the readers' rules were last changed, all held out). A misread is an
+`CARD.md` (the rule both readers applied, and how the set was collected) and `split.json` (`held_out`: the
+held-out ids of the first 615 replies, drawn from each id and a seed before any rule was written; `later`:
+parts collected afterwards, each all held out until the readers were measured on it once). A misread is an
 answer read where the label says none or another answer; a miss is none read where the label has an answer.
 
-The first held-out part has been looked at since: its misreads were read after a measurement, and the
-readers' rules for a list's first number and a question answered on its own line came after that. So the
-goal is judged on the fresh part, which no rule has seen.
+A part stops being held out once its misreads have been read to write rules: the first held-out part after
+its first measurements, each later part after its one measurement (the figures in CARD.md). The goal is
+judged on the newest later part, which no rule has seen when it is measured.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from tools.collect_replies import part_of
 SET = Path(__file__).parents[1] / "fixtures" / "smollm2_set"
 MAX_MISREADS, MAX_MISSES = 0.005, 0.02
 """The goal on the held-out part: misreads at most 0.5% of its replies, misses at most 2%."""
-MEASURED = {"dev": (1, 1), "held-out": (1, 3), "fresh": (0, 0)}
+MEASURED = {"dev": (1, 1), "held-out": (1, 3), "later-1": (6, 7)}
 """(misreads, misses) when the set was last extended: a change of the readers may not make them worse."""
 
 
@@ -47,9 +47,10 @@ def _split() -> dict[str, Any]:
 
 def _parts() -> dict[str, list[dict[str, Any]]]:
     split, rows = _split(), _rows()
-    held, fresh = set(split["held_out"]), set(split["fresh"])
-    return {"dev": [r for r in rows if r["id"] not in held | fresh], "held-out": [r for r in rows if r["id"] in held],
-            "fresh": [r for r in rows if r["id"] in fresh]}
+    held, later = set(split["held_out"]), [set(ids) for ids in split["later"]]
+    apart = held.union(*later)
+    parts = {"dev": [r for r in rows if r["id"] not in apart], "held-out": [r for r in rows if r["id"] in held]}
+    return parts | {f"later-{n}": [r for r in rows if r["id"] in ids] for n, ids in enumerate(later, start=1)}
 
 
 def _report(reply: str, types: list[str]) -> str:
@@ -98,7 +99,8 @@ def figures(rows: list[dict[str, Any]]) -> tuple[int, list[dict[str, Any]], list
 def test_the_set_is_labelled_varied_and_split_by_its_seed_alone() -> None:
     rows, split = _rows(), _split()
     assert len({row["id"] for row in rows}) == len(rows)
-    drawn = {row["id"] for row in rows if row["id"] not in split["fresh"] and int.from_bytes(hashlib.sha256(
+    later = set().union(*split["later"])
+    drawn = {row["id"] for row in rows if row["id"] not in later and int.from_bytes(hashlib.sha256(
         f"{split['seed']}:{row['id']}".encode()).digest()[:8], "big") / 2**64 < split["fraction"]}
     assert drawn == set(split["held_out"])  # tools/collect_replies.py's rule, nothing picked by hand
     assert {row["protocol"] for row in rows} == {"single", "debate", "chateval", "scaleeval", "mateval"}
@@ -118,7 +120,7 @@ def test_the_second_readers_labels_and_their_agreement() -> None:
     assert agreement["kappa"] == round((agreed / n - chance) / (1 - chance), 4)  # Cohen's kappa
 
 
-@pytest.mark.parametrize("part", ["dev", "held-out", "fresh"])
+@pytest.mark.parametrize("part", list(MEASURED))
 def test_the_readers_do_not_get_worse(part: str) -> None:
     count, misreads, misses = figures(_parts()[part])
     print(f"{part}: {count} replies, {len(misreads)} misread, {len(misses)} missed")
@@ -127,9 +129,10 @@ def test_the_readers_do_not_get_worse(part: str) -> None:
         [(r["id"], r["got"], r["label"]) for r in misreads + misses])
 
 
-@pytest.mark.xfail(strict=True, reason="the fresh part is being collected and labelled")
+@pytest.mark.xfail(strict=True, reason="the goal is not met: 14 misreads (4.0%) and 9 misses (2.6%) of 352 replies "
+                   "on the first later part, when it was measured")
 def test_held_out_misreads_and_misses_are_within_the_goal() -> None:
-    count, misreads, misses = figures(_parts()["fresh"])
+    count, misreads, misses = figures(_parts()[f"later-{len(_split()['later'])}"])
     assert count >= 200 and len(misreads) <= MAX_MISREADS * count and len(misses) <= MAX_MISSES * count
 
 
