@@ -283,6 +283,27 @@ async def test_saves_that_arrive_together_are_one_write_of_the_latest_state(tmp_
     assert not list(tmp_path.glob(".*.tmp")), "no temporary file is left behind"
 
 
+async def test_a_few_files_are_written_on_the_loop_and_a_backlog_through_a_thread(tmp_path, monkeypatch) -> None:
+    from debate_tui.batch import session_writer
+
+    hops, to_thread = [], asyncio.to_thread
+
+    async def counted(function, files, **kwargs):
+        hops.append(len(files))
+        return await to_thread(function, files, **kwargs)
+
+    monkeypatch.setattr(session_writer.asyncio, "to_thread", counted)
+    writer, first, backlog = session_writer.SessionWriter(), tmp_path / "first.json", session_writer.INLINE_FILES + 1
+    async with writer.running():
+        writer.save(first, _item_session(turns=1))
+        while not first.exists():
+            await asyncio.sleep(0.001)
+        for n in range(backlog):  # saved with no await between: one write of them all
+            writer.save(tmp_path / f"{n}.json", _item_session(turns=1))
+    assert hops == [backlog], "one file on the loop, the backlog through one thread's call"
+    assert writer.files_written == backlog + 1 and all((tmp_path / f"{n}.json").exists() for n in range(backlog))
+
+
 async def test_a_results_line_waits_for_its_session_on_disk(tmp_path) -> None:
     """`then` runs after the latest state is written, also when a newer state arrives during the write."""
     from debate_tui.batch.session_writer import SessionWriter
