@@ -93,10 +93,13 @@ def _single(values: list[str]) -> Verdict | None:
 
 
 _LIST_ITEM = re.compile(r"(\d+)[.)]")
+_NUMBERS_ONLY = re.compile(r"[\d.,:;()\s\"'“”]+")
 _SAMPLE_INTRO = re.compile(r"\b(?:sample|example|format|template|like this|for instance)\b[^\n]*:$", re.I)
 """A line that introduces what follows as a sample ("Here is a sample of your type:"): the "1" under it shows
 the form, it does not choose."""
-_COPIED_LINE = re.compile(r"[ \t>*-]*(?:\d+[.)][ \t]|(?:Submission [12]|Neither) is better[ \t]*:)")
+_OPTION_FORM = re.compile(r"[ \t>*-]*(?:Submission \d+|Neither) is better[ \t]*:")
+"""A line in the form of ScaleEval's options ('Submission 2 is better: "2"'): the prompt's words copied back."""
+_COPIED_LINE = re.compile(r"[ \t>*-]*\d+[.)][ \t]|" + _OPTION_FORM.pattern)
 
 
 def _opens_a_list(raw: list[str], n: int) -> bool:
@@ -118,6 +121,8 @@ def _answer_lines(text: str) -> list[str]:
     ScaleEval asks to repeat the number alone on the last line, and judges often write it twice."""
     raw = [line.strip() for line in text.splitlines() if line.strip(" \t#.[]()\"'“”")]
     lines = [line.strip(" \t#.[]()\"'“”") for line in raw]
+    if len({line for line in raw if _NUMBERS_ONLY.fullmatch(line)}) > 1:
+        return []  # "1.1 / 2.3 / 0", "1. 1 / 2.": a column of numbers, not an answer standing alone
     found = [m.group(1) for n, line in enumerate(lines) if (m := _BARE_VERDICT.fullmatch(line))
              and not _opens_a_list(raw, n) and not (n and _SAMPLE_INTRO.search(raw[n - 1]))]
     last = _LAST_LINE_VERDICT.fullmatch(lines[-1]) if lines else None
@@ -142,7 +147,8 @@ def parse_verdict(text: str) -> Verdict | None:
                             + text[lines[-1].end() :]) if lines else []
         return _single(values + concluded)
     values = [m.group(1) for m in _QUOTED_CHOICE.finditer(text)
-              if not _SOMEONE_ELSES.search(text[max(0, m.start() - 40) : m.start()])]
+              if not _SOMEONE_ELSES.search(text[max(0, m.start() - 40) : m.start()])
+              and not _OPTION_FORM.match(text, text.rfind("\n", 0, m.start()) + 1)]
     if values:  # and the reply's verdict sentences agree ('Submission 2 is better: "1"' says neither)
         return _single(values + _stated(text))
     values = [next(g for g in m.groups() if g) for m in _LABEL_VERDICT.finditer(text)]

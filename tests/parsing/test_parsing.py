@@ -158,6 +158,7 @@ def test_is_no_issue_rejects(text: str) -> None:
         ('1\nThank you for your patience.\nChoose one of the following options:\nSubmission 1 is better: "1"\n'
          'Submission 2 is better: "2"', "1"),  # the options copied back are not a second answer
         ("The first response is less accurate than the other.", "2"),
+        ("Submission 2 is clearer and covers the edge case.\n\n2\n2", "2"),  # the answer written twice
         ("1\nWhy:\n1. It answers the question.\n2. It is shorter.", "1"),  # its reasons listed after the answer
         ("0\n1. Both are right.\n2. Both are short.", "0"),
     ],
@@ -188,6 +189,10 @@ def test_parse_verdict(text: str, expected: str) -> None:
         "Submission 1 is better: 3\nTrue",  # an option's form copied back with another number
         "It is hard to tie these two answers together.",  # "tie" the verb
         "Here is a sample of your type:\n1\nSlightly better: the original response was clear.",  # the form shown
+        "Here is my reading:\n1.1\n2.3\n0",  # a column of numbers: none of them stands alone
+        "1. 1\n2.",
+        'Submission 1 is better: "1"',  # one of the options copied back, on its own
+        'I am not sure.\nSubmission 3 is better: "0"',
     ],
 )
 def test_parse_verdict_unclear_is_none(text: str) -> None:

@@ -31,7 +31,7 @@ from tools.collect_replies import part_of
 SET = Path(__file__).parents[1] / "fixtures" / "smollm2_set"
 MAX_MISREADS, MAX_MISSES = 0.005, 0.02
 """The goal on the held-out part: misreads at most 0.5% of its replies, misses at most 2%."""
-MEASURED = {"dev": (1, 1), "held-out": (1, 3), "later-1": (6, 7), "later-2": (13, 3)}
+MEASURED = {"dev": (1, 1), "held-out": (1, 3), "later-1": (6, 7), "later-2": (6, 3)}
 """(misreads, misses) when the set was last extended: a change of the readers may not make them worse."""
 
 
