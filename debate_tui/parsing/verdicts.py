@@ -93,6 +93,8 @@ def _single(values: list[str]) -> Verdict | None:
 
 
 _LIST_ITEM = re.compile(r"(\d+)[.)]")
+_AROUND_A_VERDICT = " \t#.[]()\"'“”"
+"""What may wrap a verdict standing alone on its line: "2.", "[1]", "(0)", '"1"', "## 2"."""
 _NUMBERS_ONLY = re.compile(r"[\d.,:;()\s\"'“”]+")
 _SAMPLE_INTRO = re.compile(r"\b(?:sample|example|format|template|like this|for instance)\b[^\n]*:$", re.I)
 """A line that introduces what follows as a sample ("Here is a sample of your type:"): the "1" under it shows
@@ -100,6 +102,10 @@ the form, it does not choose."""
 _OPTION_FORM = re.compile(r"[ \t>*-]*(?:Submission \d+|Neither) is better[ \t]*:")
 """A line in the form of ScaleEval's options ('Submission 2 is better: "2"'): the prompt's words copied back."""
 _COPIED_LINE = re.compile(r"[ \t>*-]*\d+[.)][ \t]|" + _OPTION_FORM.pattern)
+
+
+def _line_start(text: str, at: int) -> int:
+    return text.rfind("\n", 0, at) + 1
 
 
 def _opens_a_list(raw: list[str], n: int) -> bool:
@@ -111,7 +117,7 @@ def _opens_a_list(raw: list[str], n: int) -> bool:
     item = _LIST_ITEM.match(raw[n])
     if item and not raw[n][item.end() :].strip(" \t\"'“”"):
         return True
-    number = raw[n].strip(" \t#.[]()\"'“”")
+    number = raw[n].strip(_AROUND_A_VERDICT)
     following = [m.group(1) for line in raw[n + 1 :] if (m := _LIST_ITEM.match(line))]
     return number in ("1", "2") and bool(following) and following[0] == str(int(number) + 1)
 
@@ -119,8 +125,8 @@ def _opens_a_list(raw: list[str], n: int) -> bool:
 def _answer_lines(text: str) -> list[str]:
     """Verdicts standing alone on their lines ("2", "Tie."), and "Submission 2" only as the last line:
     ScaleEval asks to repeat the number alone on the last line, and judges often write it twice."""
-    raw = [line.strip() for line in text.splitlines() if line.strip(" \t#.[]()\"'“”")]
-    lines = [line.strip(" \t#.[]()\"'“”") for line in raw]
+    raw = [line.strip() for line in text.splitlines() if line.strip(_AROUND_A_VERDICT)]
+    lines = [line.strip(_AROUND_A_VERDICT) for line in raw]
     if len({line for line in raw if _NUMBERS_ONLY.fullmatch(line)}) > 1:
         return []  # "1.1 / 2.3 / 0", "1. 1 / 2.": a column of numbers, not an answer standing alone
     found = [m.group(1) for n, line in enumerate(lines) if (m := _BARE_VERDICT.fullmatch(line))
@@ -148,7 +154,7 @@ def parse_verdict(text: str) -> Verdict | None:
         return _single(values + concluded)
     values = [m.group(1) for m in _QUOTED_CHOICE.finditer(text)
               if not _SOMEONE_ELSES.search(text[max(0, m.start() - 40) : m.start()])
-              and not _OPTION_FORM.match(text, text.rfind("\n", 0, m.start()) + 1)]
+              and not _OPTION_FORM.match(text, _line_start(text, m.start()))]
     if values:  # and the reply's verdict sentences agree ('Submission 2 is better: "1"' says neither)
         return _single(values + _stated(text))
     values = [next(g for g in m.groups() if g) for m in _LABEL_VERDICT.finditer(text)]
@@ -165,7 +171,7 @@ def _stated(text: str, own_prose: bool = False) -> list[str]:
     which say enough to contradict an answer found elsewhere but are no answer by themselves."""
     values = []
     for m in _BETTER.finditer(text):
-        if own_prose and _COPIED_LINE.match(text, text.rfind("\n", 0, m.start()) + 1):
+        if own_prose and _COPIED_LINE.match(text, _line_start(text, m.start())):
             continue
         which, quality = m.group(1) or m.group(3) or m.group(4), (m.group(2) or "").lower()
         worse = quality.startswith(("worse", "inferior", "weaker", "less"))
