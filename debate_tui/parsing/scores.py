@@ -41,7 +41,7 @@ _NOT_A_SCORE_PRE = _Caseless(
     r"|sentence|paragraph|version|number|no\.|section|page|option|criterion|criteria|aspect|metric|dimension"
     r"|category|rule|task|text|summary|document|story|chapter|figure|table|iteration|agent|evaluator|reviewer"
     r"|judge|critic|referee|candidate|case|claim|issue|error|reason|argument|factor|note|top|day|week|year"
-    r"|" + _MONTH + r")\s*#?"
+    r"|" + _MONTH + r")\s*[#(]?"
     r"|\b(?:steps?|issues?|errors?|mistakes?|problems?|reasons?|points?|examples?|words?|length|count|number|date"
     r"|time|years?|criteri(?:on|a)|questions?|scale|range|notes?|page|lines?|paragraphs?|sentences?|iterations?"
     r"|rounds?|turns?|version)\s*[:：=]\s*[\[(]*)$"  # "Errors: 2" counts, it does not score
@@ -70,9 +70,10 @@ _REVISED_PRE = _Caseless(r"\bfrom\s+(" + _N + r")\s+to\s+$")  # "from 4 to 3": t
 _CHANGED_TO_PRE = _Caseless(
     r"\b(?:chang|lower|rais|revis|adjust|increas|decreas|updat|reduc|bump)(?:e|es|ed|ing)?\b"
     r"[^\n.;]{0,40}\bto\s+$")
-_SOMEONE_ELSES_PRE = _Caseless(  # "the Scorer gave 4", "your score of 4": quoted, not given
+_SOMEONE_ELSES_PRE = _Caseless(  # "the Scorer gave 4", "your score of 4", "a new response with a score of 1"
     r"\b(?:scorer|critic|commander|tie-?breaker|evaluator|speaker|referee|judge|you|your|previous(?:ly)?|earlier"
-    r"|initial(?:ly)?|original(?:ly)?|old|other)\b[^\d\n.:;]{0,40}$")
+    r"|initial(?:ly)?|original(?:ly)?|old|other|(?:new|another|sample|example|revised)\s+(?:response|reply|version"
+    r"|text|summary|story|piece|draft))\b[^\d\n.:;]{0,40}$")
 _RANGE_WORDS = re.compile(r"\b(?:scale|range|between|ranging)\b", re.I)
 _PHRASE_PRE = _Caseless(
     r"(?:\b(?:scor(?:e|es|ed|ing)|rat(?:e|es|ed|ing)|grade[sd]?|give[sn]?|gave|giving|assign(?:s|ed)?"
@@ -117,6 +118,18 @@ _CONNECTORS = frozenset(
     "is as because since for out on and but so given overall here with which that would"
     " somewhat very quite fairly rather moderately".split()
 )
+
+_PLACEHOLDER = re.compile(r"(?<![\w/'’])N(?![\w/'’])")
+"""The prompt's "N" (as in "a score of N") written back where a score should be."""
+
+
+def _line_start(text: str, at: int) -> int:
+    return text.rfind("\n", 0, at) + 1
+
+
+_SCORE_LINE = re.compile(r"[ \t>•*-]*(?:\(?\d+[.)][ \t]*)?(?:final[ \t]+)?(?:score|rating)[ \t]*:", re.I)
+"""A line that is the score's own ("5. Score: N = 3"): the placeholder filled in."""
+
 
 def _value(token: str) -> float:
     return _NUMBER_WORDS.get(token.lower()) if token[0].isalpha() else float(token)  # type: ignore[return-value]
@@ -164,6 +177,9 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
         return 2
     if _CHANGED_TO_PRE.search(pre, folded):
         return 2
+    line_start = _line_start(text, m.start())
+    if _PLACEHOLDER.search(text, line_start, m.start()) and not _SCORE_LINE.match(text, line_start):
+        return 0  # "Your final answer: N (Score 3)", "Ascending: N = 3": the prompt's placeholder, then a number
     counted = _COUNTED_WORD.match(post)  # from here to the labels every check rules the number out: the
     noun = counted.group(1).lower() if counted else ""  # cheapest first
     if word and counted and noun not in _SCORE_NOUNS:
@@ -194,9 +210,9 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
         return 4
     if labelled:
         return 3
+    if _INSTRUCTION_ITEM.match(line_before):
+        return 0  # "3. Assign a coherence score of 1 based on ...": an evaluation step echoed back, even alone
     in_list = reading.list_span[0] <= m.start() < reading.list_span[1]
-    if in_list and _INSTRUCTION_ITEM.match(line_before):
-        return 0  # "3. Assign a coherence score of 1 based on ...": an evaluation step echoed back
     bracketed = pre.endswith("(") and post.startswith(")") and not (
         word or in_list or (reading.numbered_list and _ITEM_START.match(line_before))
         or _CRITERION_LINE.match(line_before))  # "Evaluation criterion: coherence (1)" echoes the prompt

@@ -43,10 +43,14 @@ _FINAL_VERDICT = re.compile(
     re.I,
 )
 _LABEL_VERDICT = re.compile(
-    r"\b(?:answer|verdict|decision|choice|judg(?:e)?ment|output|result|winner|preference)\s*(?:[:：=]|\bis\b)\s*"
+    r"\b(?:verdict|decision|choice|judg(?:e)?ment|winner|preference)\s*(?:[:：=]|\bis\b)\s*"
     r"(?:" + _SUBJECT + r")?" + _VERDICT_WORD,
     re.I,
 )
+"""A verdict's own label. Not "result" or "output": the task is a question, and "The answer is 2" may be the reply
+solving it."""
+_ANSWER_LABEL = re.compile(r"\banswer\s*[:：=]\s*((?:" + _SUBJECT + r")?" + _VERDICT_WORD + ")?", re.I)
+"""'Answer: 0' is a verdict where the reply labels nothing else an answer ("1. Answer: $23 ... * Answer: 2")."""
 _QUALITY = r"(?:helpful|accurate|relevant|appropriate|effective|useful|informative|comprehensive|complete|correct)\b"
 _BETTER = re.compile(
     r"\b" + _SUBJECT + r"([12])\s+(?:is|was|seems|appears|remains)\s+(?:still\s+)?(?:\w+ly\s+|much\s+)?(?:the\s+)?"
@@ -56,7 +60,8 @@ _BETTER = re.compile(
     re.I,
 )
 _TIE = re.compile(
-    r"(?<!not a )(?<!no )(?<!to )\b(?:tie|tied|draw"  # not "to tie" (the verb)
+    r"(?<!not a )(?<!no )(?<!to )\b(?:tie(?!\s+(?:up|in|into|together|back|down)\b)"  # not "to tie" (the verb)
+    r"|(?:are|is|were|was|be|remains?)\s+tied|draw"  # "they are tied", not "tied up in enumerations"
     r"|equally\s+(?:good|bad|well|strong|helpful|valid|effective|accurate|poor)"
     r"|of\s+equal\s+quality|neither\s+(?:submission\s+|response\s+)?(?:is\s+(?:clearly\s+|significantly\s+|distinctly\s+)?"
     r"better|stands\s+out)|no\s+clear\s+winner)\b",
@@ -157,7 +162,10 @@ def parse_verdict(text: str) -> Verdict | None:
               and not _OPTION_FORM.match(text, _line_start(text, m.start()))]
     if values:  # and the reply's verdict sentences agree ('Submission 2 is better: "1"' says neither)
         return _single(values + _stated(text))
-    values = [next(g for g in m.groups() if g) for m in _LABEL_VERDICT.finditer(text)]
+    answers = list(_ANSWER_LABEL.finditer(text))
+    labelled = list(_LABEL_VERDICT.finditer(text)) + (answers if all(m.group(1) for m in answers) else [])
+    values = [m.groups()[-1] for m in labelled
+              if not _SOMEONE_ELSES.search(text[max(0, m.start() - 40) : m.start()])]  # "my original answer: 1"
     if values:
         return _single(values)
     values = _stated(text, own_prose=True)

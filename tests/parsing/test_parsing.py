@@ -58,6 +58,7 @@ from debate_tui.protocols.mateval import answered_types, readable_types
         ("Coherence: 4/5\n\nThe summary has 3 sentences, 2 of them long.", 1, 5, 4),
         ("Score: 4 (out of 5)", 1, 5, 4),
         ("My score remains 3 (it was 3 before).", 1, 5, 3),
+        ("5. Score: N = 3", 1, 5, 3),  # the placeholder filled in on the score's own line
     ],
 )
 def test_parse_score_reads_the_score_given(text: str, low: float, high: float, expected: float) -> None:
@@ -151,6 +152,7 @@ def test_is_no_issue_rejects(text: str) -> None:
         ("Submission 2 is better overall. Final answer: 1", "1"),  # the final answer wins
         ("Both answers are correct, but one is clearer.\n**Submission 2**", "2"),
         ("They are close.\nTie.", "0"),
+        ("The two submissions are tied.", "0"),
         ("Speaker 1's answer: 1 overlooked the bug. Keep it under 150 words. I change my answer.\n\n2\n2", "2"),
         ("Neither is better.\n\n0", "0"),
         ("After weighing both, the second submission is better.", "2"),
@@ -188,6 +190,10 @@ def test_parse_verdict(text: str, expected: str) -> None:
         "1. The answer is helpful\n2. The second answer is more helpful (1)\n3. Both are good options.",  # options
         "Submission 1 is better: 3\nTrue",  # an option's form copied back with another number
         "It is hard to tie these two answers together.",  # "tie" the verb
+        "Keep it short, not tied up in lists.",
+        "Here's my original verdict: 1. Now I am not sure.",  # an earlier answer, not this one
+        "The answer is 2, so the question is solved.",  # "answer" may be the task's own
+        "1. Answer: $23\n* Answer: 2",  # the reply labels its solution an answer too
         "Here is a sample of your type:\n1\nSlightly better: the original response was clear.",  # the form shown
         "Here is my reading:\n1.1\n2.3\n0",  # a column of numbers: none of them stands alone
         "1. 1\n2.",
@@ -481,6 +487,11 @@ def test_is_not_refusal(text: str) -> None:
         ("including coherence (1), coherence score (3) and the ability to present points (5).", 1, 5),
         ("The criterion coherence (1-5) translates to 3 out of 8 possible outcomes.", 1, 5),
         ("2. 1\n3. 0", 1, 5),  # a numbered list of numbers
+        ("Ascending: N = 3", 1, 5),  # the prompt's placeholder, then a number
+        ("Your final answer: N (Score 3)", 1, 5),
+        ("I'll write a new response with a score of 1 and the same criteria.", 1, 5),  # another text's score
+        ("1. Read the conversation, then rate your chosen metric too; 3 stars.", 1, 5),  # a step, even alone
+        ("I will improve it for the evaluation criterion (3) and rewrite it.", 1, 5),
         ("1. Read the article.\n2. Check the facts (4)\n* 5\n3. Compare.", 1, 5),  # inside a numbered list
         ("The criteria are: 1. It needs a summary; 2. It needs steps.\n\n3. It needs several steps (three).", 1, 5),
         ("Steps:\n1. Read it.\n2. Assign a score from 1-5, 5 being highest, per the criterion of relevance (1).\n"
