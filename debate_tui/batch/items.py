@@ -72,8 +72,8 @@ class ItemFile:
     """The items of a checked input file (`open_items`), read from the file each time they are walked."""
 
     path: Path
-    keep: frozenset[str] | None = None
-    """Only these ids (a --limit, a --shard, a worker's part); None: every item."""
+    keep: frozenset[str]
+    """The ids walked: every item's, or those of a --limit, a --shard, a worker's part."""
 
     def __iter__(self) -> Iterator[Item]:
         for number, raw in file_lines(self.path):
@@ -81,7 +81,7 @@ class ItemFile:
                 item = parse_item(raw, number)
             except InputError as exc:  # it was checked before the batch began
                 raise InputError(f"{self.path}:{number}: changed while the batch ran: {exc}") from None
-            if self.keep is None or item.id in self.keep:
+            if item.id in self.keep:
                 yield item
 
     def only(self, ids: Collection[str]) -> ItemFile:
@@ -100,6 +100,11 @@ def only(items: Items, ids: Collection[str]) -> Items:
     return [item for item in items if item.id in wanted]
 
 
+def ids_of(items: Items) -> Iterable[str]:
+    """The items' ids, without walking a file (planning needs nothing else)."""
+    return items.keep if isinstance(items, ItemFile) else (item.id for item in items)
+
+
 def first(items: Iterable[Item]) -> Item:
     return next(iter(items))
 
@@ -112,7 +117,8 @@ def open_items(ref: str | Path) -> tuple[Items, list[str]]:
     if str(ref) == "-" or not path.is_file():
         items = read_items(ref)
         return items, [item.id for item in items]
-    return ItemFile(path), [item.id for item in checked(file_lines(path), str(ref))]
+    ids = [item.id for item in checked(file_lines(path), str(ref))]
+    return ItemFile(path, frozenset(ids)), ids
 
 
 def file_lines(path: Path) -> Iterator[tuple[int, str]]:

@@ -33,7 +33,7 @@ from typing import Any, TextIO
 
 from pydantic_core import to_jsonable_python
 
-from debate_tui.batch.items import Item, Items, only
+from debate_tui.batch.items import Item, Items, ids_of, only
 from debate_tui.batch.network import AdaptiveLimit, GlobalBackoff, Meter
 from debate_tui.batch.progress import Progress, Tally
 from debate_tui.batch.results import FINAL, ResultsFile, settled
@@ -206,11 +206,11 @@ class BatchRun:
             self.results.rewrite(keep.values())
         missing: dict[str, list[Criterion]] = {}
         names = {c.name for c in self.template.criteria}
-        for item in self.items:
+        for item_id in ids_of(self.items):
             if not keep:  # a new batch: every item has all to do, and shares one list
-                missing[item.id] = self.template.criteria
-            elif names - (done := {c for c in names if (item.id, c) in keep}):
-                missing[item.id] = [c for c in self.template.criteria if c.name not in done]
+                missing[item_id] = self.template.criteria
+            elif names - (done := {c for c in names if (item_id, c) in keep}):
+                missing[item_id] = [c for c in self.template.criteria if c.name not in done]
             else:
                 self.tally.skipped += 1
         return Work(self.items, missing)

@@ -84,7 +84,7 @@ def test_split_puts_each_item_where_its_shard_is(tmp_path):
     assert isinstance(items, ItemFile) and ids == [f"i{i}" for i in range(50)]  # a file is walked, not held
     parts = split(Work(items, {i: [] for i in ids}), 3)
     for index, part in enumerate(parts, 1):
-        assert isinstance(part.items, ItemFile) and len(part.items.keep or ()) == len(part)
+        assert isinstance(part.items, ItemFile) and len(part.items.keep) == len(part)
         assert [item.id for item, _ in part] == [item.id for item in Shard(index, 3).select(read_items(path))]
 
 
@@ -238,9 +238,21 @@ def test_a_batch_walks_its_input_file_instead_of_holding_it(tmp_path):
     batch = prepared(str(path), "--out", str(tmp_path / "o.jsonl"), "--demo", "--limit", "12", "--shard", "2/3")
     assert isinstance(batch.items, ItemFile)
     expected = [f"i{i}" for i in range(12) if shard_of(f"i{i}", 3) == 2]
-    assert sorted(batch.items.keep or ()) == sorted(expected)
+    assert sorted(batch.items.keep) == sorted(expected)
     work = batch.plan()
     assert len(work) == len(expected) and [item.id for item, _ in work] == expected
+
+
+def test_planning_takes_the_ids_without_reading_the_file_again(tmp_path, monkeypatch):
+    """The file is checked once as it is opened and walked once as it runs; planning needs only the ids."""
+    from debate_tui.batch import items
+    from tests.helpers.batch import prepared
+
+    path = write_items(tmp_path / "in.jsonl", 9)
+    batch = prepared(str(path), "--out", str(tmp_path / "o.jsonl"), "--demo")
+    walks = []
+    monkeypatch.setattr(items, "file_lines", lambda path: walks.append(path) or iter(()))
+    assert len(batch.plan()) == 9 and walks == []
 
 
 def test_the_streamed_reader_splits_decodes_and_bounds_as_the_whole_file_reader_did(tmp_path, monkeypatch):
