@@ -74,6 +74,10 @@ _SOMEONE_ELSES_PRE = _Caseless(  # "the Scorer gave 4", "your score of 4", "a ne
     r"\b(?:scorer|critic|commander|tie-?breaker|evaluator|speaker|referee|judge|you|your|previous(?:ly)?|earlier"
     r"|initial(?:ly)?|original(?:ly)?|old|other|(?:new|another|sample|example|revised)\s+(?:response|reply|version"
     r"|text|summary|story|piece|draft))\b[^\d\n.:;]{0,40}$")
+_SOMEONE_ELSES_LABEL = _Caseless(
+    r"(?:^|\n)[ \t>•-]*(?:your|speaker\s*\d(?:['’]s)?|(?:the\s+)?(?:other|previous|earlier|initial|original|old)\b)"
+    r"[^\n:：=]{0,30}[:：=]\s*[\[(]*$")
+"""A label that names another's answer at its line's start: the number after it is reported, not given."""
 _RANGE_WORDS = re.compile(r"\b(?:scale|range|between|ranging)\b", re.I)
 _PHRASE_PRE = _Caseless(
     r"(?:\b(?:scor(?:e|es|ed|ing)|rat(?:e|es|ed|ing)|grade[sd]?|give[sn]?|gave|giving|assign(?:s|ed)?"
@@ -202,6 +206,8 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
     labelled, phrased = _LABEL_PRE.search(pre), _PHRASE_PRE.search(pre, folded) or _PHRASE_POST.match(post)
     if phrased and not labelled and _SOMEONE_ELSES_PRE.search(pre, folded):
         return 0
+    if labelled and _SOMEONE_ELSES_LABEL.search(pre, folded):
+        return 0  # "Your answer: 3", "Previous score: 4": another's answer, labelled
     if _POINTS_POST.match(post) and not (labelled or phrased):
         return 0  # "has 3 points" counts; "Score: 3 points" scores
     if phrased and not labelled and counted and noun not in _SCORE_NOUNS | _CONNECTORS:

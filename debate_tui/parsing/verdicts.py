@@ -78,6 +78,12 @@ _QUOTED_CHOICE = re.compile(  # 'I choose: "1"', 'the better submission is: "2"'
     r"[ \t,:]{0,3}|:[ \t]*)[\"“']([012])[\"”'](?![ \t]*(?:,|\bor\b|\band\b|/))", re.I)
 _SOMEONE_ELSES = re.compile(  # 'Your response was: "1"', 'Speaker 2 chose "2"': another's answer, quoted
     r"\b(?:you|your|speaker\s*\d|other|previous(?:ly)?|original(?:ly)?|initial(?:ly)?|earlier)\b[^\n.]{0,30}$", re.I)
+_HYPOTHETICAL = re.compile(r"\b(?:could|might|may|possib\w*|perhaps|if)\b[^\n.]{0,30}$", re.I)
+"""'Another possibility could be "1"': a choice imagined, not made."""
+_ANOTHERS_SENTENCE = re.compile(
+    r"\b(?:you|your|speaker\s*\d|other|previous(?:ly)?|original(?:ly)?|initial(?:ly)?|earlier)\b[^\n.!?]*$", re.I)
+"""A sentence about another's answer up to the verdict word ('The other speaker's evaluation ... showed a tie',
+'Your reply had no verdict, "1" or "2", was a tie.'): what it reports is not the judge's verdict."""
 
 
 _ORDINAL_SUBJECT = re.compile(r"\b(?:the\s+)?(first|second)\s+(submission|response|answer|output)\b", re.I)
@@ -158,8 +164,8 @@ def parse_verdict(text: str) -> Verdict | None:
                             + text[lines[-1].end() :]) if lines else []
         return _single(values + concluded)
     values = [m.group(1) for m in _QUOTED_CHOICE.finditer(text)
-              if not _SOMEONE_ELSES.search(text[max(0, m.start() - 40) : m.start()])
-              and not _OPTION_FORM.match(text, _line_start(text, m.start()))]
+              if not _SOMEONE_ELSES.search(before := text[max(0, m.start() - 40) : m.start()])
+              and not _HYPOTHETICAL.search(before) and not _OPTION_FORM.match(text, _line_start(text, m.start()))]
     if values:  # and the reply's verdict sentences agree ('Submission 2 is better: "1"' says neither)
         return _single(values + _stated(text))
     answers = list(_ANSWER_LABEL.finditer(text))
@@ -179,12 +185,17 @@ def _stated(text: str, own_prose: bool = False) -> list[str]:
     which say enough to contradict an answer found elsewhere but are no answer by themselves."""
     values = []
     for m in _BETTER.finditer(text):
-        if own_prose and _COPIED_LINE.match(text, _line_start(text, m.start())):
+        if _reported(text, m) or own_prose and _COPIED_LINE.match(text, _line_start(text, m.start())):
             continue
         which, quality = m.group(1) or m.group(3) or m.group(4), (m.group(2) or "").lower()
         worse = quality.startswith(("worse", "inferior", "weaker", "less"))
         values.append({"1": "2", "2": "1"}[which] if worse else which)
-    return values + ["0" for m in _TIE.finditer(text) if not _in_quotes(text, m)]
+    return values + ["0" for m in _TIE.finditer(text) if not (_in_quotes(text, m) or _reported(text, m))]
+
+
+def _reported(text: str, m: re.Match[str]) -> bool:
+    """A verdict in a sentence about another's answer, up to it: reported, not given."""
+    return bool(_ANOTHERS_SENTENCE.search(text, _line_start(text, m.start()), m.start()))
 
 
 _GLOSS_BEFORE = re.compile(r"[\"”'’][ \t]*\($")

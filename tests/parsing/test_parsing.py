@@ -59,6 +59,7 @@ from debate_tui.protocols.mateval import answered_types, readable_types
         ("Score: 4 (out of 5)", 1, 5, 4),
         ("My score remains 3 (it was 3 before).", 1, 5, 3),
         ("5. Score: N = 3", 1, 5, 3),  # the placeholder filled in on the score's own line
+        ("Previous score: 4\nNew score: 3", 1, 5, 3),  # another's answer reported, then its own
     ],
 )
 def test_parse_score_reads_the_score_given(text: str, low: float, high: float, expected: float) -> None:
@@ -194,6 +195,10 @@ def test_parse_verdict(text: str, expected: str) -> None:
         "Here's my original verdict: 1. Now I am not sure.",  # an earlier answer, not this one
         "The answer is 2, so the question is solved.",  # "answer" may be the task's own
         "1. Answer: $23\n* Answer: 2",  # the reply labels its solution an answer too
+        'Another possibility could be "1" if you like.',  # a choice imagined
+        'Your reply had no verdict, "1" or "2", was a tie.',  # a sentence about another's answer
+        "The other speaker's evaluation showed a tie.",
+        "The previous evaluation said Submission 2 is better.",
         "Here is a sample of your type:\n1\nSlightly better: the original response was clear.",  # the form shown
         "Here is my reading:\n1.1\n2.3\n0",  # a column of numbers: none of them stands alone
         "1. 1\n2.",
@@ -488,6 +493,7 @@ def test_is_not_refusal(text: str) -> None:
         ("The criterion coherence (1-5) translates to 3 out of 8 possible outcomes.", 1, 5),
         ("2. 1\n3. 0", 1, 5),  # a numbered list of numbers
         ("Ascending: N = 3", 1, 5),  # the prompt's placeholder, then a number
+        ("The score is 10/2 = 5.\nYour answer: 3", 1, 3),  # another's answer, labelled
         ("Your final answer: N (Score 3)", 1, 5),
         ("I'll write a new response with a score of 1 and the same criteria.", 1, 5),  # another text's score
         ("1. Read the conversation, then rate your chosen metric too; 3 stars.", 1, 5),  # a step, even alone
