@@ -29,3 +29,8 @@ def unquoted(text: str) -> str:
     words), and lines of markup tags dropped ("<function1>", a "<system_instruction>...</...>" echoed back)."""
     text = TAG_LINES.sub("", text)
     return QUOTED.sub(lambda m: '""' if len(m.group().split()) >= 3 or ":" in m.group() else m.group(), text)
+
+
+def line_start(text: str, at: int) -> int:
+    """Where the line holding offset `at` begins: what a reply says on that line before a number or a verdict."""
+    return text.rfind("\n", 0, at) + 1

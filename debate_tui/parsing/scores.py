@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from debate_tui.parsing.own_words import QUOTED, without_echo
+from debate_tui.parsing.own_words import QUOTED, line_start, without_echo
 from debate_tui.parsing.refusals import is_refusal
 
 _N = r"-?\d+(?:\.\d+)?"
@@ -127,10 +127,6 @@ _PLACEHOLDER = re.compile(r"(?<![\w/'’])N(?![\w/'’])")
 """The prompt's "N" (as in "a score of N") written back where a score should be."""
 
 
-def _line_start(text: str, at: int) -> int:
-    return text.rfind("\n", 0, at) + 1
-
-
 _SCORE_LINE = re.compile(r"[ \t>•*-]*(?:\(?\d+[.)][ \t]*)?(?:final[ \t]+)?(?:score|rating)[ \t]*:", re.I)
 """A line that is the score's own ("5. Score: N = 3"): the placeholder filled in."""
 
@@ -181,8 +177,8 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
         return 2
     if _CHANGED_TO_PRE.search(pre, folded):
         return 2
-    line_start = _line_start(text, m.start())
-    if _PLACEHOLDER.search(text, line_start, m.start()) and not _SCORE_LINE.match(text, line_start):
+    start = line_start(text, m.start())
+    if _PLACEHOLDER.search(text, start, m.start()) and not _SCORE_LINE.match(text, start):
         return 0  # "Your final answer: N (Score 3)", "Ascending: N = 3": the prompt's placeholder, then a number
     counted = _COUNTED_WORD.match(post)  # from here to the labels every check rules the number out: the
     noun = counted.group(1).lower() if counted else ""  # cheapest first

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from debate_tui.domain import Verdict
-from debate_tui.parsing.own_words import unquoted, without_echo
+from debate_tui.parsing.own_words import line_start, unquoted, without_echo
 from debate_tui.parsing.refusals import is_refusal
 
 _NO_ISSUE_TOKEN = re.compile(r"\bNO[ _-]?ISSUES?\b")
@@ -76,12 +76,12 @@ _BARE_VERDICT = re.compile(r"([012]|tie|draw)", re.I)
 _QUOTED_CHOICE = re.compile(  # 'I choose: "1"', 'the better submission is: "2"', 'Based on the evaluation, "1"'
     r"(?:\b(?:choose|chose|choice|answer|verdict|option|decision|select(?:ed)?|pick|is|be|evaluation|conclusion)\b"
     r"[ \t,:]{0,3}|:[ \t]*)[\"“']([012])[\"”'](?![ \t]*(?:,|\bor\b|\band\b|/))", re.I)
-_SOMEONE_ELSES = re.compile(  # 'Your response was: "1"', 'Speaker 2 chose "2"': another's answer, quoted
-    r"\b(?:you|your|speaker\s*\d|other|previous(?:ly)?|original(?:ly)?|initial(?:ly)?|earlier)\b[^\n.]{0,30}$", re.I)
+_ANOTHERS = r"\b(?:you|your|speaker\s*\d|other|previous(?:ly)?|original(?:ly)?|initial(?:ly)?|earlier)\b"
+_SOMEONE_ELSES = re.compile(_ANOTHERS + r"[^\n.]{0,30}$", re.I)
+"""'Your response was: "1"', 'Speaker 2 chose "2"': another's answer, quoted."""
 _HYPOTHETICAL = re.compile(r"\b(?:could|might|may|possib\w*|perhaps|if)\b[^\n.]{0,30}$", re.I)
 """'Another possibility could be "1"': a choice imagined, not made."""
-_ANOTHERS_SENTENCE = re.compile(
-    r"\b(?:you|your|speaker\s*\d|other|previous(?:ly)?|original(?:ly)?|initial(?:ly)?|earlier)\b[^\n.!?]*$", re.I)
+_ANOTHERS_SENTENCE = re.compile(_ANOTHERS + r"[^\n.!?]*$", re.I)
 """A sentence about another's answer up to the verdict word ('The other speaker's evaluation ... showed a tie',
 'Your reply had no verdict, "1" or "2", was a tie.'): what it reports is not the judge's verdict."""
 
@@ -113,10 +113,6 @@ the form, it does not choose."""
 _OPTION_FORM = re.compile(r"[ \t>*-]*(?:Submission \d+|Neither) is better[ \t]*:")
 """A line in the form of ScaleEval's options ('Submission 2 is better: "2"'): the prompt's words copied back."""
 _COPIED_LINE = re.compile(r"[ \t>*-]*\d+[.)][ \t]|" + _OPTION_FORM.pattern)
-
-
-def _line_start(text: str, at: int) -> int:
-    return text.rfind("\n", 0, at) + 1
 
 
 def _opens_a_list(raw: list[str], n: int) -> bool:
@@ -165,7 +161,7 @@ def parse_verdict(text: str) -> Verdict | None:
         return _single(values + concluded)
     values = [m.group(1) for m in _QUOTED_CHOICE.finditer(text)
               if not _SOMEONE_ELSES.search(before := text[max(0, m.start() - 40) : m.start()])
-              and not _HYPOTHETICAL.search(before) and not _OPTION_FORM.match(text, _line_start(text, m.start()))]
+              and not _HYPOTHETICAL.search(before) and not _OPTION_FORM.match(text, line_start(text, m.start()))]
     if values:  # and the reply's verdict sentences agree ('Submission 2 is better: "1"' says neither)
         return _single(values + _stated(text))
     answers = list(_ANSWER_LABEL.finditer(text))
@@ -185,7 +181,7 @@ def _stated(text: str, own_prose: bool = False) -> list[str]:
     which say enough to contradict an answer found elsewhere but are no answer by themselves."""
     values = []
     for m in _BETTER.finditer(text):
-        if _reported(text, m) or own_prose and _COPIED_LINE.match(text, _line_start(text, m.start())):
+        if _reported(text, m) or own_prose and _COPIED_LINE.match(text, line_start(text, m.start())):
             continue
         which, quality = m.group(1) or m.group(3) or m.group(4), (m.group(2) or "").lower()
         worse = quality.startswith(("worse", "inferior", "weaker", "less"))
@@ -195,7 +191,7 @@ def _stated(text: str, own_prose: bool = False) -> list[str]:
 
 def _reported(text: str, m: re.Match[str]) -> bool:
     """A verdict in a sentence about another's answer, up to it: reported, not given."""
-    return bool(_ANOTHERS_SENTENCE.search(text, _line_start(text, m.start()), m.start()))
+    return bool(_ANOTHERS_SENTENCE.search(text, line_start(text, m.start()), m.start()))
 
 
 _GLOSS_BEFORE = re.compile(r"[\"”'’][ \t]*\($")
