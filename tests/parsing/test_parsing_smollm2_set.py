@@ -32,7 +32,7 @@ SET = Path(__file__).parents[1] / "fixtures" / "smollm2_set"
 MAX_MISREADS, MAX_MISSES = 0.005, 0.02
 """The goal on the held-out part: misreads at most 0.5% of its replies, misses at most 2%."""
 MEASURED = {"dev": (1, 1), "held-out": (1, 3), "later-1": (1, 7), "later-2": (3, 3), "later-3": (0, 0),
-            "later-4": (1, 3)}
+            "later-4": (1, 3), "later-5": (14, 7)}
 """(misreads, misses) when the set was last extended: a change of the readers may not make them worse."""
 
 
@@ -130,8 +130,8 @@ def test_the_readers_do_not_get_worse(part: str) -> None:
         [(r["id"], r["got"], r["label"]) for r in misreads + misses])
 
 
-@pytest.mark.skip(reason="the fourth later part (when measured: 5 misreads (1.5%), 3 misses of 338) was read to write "
-                  "the rules since; the goal waits for a fifth part, collected and measured once")
+@pytest.mark.xfail(strict=True, reason="the goal is not met: 14 misreads (3.2%) and 7 misses (1.6%) of 442 replies on "
+                   "the fifth later part, when it was measured (the fourth: 5 (1.5%) of 338; the third: 4 of 311)")
 def test_held_out_misreads_and_misses_are_within_the_goal() -> None:
     count, misreads, misses = figures(_parts()[f"later-{len(_split()['later'])}"])
     assert count >= 200 and len(misreads) <= MAX_MISREADS * count and len(misses) <= MAX_MISSES * count
