@@ -177,8 +177,8 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
         return 2
     if _CHANGED_TO_PRE.search(pre, folded):
         return 2
-    start = line_start(text, m.start())
-    if _PLACEHOLDER.search(text, start, m.start()) and not _SCORE_LINE.match(text, start):
+    line_before = text[line_start(text, m.start()) : m.start()]
+    if _PLACEHOLDER.search(line_before) and not _SCORE_LINE.match(line_before):
         return 0  # "Your final answer: N (Score 3)", "Ascending: N = 3": the prompt's placeholder, then a number
     counted = _COUNTED_WORD.match(post)  # from here to the labels every check rules the number out: the
     noun = counted.group(1).lower() if counted else ""  # cheapest first
@@ -188,7 +188,6 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
         return 0  # an echoed rubric: "1 - Poor", "5 (excellent)"; a series "(1), (3) and (5)"
     if _NOT_A_SCORE_POST.match(post) or _NOT_A_SCORE_PRE.search(pre, folded):  # the anchored, cheap one first
         return 0
-    line_before = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
     if _LINE_START.match(line_before) and _ENUMERATOR_POST.match(post) and (
             value == 1 or reading.numbered_list or _ITEM_SENTENCE_POST.match(post)):
         return 0  # "1. Groundedness: 0", "2. The article focuses on ...": a list number, not the score
