@@ -13,8 +13,8 @@ import pytest
 
 from debate_tui.cli import build_parser
 from debate_tui.cli.task_flags import spelled_out
-from debate_tui.domain import AgentSpec, Turn
-from debate_tui.engine.structured import formats_to_try
+from debate_tui.domain import AgentSpec, Criterion, Turn
+from debate_tui.engine.structured import formats_to_try, response_format
 from debate_tui.llm.litellm_loader import load_litellm
 from tests.helpers import STORY
 from tests.helpers.cli import run_cli
@@ -131,6 +131,26 @@ def test_an_answer_off_the_scale_leaves_the_free_text_in_force(capsys, llm_serve
     code, summary, session = run_single(capsys, llm_server, "--structured", "--model", STRUCTURED_MODEL)
     assert code == 0 and "score 9" not in json.dumps(session["turns"]) and summary["scores"] == {"coherence": None}
     assert summary["unscored"] == 1  # the free text gave no score either, the re-ask neither
+
+
+def test_llama_cpp_pythons_form_holds_a_whole_scale_to_its_numbers_and_a_reason_may_break_lines(capsys, llm_server):
+    """Its grammar can bound a score to a scale's whole numbers (a small model wrote "1000.2" for 1-3), and it lets
+    a raw line break into the reason, which strict JSON refuses: the answer after it is still taken."""
+    answers_in(llm_server, '{"reason": "ordered\nmostly", "score": 2}', refused=("json_schema",))
+    code, summary, session = run_single(capsys, llm_server, "--structured", "on", "--model", "openai/local",
+                                        "--criteria", "coherence")
+    assert code == 0 and summary["scores"] == {"coherence": 2.0}
+    asked = next(r.body["response_format"] for r in llm_server.requests if asked_format(r) == "json_object")
+    assert asked["schema"]["properties"]["score"] == {"enum": [1, 2, 3, 4, 5]}
+    assert session["turns"][0]["content"].endswith('{"reason": "ordered\\nmostly", "score": 2}')  # one line
+
+
+def test_a_scale_of_other_than_whole_ends_keeps_any_number():
+    halves = Criterion(name="halves", description="", low=0.5, high=4.5)
+    for criterion, expected in ((halves, {"type": "number"}), (None, {"enum": [1, 2, 3, 4, 5]})):
+        asked = response_format("json_object", "pair", criterion)["schema"]["properties"]
+        assert asked["score_1"] == asked["score_2"] == expected
+    assert response_format("json_schema", "score")["json_schema"]["schema"]["properties"]["score"] == {"type": "number"}
 
 
 @pytest.mark.parametrize(("argv", "value"), [
