@@ -15,10 +15,11 @@ inputs written as files, its session file kept under `--out` (a run already done
 the step can be resumed).
 `rows`: every turn whose answer the product reads (a score, a pair of scores, a verdict, a
 Critic's acceptance, a MATEval report), one JSON object a line, with what was asked, under an id
-made of its run and slot (`run0042.3`), so rows already labelled keep their ids when more runs
-finish. Each row's part (development or held out) is drawn once, from `--seed` and its id alone:
-a row is held out when a seeded hash of its id falls under `--held-out` (a fraction), so the split
-is random, fixed before any rule is written, and does not move as rows are added.
+made of its run and slot (`run0042.3`; `run0042-on.3` for a run asked with `--structured on`, whose
+rows say `structured`), so rows already labelled keep their ids when more runs finish. Each row's
+part (development or held out) is drawn once, from `--seed` and its id alone: a row is held out
+when a seeded hash of its id falls under `--held-out` (a fraction), so the split is random, fixed
+before any rule is written, and does not move as rows are added.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ EXPECT_OF_ROLE = {"judge": "score", "referee": "score", "scorer": "score", "tie_
                   "critic": "no_issue", "speaker": "verdict"}
 """The answer the product reads from each role's turns; a pairwise task's scores come as a pair."""
 VERDICT_OPTIONS = ["1", "2", "0"]
+STRUCTURED_ID = {True: "-on", "auto": "-auto"}
+"""What a run's id takes in its rows' ids when its answers were asked as JSON too (`--structured`): the same
+planned run asked both ways gives two sets of replies, which must not share ids."""
 
 
 INPUTS = ("text", "text_b", "source", "context")
@@ -163,11 +167,13 @@ def rows_of(folder: Path) -> list[dict[str, Any]]:
         session = json.loads(path.read_text(encoding="utf-8"))
         roles = {agent["name"]: agent["role"] for agent in session["agents"]}
         criteria = {c["name"]: c for c in session["criteria"]}
+        structured = session["options"].get("structured") or False
+        run_id = job["run"] + STRUCTURED_ID.get(structured, "")
         for turn in session["turns"]:
             expect = _expect(session, roles.get(turn["agent"], ""))
             if expect is None or not turn["content"].strip():
                 continue
-            row: dict[str, Any] = {"id": f"{job['run']}.{turn['slot']}", "protocol": session["protocol"],
+            row: dict[str, Any] = {"id": f"{run_id}.{turn['slot']}", "protocol": session["protocol"],
                                    "expect": expect, "role": roles[turn["agent"]],
                                    "origin": f"{job['run']} {session['id']} slot {turn['slot']}",
                                    "data_set": job["data_set"], "item": job["item"],
@@ -180,6 +186,8 @@ def rows_of(folder: Path) -> list[dict[str, Any]]:
                 row["options"] = VERDICT_OPTIONS
             elif expect == "report":
                 row["options"] = [c.get("abbreviation") or c["name"] for c in session["criteria"]]
+            if structured:
+                row["structured"] = structured
             row["reply"] = turn["content"]
             rows.append(row)
     return rows

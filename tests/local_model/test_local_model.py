@@ -59,10 +59,10 @@ PROTOCOLS: dict[str, tuple[list[str], int]] = {
 """protocol -> (its options, the most calls it can make: every asked turn re-asked once)."""
 
 
-def _run(protocol: str, tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], float, dict[str, Any]]:
+def _run(protocol: str, tmp_path: Path, *extra: str) -> tuple[subprocess.CompletedProcess[str], float, dict[str, Any]]:
     options, _ = PROTOCOLS[protocol]
     command = [
-        CLI, "run", *options,
+        CLI, "run", *options, *extra,
         "--model", MODEL, "--api-base", API_BASE,
         "--max-reply-tokens", str(CAP), "--timeout", str(TIMEOUT), "--temperature", "0", "--retries", str(RETRIES),
         "--sessions-dir", str(tmp_path / "sessions"),
@@ -184,3 +184,20 @@ def test_a_batch_settles_every_item_once_and_a_rerun_makes_no_call(tmp_path: Pat
     rerun = json.loads(again.stdout.strip().splitlines()[-1])
     assert rerun["calls"] == 0 or summary["failed"], rerun  # only failed items are asked again
     assert rerun["skipped"] == summary["done"]
+
+
+@pytest.mark.serial  # asserts wall time
+def test_structured_on_reads_every_answer_from_the_json_the_server_constrains(tmp_path: Path) -> None:
+    """`--structured on` against llama-cpp-python's server: the JSON schema form it refuses is tried once, its
+    own form is used from then on, and each asked answer is the JSON line the turn ends with, on the scale."""
+    done, elapsed, summary = _run("single", tmp_path, "--structured", "on")
+    session = json.loads(Path(summary["session_path"]).read_text())
+    assert done.returncode == EXIT[session["status"]], done.stderr[-2000:]
+    assert session["state"]["answer_format"] == {MODEL: "json_object"}
+    lines = [turn["content"].rstrip().rsplit("\n", 1)[-1] for turn in session["turns"]]
+    from_json = [(json.loads(line), turn) for line, turn in zip(lines, session["turns"], strict=True)
+                 if line.startswith('{"reason"')]  # a turn whose JSON call failed keeps its free text's answer
+    assert from_json, "no answer came from JSON"
+    for answer, turn in from_json:
+        assert answer["score"] == turn["score"] and 1 <= turn["score"] <= 5 and float(turn["score"]).is_integer()
+    assert elapsed <= _bound("single") * 2  # each answer asked twice at most: the argument, then its JSON

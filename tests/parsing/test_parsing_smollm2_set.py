@@ -5,12 +5,14 @@ prompts, with what each prompt asked), `labels.jsonl` (each reply's settled labe
 states as its own, or `none`), `agreement.json` (the second reader's labels of a random fifth),
 `CARD.md` (the rule both readers applied, and how the set was collected) and `split.json` (`held_out`: the
 held-out ids of the first 615 replies, drawn from each id and a seed before any rule was written; `later`:
-parts collected afterwards, each all held out until the readers were measured on it once). A misread is an
-answer read where the label says none or another answer; a miss is none read where the label has an answer.
+parts collected afterwards, each all held out until the readers were measured on it once; `structured`: parts
+collected the same way with `--structured on`, whose replies may end with the JSON answer the product took). A
+misread is an answer read where the label says none or another answer; a miss is none read where the label has
+an answer.
 
 A part stops being held out once its misreads have been read to write rules: the first held-out part after
 its first measurements, each later part after its one measurement (the figures in CARD.md). The goal is
-judged on the newest later part, which no rule has seen when it is measured.
+judged on the newest later part, which no rule has seen when it is measured, and on the newest structured part.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from typing import Any
 
 import pytest
 
+from debate_tui.domain import Criterion
+from debate_tui.engine import structured
 from debate_tui.parsing import parse_error_report, read_answer
 from debate_tui.protocols import mateval
 from tools.collect_replies import part_of
@@ -32,7 +36,7 @@ SET = Path(__file__).parents[1] / "fixtures" / "smollm2_set"
 MAX_MISREADS, MAX_MISSES = 0.005, 0.02
 """The goal on the held-out part: misreads at most 0.5% of its replies, misses at most 2%."""
 MEASURED = {"dev": (1, 1), "held-out": (1, 3), "later-1": (1, 7), "later-2": (3, 3), "later-3": (0, 0),
-            "later-4": (1, 3), "later-5": (14, 7)}
+            "later-4": (1, 3), "later-5": (14, 7), "later-6": (19, 4), "structured-1": (1, 3), "structured-2": (3, 5)}
 """(misreads, misses) when the set was last extended: a change of the readers may not make them worse."""
 
 
@@ -50,8 +54,11 @@ def _parts() -> dict[str, list[dict[str, Any]]]:
     split, rows = _split(), _rows()
     held, later = set(split["held_out"]), [set(ids) for ids in split["later"]]
     apart = held.union(*later)
+    as_json = [set(ids) for ids in split.get("structured", [])]
+    apart = apart.union(*as_json)
     parts = {"dev": [r for r in rows if r["id"] not in apart], "held-out": [r for r in rows if r["id"] in held]}
-    return parts | {f"later-{n}": [r for r in rows if r["id"] in ids] for n, ids in enumerate(later, start=1)}
+    parts |= {f"later-{n}": [r for r in rows if r["id"] in ids] for n, ids in enumerate(later, start=1)}
+    return parts | {f"structured-{n}": [r for r in rows if r["id"] in ids] for n, ids in enumerate(as_json, start=1)}
 
 
 def _report(reply: str, types: list[str]) -> str:
@@ -62,19 +69,34 @@ def _report(reply: str, types: list[str]) -> str:
     return ",".join(said) or "none"
 
 
+def _json_answer(row: dict[str, Any]) -> Any:
+    """With `--structured on`, the answer the JSON line gives (the product appends the line only when it takes
+    it, and takes it over the free text's), or None where there is none."""
+    if not row.get("structured") or row["expect"] not in structured.ASKED:
+        return None
+    scale = Criterion(name="asked", description="", low=row.get("low", 1), high=row.get("high", 5))
+    data = structured.read(row["reply"].rstrip().rsplit("\n", 1)[-1], row["expect"], scale)
+    if data is None:
+        return None
+    return data["verdict"] if row["expect"] == "verdict" else (
+        (data["score_1"], data["score_2"]) if row["expect"] == "pair" else data["score"])
+
+
 def read(row: dict[str, Any]) -> str:
     """What the product reads from a reply, in the label's form."""
     expect, reply = row["expect"], row["reply"]
     if expect == "report":
         return _report(reply, row["options"])
-    got = read_answer(reply, expect, row.get("low", 1), row.get("high", 5), row.get("criterion"))
+    got = _json_answer(row)
+    if got is None:
+        got = read_answer(reply, expect, row.get("low", 1), row.get("high", 5), row.get("criterion"))
     if expect == "no_issue":
         return "yes" if got else "none"
     if got is None:
         return "none"
     if isinstance(got, tuple):
-        return ",".join(f"{v:g}" for v in got)
-    return got if isinstance(got, str) else f"{got:g}"
+        return ",".join(repr(float(v)) for v in got)
+    return got if isinstance(got, str) else repr(float(got))
 
 
 def _same(got: str, label: str) -> bool:
@@ -100,7 +122,7 @@ def figures(rows: list[dict[str, Any]]) -> tuple[int, list[dict[str, Any]], list
 def test_the_set_is_labelled_varied_and_split_by_its_seed_alone() -> None:
     rows, split = _rows(), _split()
     assert len({row["id"] for row in rows}) == len(rows)
-    later = set().union(*split["later"])
+    later = set().union(*split["later"], *split.get("structured", []))
     drawn = {row["id"] for row in rows if row["id"] not in later and int.from_bytes(hashlib.sha256(
         f"{split['seed']}:{row['id']}".encode()).digest()[:8], "big") / 2**64 < split["fraction"]}
     assert drawn == set(split["held_out"])  # tools/collect_replies.py's rule, nothing picked by hand
@@ -130,11 +152,29 @@ def test_the_readers_do_not_get_worse(part: str) -> None:
         [(r["id"], r["got"], r["label"]) for r in misreads + misses])
 
 
-@pytest.mark.xfail(strict=True, reason="the goal is not met: 14 misreads (3.2%) and 7 misses (1.6%) of 442 replies on "
-                   "the fifth later part, when it was measured (the fourth: 5 (1.5%) of 338; the third: 4 of 311)")
-def test_held_out_misreads_and_misses_are_within_the_goal() -> None:
-    count, misreads, misses = figures(_parts()[f"later-{len(_split()['later'])}"])
+def _within_the_goal(part: str) -> None:
+    count, misreads, misses = figures(_parts()[part])
     assert count >= 200 and len(misreads) <= MAX_MISREADS * count and len(misses) <= MAX_MISSES * count
+
+
+@pytest.mark.xfail(strict=True, reason="the goal is not met in free text: 19 misreads (3.9%) and 4 misses (0.8%) of "
+                   "489 replies on the sixth later part, when it was measured (the fifth: 14 (3.2%) of 442)")
+def test_held_out_misreads_and_misses_are_within_the_goal() -> None:
+    _within_the_goal(f"later-{len(_split()['later'])}")
+
+
+@pytest.mark.xfail(strict=True, reason="not met with --structured on either: 3 misreads (1.2%) and 5 misses (2.0%) of "
+                   "256 replies on the second structured part, all of them MATEval reports, which are not asked as "
+                   "JSON; its 195 answers asked as JSON: none misread, none missed")
+def test_with_structured_answers_misreads_and_misses_are_within_the_goal() -> None:
+    _within_the_goal(f"structured-{len(_split()['structured'])}")
+
+
+def test_with_structured_answers_every_answer_asked_as_json_is_read_as_labelled() -> None:
+    """On the newest structured part, every score, pair and verdict (asked as JSON too) is read as its label."""
+    rows = [r for r in _parts()[f"structured-{len(_split()['structured'])}"] if r["expect"] in structured.ASKED]
+    count, misreads, misses = figures(rows)
+    assert count >= 150 and not misreads and not misses
 
 
 def test_the_collectors_part_counts_from_one() -> None:
