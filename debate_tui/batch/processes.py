@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_tui.batch.items import Items
+from debate_tui.batch.loop import loop_factory
 from debate_tui.batch.network import SharedPause, SharedSpend
 from debate_tui.batch.progress import Tally
 from debate_tui.batch.results import Row
@@ -149,7 +150,8 @@ def run_part(build: Build, index: int, concurrency: int, work: Work, fresh: bool
     # need not rescan it while items come and go (about a tenth of the CPU per item against a fast server)
     messages.put(("ready", index, None))
     shared.go.wait()
-    orphaned = asyncio.run(_run_watched(batch, work, parent))
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        orphaned = runner.run(_run_watched(batch, work, parent))
     if orphaned:  # nobody reads the queue any more: do not wait at exit for it to take what is left
         messages.cancel_join_thread()
         return

@@ -462,7 +462,9 @@ def run_until_done(batch: BatchRun | LadderRun) -> None:
 
     `asyncio.Runner` also cancels what litellm leaves running (its logging worker) before the loop closes.
     """
-    with asyncio.Runner() as runner:
+    from debate_tui.batch.loop import loop_factory
+
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
         loop = runner.get_loop()
         try:
             for sig, why in ((signal.SIGINT, "interrupted (Ctrl+C)"), (signal.SIGTERM, "terminated")):

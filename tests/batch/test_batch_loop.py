@@ -1,0 +1,37 @@
+"""A batch's event loop: uvloop's where it is installed, asyncio's own where it is not (Windows)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import pytest
+
+from debate_tui.batch import loop
+from debate_tui.batch.runner import BatchRun
+from tests.helpers.batch import model_args, run_batch, write_items
+from tests.helpers.scripts import agreeing_debate
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="uvloop is not built for Windows")
+def test_a_batch_runs_every_item_on_uvloops_loop(capsys, llm_server, tmp_path, monkeypatch):
+    loops: list[str] = []
+    real_one = BatchRun._one
+
+    async def recording(self, item, criteria):
+        loops.append(type(asyncio.get_running_loop()).__module__.split(".")[0])
+        await real_one(self, item, criteria)
+
+    monkeypatch.setattr(BatchRun, "_one", recording)
+    agreeing_debate(llm_server)
+    items, out = write_items(tmp_path / "in.jsonl", 3), tmp_path / "out.jsonl"
+    code, summary, _ = run_batch(capsys, str(items), "--out", str(out), *model_args(llm_server))
+    assert code == 0 and summary["done"] == 3 and loops == ["uvloop"] * 3
+
+
+def test_without_uvloop_the_standard_loop_is_used(monkeypatch):
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # an import of it now fails, as where it is not installed
+    assert loop.loop_factory() is None
+    with asyncio.Runner(loop_factory=loop.loop_factory()) as runner:
+        assert runner.run(asyncio.sleep(0, "ran")) == "ran"
+        assert type(runner.get_loop()).__module__.startswith("asyncio")
