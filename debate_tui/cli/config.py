@@ -132,8 +132,9 @@ STARTER = """\
 # judging turns; the single judge with samples above 1 keeps 1.
 # temperature = 0.0
 # Ask the answer again as JSON under a schema (DEBATE_TUI_STRUCTURED, --structured):
-# "auto" where the free text gives none (a small local model: far fewer unscored
-# turns), true on every answer, false never.
+# "auto" where the free text gives none, true on every answer (a small local model:
+# every answer read, none misread, about as many calls; docs/REAL_MODELS.md),
+# false never.
 # structured = false
 # Per role, over the values above (a [models."<model>"] table wins over both):
 # [generation.roles.summarizer]
