@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import time
@@ -142,6 +143,7 @@ def run(plan_file: Path, out: Path, api_base: str, model: str, timeout: int, par
         folder = out / job["run"]
         if (folder / "done.json").exists():
             continue
+        shutil.rmtree(folder / "sessions", ignore_errors=True)  # a run cut off before: its session would be read too
         started = time.monotonic()
         done = subprocess.run(command(job, folder, api_base, model, timeout, structured), env=env, capture_output=True,
                               text=True, check=False)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import subprocess
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from debate_tui.domain import Criterion
 from debate_tui.engine import structured
 from debate_tui.parsing import parse_error_report, read_answer
 from debate_tui.protocols import mateval
+from tools import collect_replies
 from tools.collect_replies import part_of
 
 SET = Path(__file__).parents[1] / "fixtures" / "smollm2_set"
@@ -183,3 +185,23 @@ def test_the_collectors_part_counts_from_one() -> None:
     for wrong in ("0/2", "3/2", "1", "a/b"):
         with pytest.raises(argparse.ArgumentTypeError):
             part_of(wrong)
+
+
+def test_a_run_cut_off_before_is_collected_again_from_an_empty_folder(tmp_path, monkeypatch):
+    """A collector stopped mid-run leaves that run's session without done.json: taken again, the old session
+    must not stay beside the new one, whose turns would come under the same ids."""
+    plan = tmp_path / "plan.jsonl"
+    plan.write_text(json.dumps({"run": "run0000", "protocol": "single", "temperature": 0.0, "cap": 100,
+                                "text": "A story.", "criteria": "coherence"}) + "\n")
+    stale = tmp_path / "raw" / "run0000" / "sessions" / "cut-off.json"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("{}")
+    seen: list[list[str]] = []
+
+    def fake_run(argv, **_):
+        seen.append(sorted(p.name for p in stale.parent.glob("*.json")) if stale.parent.exists() else [])
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    monkeypatch.setattr(collect_replies.subprocess, "run", fake_run)
+    collect_replies.run(plan, tmp_path / "raw", "http://127.0.0.1:1/v1", "openai/m", 10, (1, 1))
+    assert seen == [[]] and (tmp_path / "raw" / "run0000" / "done.json").exists()
