@@ -8,6 +8,7 @@ imports nothing heavy.
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any
 
 from debate_tui.envfile import switch_off_litellm_search
@@ -26,6 +27,10 @@ def load_litellm() -> Any:
 
         litellm.telemetry = False
         litellm.suppress_debug_info = True
+        # litellm builds a provider's coroutine in a worker thread and awaits it when the thread returns: a call
+        # cancelled in between (Ctrl+C on a batch: 2-3 interrupts in 8) drops it unawaited, and Python printed
+        # "coroutine 'OpenAIChatCompletion.acompletion' was never awaited" over the batch's last lines.
+        warnings.filterwarnings("ignore", r"coroutine '[\w.<>]*\.acompletion' was never awaited", RuntimeWarning)
         import openai.resources  # noqa: F401  imported by the first call otherwise: 0.7 s on the UI's loop
         _litellm = litellm
     return _litellm
