@@ -55,9 +55,8 @@ def _split() -> dict[str, Any]:
 def _parts() -> dict[str, list[dict[str, Any]]]:
     split, rows = _split(), _rows()
     held, later = set(split["held_out"]), [set(ids) for ids in split["later"]]
-    apart = held.union(*later)
     as_json = [set(ids) for ids in split.get("structured", [])]
-    apart = apart.union(*as_json)
+    apart = held.union(*later, *as_json)
     parts = {"dev": [r for r in rows if r["id"] not in apart], "held-out": [r for r in rows if r["id"] in held]}
     parts |= {f"later-{n}": [r for r in rows if r["id"] in ids] for n, ids in enumerate(later, start=1)}
     return parts | {f"structured-{n}": [r for r in rows if r["id"] in ids] for n, ids in enumerate(as_json, start=1)}
