@@ -5,8 +5,9 @@ prompts, with what each prompt asked), `labels.jsonl` (each reply's settled labe
 states as its own, or `none`), `agreement.json` (the second reader's labels of a random fifth),
 `CARD.md` (the rule both readers applied, and how the set was collected) and `split.json` (`held_out`: the
 held-out ids of the first 615 replies, drawn from each id and a seed before any rule was written; `later`:
-parts collected afterwards, each all held out until the readers were measured on it once; `structured`: parts
-collected the same way with `--structured on`, whose replies may end with the JSON answer the product took). A
+parts collected afterwards, each all held out until the readers were measured on it once; `structured` and
+`auto`: parts collected the same way with `--structured on` or `auto`, whose replies may end with the JSON
+answer the product took). A
 misread is an answer read where the label says none or another answer; a miss is none read where the label has
 an answer.
 
@@ -38,8 +39,12 @@ SET = Path(__file__).parents[1] / "fixtures" / "smollm2_set"
 MAX_MISREADS, MAX_MISSES = 0.005, 0.02
 """The goal on the held-out part: misreads at most 0.5% of its replies, misses at most 2%."""
 MEASURED = {"dev": (1, 1), "held-out": (1, 3), "later-1": (1, 7), "later-2": (3, 3), "later-3": (0, 0),
-            "later-4": (1, 3), "later-5": (14, 7), "later-6": (19, 4), "structured-1": (1, 3), "structured-2": (3, 5)}
+            "later-4": (1, 3), "later-5": (14, 7), "later-6": (19, 4), "structured-1": (1, 3), "structured-2": (3, 5),
+            "auto-1": (9, 2)}
 """(misreads, misses) when the set was last extended: a change of the readers may not make them worse."""
+AS_JSON = ("structured", "auto")
+"""Parts from runs whose answers were asked as JSON too: `--structured on` (every answer), `auto` (where the free
+text gave none)."""
 
 
 def _rows() -> list[dict[str, Any]]:
@@ -54,12 +59,13 @@ def _split() -> dict[str, Any]:
 
 def _parts() -> dict[str, list[dict[str, Any]]]:
     split, rows = _split(), _rows()
-    held, later = set(split["held_out"]), [set(ids) for ids in split["later"]]
-    as_json = [set(ids) for ids in split.get("structured", [])]
-    apart = held.union(*later, *as_json)
+    held = set(split["held_out"])
+    kinds = {kind: [set(ids) for ids in split.get(kind, [])] for kind in ("later", *AS_JSON)}
+    apart = held.union(*(ids for sets in kinds.values() for ids in sets))
     parts = {"dev": [r for r in rows if r["id"] not in apart], "held-out": [r for r in rows if r["id"] in held]}
-    parts |= {f"later-{n}": [r for r in rows if r["id"] in ids] for n, ids in enumerate(later, start=1)}
-    return parts | {f"structured-{n}": [r for r in rows if r["id"] in ids] for n, ids in enumerate(as_json, start=1)}
+    for kind, sets in kinds.items():
+        parts |= {f"{kind}-{n}": [r for r in rows if r["id"] in ids] for n, ids in enumerate(sets, start=1)}
+    return parts
 
 
 def _report(reply: str, types: list[str]) -> str:
@@ -123,7 +129,7 @@ def figures(rows: list[dict[str, Any]]) -> tuple[int, list[dict[str, Any]], list
 def test_the_set_is_labelled_varied_and_split_by_its_seed_alone() -> None:
     rows, split = _rows(), _split()
     assert len({row["id"] for row in rows}) == len(rows)
-    later = set().union(*split["later"], *split.get("structured", []))
+    later = set().union(*split["later"], *(ids for kind in AS_JSON for ids in split.get(kind, [])))
     drawn = {row["id"] for row in rows if row["id"] not in later and int.from_bytes(hashlib.sha256(
         f"{split['seed']}:{row['id']}".encode()).digest()[:8], "big") / 2**64 < split["fraction"]}
     assert drawn == set(split["held_out"])  # tools/collect_replies.py's rule, nothing picked by hand
