@@ -189,7 +189,7 @@ class Runner:
         if first.finish_reason == "cut":  # already asked again within --retries: a reminder would be one more try
             self.emit(Notice(f"{spec.name}: every try was cut off before the reply ended; marked unscored"))
             return first
-        low, high = (criterion.low, criterion.high) if criterion else (1, 5)
+        low, high = structured.scale_of(criterion)
         reminder = REMINDERS[expect].format(low=low, high=high) if expect in REMINDERS else DECLINED
         if first.ending:
             reminder = BRIEFLY.format(ending=first.ending) + reminder

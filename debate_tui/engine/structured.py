@@ -57,8 +57,13 @@ def schema_for(expect: str) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
+def scale_of(criterion: Criterion | None) -> tuple[float, float]:
+    """The asked scale's ends: the criterion's, or 1-5 where a turn has none."""
+    return (criterion.low, criterion.high) if criterion else (1, 5)
+
+
 def request_text(expect: str, criterion: Criterion | None) -> str:
-    low, high = (criterion.low, criterion.high) if criterion else (1, 5)
+    low, high = scale_of(criterion)
     if expect == "verdict":
         what = '"verdict": "1" if text 1 is better, "2" if text 2 is better, "0" for a tie'
     elif expect == "pair":
@@ -80,7 +85,7 @@ def read(text: str, expect: str, criterion: Criterion | None) -> dict[str, Any] 
         return None
     if not isinstance(data, dict):
         return None
-    low, high = (criterion.low, criterion.high) if criterion else (1, 5)
+    low, high = scale_of(criterion)
     keys = ("verdict",) if expect == "verdict" else ("score_1", "score_2") if expect == "pair" else ("score",)
     values = [data.get(key) for key in keys]
     if expect == "verdict":
@@ -136,7 +141,7 @@ def response_format(kind: str, expect: str, criterion: Criterion | None = None) 
 
 def whole_scores(criterion: Criterion | None) -> list[int]:
     """The whole numbers of a scale whose ends are whole (at most 101 of them), else [] (any number)."""
-    low, high = (criterion.low, criterion.high) if criterion else (1, 5)
+    low, high = scale_of(criterion)
     if not (float(low).is_integer() and float(high).is_integer()) or high - low > 100:
         return []
     return list(range(int(low), int(high) + 1))

@@ -7,9 +7,8 @@ states as its own, or `none`), `agreement.json` (the second reader's labels of a
 held-out ids of the first 615 replies, drawn from each id and a seed before any rule was written; `later`:
 parts collected afterwards, each all held out until the readers were measured on it once; `structured` and
 `auto`: parts collected the same way with `--structured on` or `auto`, whose replies may end with the JSON
-answer the product took). A
-misread is an answer read where the label says none or another answer; a miss is none read where the label has
-an answer.
+answer the product took). A misread is an answer read where the label says none or another answer; a miss is
+none read where the label has an answer.
 
 A part stops being held out once its misreads have been read to write rules: the first held-out part after
 its first measurements, each later part after its one measurement (the figures in CARD.md). The goal is
@@ -77,8 +76,8 @@ def _report(reply: str, types: list[str]) -> str:
 
 
 def _json_answer(row: dict[str, Any]) -> Any:
-    """With `--structured on`, the answer the JSON line gives (the product appends the line only when it takes
-    it, and takes it over the free text's), or None where there is none."""
+    """With `--structured` (on or auto), the answer the JSON line gives (the product appends the line only when it
+    takes it, and takes it over the free text's), or None where there is none."""
     if not row.get("structured") or row["expect"] not in structured.ASKED:
         return None
     scale = Criterion(name="asked", description="", low=row.get("low", 1), high=row.get("high", 5))
