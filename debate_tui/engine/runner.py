@@ -16,10 +16,10 @@ import asyncio
 import contextlib
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from debate_tui import parsing
 from debate_tui.domain import (
@@ -61,7 +61,6 @@ from debate_tui.redact import redact
 if TYPE_CHECKING:
     from debate_tui.config import Limits
 
-Expect = Literal["text", "score", "pair", "verdict", "no_issue"]
 
 REMINDERS: dict[str, str] = {
     "score": "Your reply had no score I could read. Answer again and end with a line 'Score: N', "
@@ -175,15 +174,17 @@ class Runner:
         *,
         round: int,
         criterion: Criterion | None = None,
-        expect: Expect = "text",
+        expect: structured.Expect = "text",
+        types: Sequence[str] = (),
     ) -> Turn:
         """One utterance; an empty or refused reply, or one without the asked-for score or verdict, is re-asked once.
 
         `agent` names one of the session's agents; a spec not in the session (the
-        history condenser) speaks as given.
+        history condenser) speaks as given. `types`: a report's error types, asked in order.
         """
         spec = agent if isinstance(agent, AgentSpec) else self.session.agent(agent)
-        first = await self._call(spec, messages, round, criterion, expect)
+        question = structured.Question(expect, criterion, tuple(types))
+        first = await self._call(spec, messages, round, question)
         if _has_answer(first, expect):
             return first
         if first.finish_reason == "cut":  # already asked again within --retries: a reminder would be one more try
@@ -194,7 +195,7 @@ class Runner:
         if first.ending:
             reminder = BRIEFLY.format(ending=first.ending) + reminder
         again = [*messages, {"role": "assistant", "content": first.content}, {"role": "user", "content": reminder}]
-        second = await self._call(spec, again, round, criterion, expect)
+        second = await self._call(spec, again, round, question)
         if not _has_answer(second, expect):
             second.unscored = True
             what = expect if expect in REMINDERS else "answer"
@@ -286,10 +287,10 @@ class Runner:
         return [*messages, {"role": "user", "content": remark}]
 
     async def _call(
-        self, spec: AgentSpec, messages: list[Message], round: int,
-        criterion: Criterion | None, expect: Expect,
+        self, spec: AgentSpec, messages: list[Message], round: int, question: structured.Question,
     ) -> Turn:
         """One model call as a turn: replayed when recorded, else asked (with retries), read, saved, announced."""
+        criterion = question.criterion
         key: ReplayKey = (spec.name, round, criterion.name if criterion else None)
         recorded = self._replayed(key, spec)
         if recorded is not None:
@@ -302,7 +303,7 @@ class Runner:
         if turn.finish_reason == "cut":
             turn.unscored = True  # every try was cut: the partial text is kept for reading, never taken as an answer
         else:
-            await self._read(spec, request, turn, completion, expect, criterion)
+            await self._read(spec, request, turn, completion, question)
         self._record(turn)
         await self._save()
         self.emit(TurnCompleted(turn))
@@ -363,14 +364,13 @@ class Runner:
         await self._save()
 
     async def _read(self, spec: AgentSpec, request: ChatRequest, turn: Turn, completion: Completion,
-                    expect: Expect, criterion: Criterion | None) -> None:
+                    question: structured.Question) -> None:
         """The asked-for answer from the reply, its weight, and with `--structured` the answer asked as JSON."""
-        _read_answer(turn, expect, criterion)
-        _weigh_score(turn, completion, expect, criterion)
-        if structured.wanted(self.structured, expect, _has_answer(turn, expect)):
+        _read_answer(turn, question)
+        _weigh_score(turn, completion, question)
+        if structured.wanted(self.structured, question.expect, _answered(turn, question)):
             await structured.answer(lambda ask: self._cancellable(self.client.complete(ask)), self.session,
-                                    spec, request.messages, turn, expect, criterion, self.structured,
-                                    self._probing)
+                                    spec, request.messages, turn, question, self.structured, self._probing)
             self._check_open()
 
     def _take_slot(self) -> int:
@@ -464,12 +464,14 @@ def _turn(spec: AgentSpec, slot: int, key: ReplayKey, started: datetime, clock: 
                 started_at=started, duration_s=time.perf_counter() - clock, **fields)
 
 
-def _read_answer(turn: Turn, expect: Expect, criterion: Criterion | None) -> None:
-    """Read the asked-for answer (parsing.read_answer); a score or pair needs the criterion's scale."""
-    if expect in ("score", "pair") and criterion is None or expect == "text":
+def _read_answer(turn: Turn, question: structured.Question) -> None:
+    """Read the asked-for answer (parsing.read_answer); a score or pair needs the criterion's scale, a report is
+    read by its protocol."""
+    expect, criterion = question.expect, question.criterion
+    if expect in ("score", "pair") and criterion is None or expect in ("text", "report"):
         return
-    low, high, name = (criterion.low, criterion.high, criterion.name) if criterion else (1, 5, None)
-    answer = parsing.read_answer(turn.content, expect, low, high, name)
+    low, high = structured.scale_of(criterion)
+    answer = parsing.read_answer(turn.content, expect, low, high, criterion.name if criterion else None)
     if expect == "no_issue":
         turn.no_issue = bool(answer)
     elif expect == "verdict":
@@ -480,17 +482,25 @@ def _read_answer(turn: Turn, expect: Expect, criterion: Criterion | None) -> Non
         turn.score = float(answer)
 
 
-def _weigh_score(turn: Turn, completion: Completion, expect: Expect, criterion: Criterion | None) -> None:
+def _weigh_score(turn: Turn, completion: Completion, question: structured.Question) -> None:
     """Keep what the log-probabilities say about a single score; the token list itself is not kept
     (hundreds of tokens a turn), so a resumed run replays the weighted score, not its inputs."""
     turn.logprobs = completion.top_logprobs is not None
-    if completion.top_logprobs and expect == "score" and criterion is not None and turn.score is not None:
+    criterion = question.criterion
+    if completion.top_logprobs and question.expect == "score" and criterion is not None and turn.score is not None:
         turn.weighted_score = parsing.weighted_score(completion.top_logprobs, criterion.low, criterion.high,
                                                      turn.score)
         turn.score_mass = score_mass(completion.top_logprobs, criterion.low, criterion.high, turn.score)
 
 
-def _has_answer(turn: Turn, expect: Expect) -> bool:
+def _answered(turn: Turn, question: structured.Question) -> bool:
+    """Whether the free text gives what was asked; a report, when it answers one of its questions."""
+    if question.expect == "report":
+        return bool(parsing.readable_types(turn.content, "", list(question.types)))
+    return _has_answer(turn, question.expect)
+
+
+def _has_answer(turn: Turn, expect: structured.Expect) -> bool:
     if expect == "verdict":
         return turn.verdict is not None
     if expect in ("score", "pair"):

@@ -16,9 +16,11 @@ from debate_tui.domain import ERROR_TYPES, Verdict
 from debate_tui.parsing.errors import (
     ERROR_REPORT_FORMAT,
     answer_says,
+    answered_types,
     normalize_error_type,
     normalize_qa,
     parse_error_report,
+    readable_types,
 )
 from debate_tui.parsing.quotes import find_passages, locate, passage_words
 from debate_tui.parsing.refusals import is_refusal
@@ -45,7 +47,7 @@ def read_answer(text: str, expect: str, low: float = 1, high: float = 5, criteri
 
 
 __all__ = [
-    "ERROR_REPORT_FORMAT", "ERROR_TYPES", "Answer", "answer_says", "find_passages", "is_no_issue", "is_refusal",
-    "locate", "normalize_error_type", "normalize_qa", "parse_error_report", "parse_pair_scores", "parse_score",
-    "parse_verdict", "passage_words", "read_answer", "weighted_score",
+    "ERROR_REPORT_FORMAT", "ERROR_TYPES", "Answer", "answer_says", "answered_types", "find_passages", "is_no_issue",
+    "is_refusal", "locate", "normalize_error_type", "normalize_qa", "parse_error_report", "parse_pair_scores",
+    "parse_score", "parse_verdict", "passage_words", "read_answer", "readable_types", "weighted_score",
 ]

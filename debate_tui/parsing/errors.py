@@ -307,3 +307,32 @@ def parse_error_report(report_text: str, text: str) -> list[ErrorSpan]:
             report.labelled(re.sub(r"\s+", " ", m.group(1).lower()), m.group(2).strip())
     report.close_question()
     return report.errors
+
+
+_QA_LINE = re.compile(r"^[\s>*#-]*(?:\d+[.)、]\s*)?(q\d*|question|a\d*|answer|问题?|答案?|回答)\s*[:：]\s*(.*)$",
+                      re.I)
+
+
+def answered_types(report: str) -> set[str]:
+    """The error types whose question the report answers with a yes or a no."""
+    answered: set[str] = set()
+    asked: str | None = None
+    for line in normalize_qa(report).splitlines():
+        m = _QA_LINE.match(line)
+        if m is None:
+            continue
+        if m.group(1)[0].lower() in "q问":
+            asked = normalize_error_type(m.group(2))
+        elif asked and answer_says(m.group(2)) is not None:
+            answered.add(asked)
+    return answered
+
+
+def readable_types(report: str, text: str, types: list[str]) -> set[str]:
+    """Types the report answers. A report in MATEval's own error-list form, without questions,
+    answers every type when it lists at least one error of a named type (absent types have none); an
+    error without a type ("A: Yes" under no question, then a location) answers nothing."""
+    asked = answered_types(report)
+    if not asked and any(error.type in ERROR_TYPES for error in parse_error_report(report, text)):
+        return set(types)
+    return asked & set(types)

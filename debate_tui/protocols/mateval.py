@@ -63,7 +63,6 @@ to count without the summarizer: those strategies record no vote.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -71,6 +70,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from debate_tui import parsing
 from debate_tui.domain import AgentSpec, Criterion, ErrorSpan, Outcome, Persona, Task, Turn, Vote, task_block
+from debate_tui.engine import structured
 from debate_tui.engine.runner import Context
 from debate_tui.inputs import InputError
 from debate_tui.protocols import confidence
@@ -268,25 +268,6 @@ def _quoted(said: dict[str, Turn]) -> str:
     return "\n\n".join(f"[{name}]: {turn.content}" for name, turn in said.items())
 
 
-_QA_LINE = re.compile(r"^[\s>*#-]*(?:\d+[.)、]\s*)?(q\d*|question|a\d*|answer|问题?|答案?|回答)\s*[:：]\s*(.*)$",
-                      re.I)
-
-
-def answered_types(report: str) -> set[str]:
-    """The error types whose question the report answers with a yes or a no."""
-    answered: set[str] = set()
-    asked: str | None = None
-    for line in parsing.normalize_qa(report).splitlines():
-        m = _QA_LINE.match(line)
-        if m is None:
-            continue
-        if m.group(1)[0].lower() in "q问":
-            asked = parsing.normalize_error_type(m.group(2))
-        elif asked and parsing.answer_says(m.group(2)) is not None:
-            answered.add(asked)
-    return answered
-
-
 def point_at_repeats(errors: list[ErrorSpan], text: str) -> None:
     """A repetition is where the sentence comes again: move a REP span to the quote's last occurrence."""
     for error in errors:
@@ -328,31 +309,39 @@ def score(errors: list[ErrorSpan], types: list[str], answered: set[str],
     return scores
 
 
-async def summarize(ctx: Context, discussion: Discussion, types: list[str], round: int) -> tuple[Turn, set[str]]:
-    """The summarizer's report and the types it answered; re-asked once when it answers none."""
+async def summarize(ctx: Context, discussion: Discussion, types: list[str],
+                    round: int) -> tuple[Turn, set[str], list[ErrorSpan]]:
+    """The summarizer's report, the types it answered and the errors it lists; re-asked once when it answers
+    none."""
     prompt = discussion.summary_prompt(types)
-    report = await ctx.turn("Summarizer", prompt, round=round)
-    answered = readable_types(report.content, ctx.task.text, types)
+    report = await ctx.turn("Summarizer", prompt, round=round, expect="report", types=types)
+    answered, errors = read_report(report.content, ctx.task.text, types)
     if answered:
-        return report, answered
+        return report, answered, errors
     ctx.notice("Summarizer: the report answers none of the questions; asking once more with the format")
     words = discussion.words
     again = [*prompt, {"role": "assistant", "content": report.content},
              {"role": "user", "content": words.rewrite.format(form=words.report_format)}]
-    report = await ctx.turn("Summarizer", again, round=round)
-    answered = readable_types(report.content, ctx.task.text, types)
+    report = await ctx.turn("Summarizer", again, round=round, expect="report", types=types)
+    answered, errors = read_report(report.content, ctx.task.text, types)
     report.unscored = not answered
-    return report, answered
+    return report, answered, errors
 
 
-def readable_types(report: str, text: str, types: list[str]) -> set[str]:
-    """Types the report answers. A report in MATEval's own error-list form, without questions,
-    answers every type when it lists at least one error of a named type (absent types have none); an
-    error without a type ("A: Yes" under no question, then a location) answers nothing."""
-    asked = answered_types(report)
-    if not asked and any(error.type in parsing.ERROR_TYPES for error in parsing.parse_error_report(report, text)):
-        return set(types)
-    return asked & set(types)
+def read_report(report: str, text: str, types: list[str]) -> tuple[set[str], list[ErrorSpan]]:
+    """The types a report answers and the errors it lists: from the JSON line `--structured` added, where it
+    did (a yes or no for every asked type, each yes with its sentence), else from the report's own text."""
+    data = structured.Question("report", types=tuple(types)).read(report.rstrip().rsplit("\n", 1)[-1])
+    if data is None:
+        return parsing.readable_types(report, text, types), parsing.parse_error_report(report, text)
+    errors = []
+    for kind in types:
+        if data[kind] == "yes":
+            quote = data[f"{kind}_sentence"].strip()
+            where = parsing.locate(quote, text) if quote else None
+            errors.append(ErrorSpan(type=kind, quote=quote, start=where[0] if where else None,
+                                    end=where[1] if where else None))
+    return set(types), errors
 
 
 def calls(options: Options, criteria: int, pairwise: bool) -> CallCount:
@@ -376,8 +365,7 @@ async def run(ctx: Context) -> Outcome:
     ctx.plan(len(questions) + 1)  # the summarizer's round comes last
     for number, question in enumerate(questions, start=1):
         await discussion.round(number, question)
-    report, answered = await summarize(ctx, discussion, types, len(questions) + 1)
-    errors = parsing.parse_error_report(report.content, ctx.task.text)
+    _, answered, errors = await summarize(ctx, discussion, types, len(questions) + 1)
     point_at_repeats(errors, ctx.task.text)
     errors = distinct(errors)
     asked = [e for e in errors if e.type in types]

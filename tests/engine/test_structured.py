@@ -14,7 +14,7 @@ import pytest
 from debate_tui.cli import build_parser
 from debate_tui.cli.task_flags import spelled_out
 from debate_tui.domain import AgentSpec, Criterion, Turn
-from debate_tui.engine.structured import formats_to_try, response_format
+from debate_tui.engine.structured import Question, formats_to_try
 from debate_tui.llm.litellm_loader import load_litellm
 from tests.helpers import STORY
 from tests.helpers.cli import run_cli
@@ -148,9 +148,10 @@ def test_llama_cpp_pythons_form_holds_a_whole_scale_to_its_numbers_and_a_reason_
 def test_a_scale_of_other_than_whole_ends_keeps_any_number():
     halves = Criterion(name="halves", description="", low=0.5, high=4.5)
     for criterion, expected in ((halves, {"type": "number"}), (None, {"enum": [1, 2, 3, 4, 5]})):
-        asked = response_format("json_object", "pair", criterion)["schema"]["properties"]
+        asked = Question("pair", criterion).response_format("json_object")["schema"]["properties"]
         assert asked["score_1"] == asked["score_2"] == expected
-    assert response_format("json_schema", "score")["json_schema"]["schema"]["properties"]["score"] == {"type": "number"}
+    openais = Question("score").response_format("json_schema")["json_schema"]["schema"]
+    assert openais["properties"]["score"] == {"type": "number"}
 
 
 @pytest.mark.parametrize(("argv", "value"), [
@@ -180,3 +181,56 @@ def test_a_truncated_reply_says_its_own_tokens_not_its_json_answers(capsys, llm_
     reply, total = turn["reply_tokens"], turn["usage"]["completion_tokens"]
     assert turn["finish_reason"] == "length" and turn["usage"]["calls"] == 2 and 0 < reply < total
     assert Turn.model_validate(turn).ending == f"truncated at {reply} tokens"
+
+
+REPORT_JSON = ('{"REP": "yes", "REP_sentence": "He went to the pool every morning.", "LINC": "no", '
+               '"LINC_sentence": "", "DCONT": "no", "DCONT_sentence": "", "ILC": "no", "ILC_sentence": "", '
+               '"FER": "yes", "FER_sentence": "Tom swam to the moon."}')
+"""A report's answers as JSON: a repetition the story has, and a factual error quoting a sentence it has not."""
+
+
+def run_mateval(capsys, server, *flags: str) -> tuple[int, dict, dict]:
+    """MATEval with one evaluator (SA: a statement, the feedback, the report) on the story, against the fake server."""
+    return run_single(capsys, server, "--protocol", "mateval", "--strategy", "SA", "--model", "openai/local", *flags)
+
+
+def test_a_matevals_report_is_asked_a_yes_or_no_per_type_and_its_sentence(capsys, llm_server):
+    """The report's free text (no repetition) gives way to its JSON line: a yes with a sentence of the story costs
+    the type its point; a yes whose sentence is not in the story is listed, not located, and costs nothing."""
+    llm_server.add_rule(match=lambda request: asked_format_of(request) == "json_schema",
+                        error=(500, "Input should be 'text' or 'json_object'"))
+    llm_server.add_rule(REPORT_JSON, match=lambda request: "response_format" in request)
+    llm_server.add_rule("Q: Does the text contain Repetition (REP) errors?\nA: No", match=lambda request:
+                        "Answer one question per error type" in request["messages"][-1]["content"])
+    llm_server.add_rule(ARGUMENT)
+    code, summary, session = run_mateval(capsys, llm_server, "--structured", "on", "--max-reply-tokens", "100")
+    assert code == 0 and summary["scores"] == {"REP": -1.0, "LINC": 0.0, "DCONT": 0.0, "ILC": 0.0, "FER": 0.0,
+                                               "total": -1.0}
+    report = session["turns"][-1]
+    assert report["agent"] == "Summarizer" and report["content"].startswith("Q: Does")
+    assert report["content"].endswith(REPORT_JSON)
+    located = {e["type"]: e["start"] is not None for e in session["outcome"]["errors"]}
+    assert located == {"REP": True, "FER": False}
+    asked = next(r.body["response_format"] for r in llm_server.requests if asked_format(r) == "json_object")
+    properties = asked["schema"]["properties"]
+    assert list(properties)[:2] == ["REP", "REP_sentence"] and properties["REP"]["enum"] == ["yes", "no"]
+    assert properties["FER_sentence"]["maxLength"] == 200 and "reason" not in properties
+    caps = [r.body.get("max_tokens") for r in llm_server.requests]
+    assert caps == [100, 100, 100, 400, 400]  # statement, feedback, report; its JSON in two forms: 80 a type
+
+
+def test_auto_asks_a_report_as_json_only_where_it_answers_no_question_in_place_of_the_rewrite(capsys, llm_server):
+    answers_in(llm_server, REPORT_JSON)
+    code, summary, session = run_mateval(capsys, llm_server, "--structured", "auto")
+    assert code == 0 and summary["scores"]["REP"] == -1.0
+    summaries = [t for t in session["turns"] if t["agent"] == "Summarizer"]
+    assert len(summaries) == 1 and summaries[0]["content"].startswith(ARGUMENT)  # answered by JSON, not rewritten
+    assert summary["calls"] == 4  # statement, feedback, report, its JSON
+
+
+def test_a_report_json_that_leaves_a_type_out_leaves_the_free_text_in_force(capsys, llm_server):
+    answers_in(llm_server, REPORT_JSON.replace('"FER": "yes", ', ""))
+    code, summary, session = run_mateval(capsys, llm_server, "--structured", "on")
+    assert code == 0 and set(summary["scores"].values()) == {None} and summary["unscored"] == 1
+    assert summary["calls"] == 6  # the report and its JSON, then the rewrite and its JSON
+    assert not any(t["content"].endswith("}") for t in session["turns"] if t["agent"] == "Summarizer")

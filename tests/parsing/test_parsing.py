@@ -7,6 +7,7 @@ import pytest
 from debate_tui.parsing import (
     ERROR_REPORT_FORMAT,
     ERROR_TYPES,
+    answered_types,
     find_passages,
     is_no_issue,
     is_refusal,
@@ -18,8 +19,8 @@ from debate_tui.parsing import (
     parse_verdict,
     passage_words,
     read_answer,
+    readable_types,
 )
-from debate_tui.protocols.mateval import answered_types, readable_types
 
 
 @pytest.mark.parametrize(

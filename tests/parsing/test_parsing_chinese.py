@@ -7,8 +7,7 @@ import lzma
 import re
 from collections import Counter, defaultdict
 
-from debate_tui.parsing import answer_says, parse_error_report
-from debate_tui.protocols.mateval import answered_types
+from debate_tui.parsing import answer_says, answered_types, parse_error_report
 from tests.helpers import FIXTURES
 
 RELEASED = FIXTURES / "mateval_lot_reports.jsonl.xz"
