@@ -3,6 +3,7 @@
     python -m benchmarks.batch_cores                      # the comparison at 10 ms and 200 ms latency
     python -m benchmarks.batch_cores --latency 0.01 --items 2000
     python -m benchmarks.batch_cores --rss 1000 20000 100000   # peak RSS of `batch --processes 1` at each size
+    python -m benchmarks.batch_cores --engine                 # the engine's own CPU per item, litellm left out
 
 2,000 single-judge items (one call each), concurrency 32, no cache, against the
 fake server in its own process. Each of the three runs one after the other in
@@ -12,6 +13,13 @@ the baseline a plain single-process script making the same 2,000
 `litellm.acompletion` calls with 32 workers (`benchmarks.batch --raw`). The
 three are repeated `repeats` times, interleaved, and the median of the
 per-round ratios is reported.
+
+The engine alone. The same `batch --processes 1` as the command line runs it
+(the collector frozen once the imports are done), with litellm's call replaced
+by an instant reply: what is left is the engine's own CPU per item, set against
+litellm's per call (one over its items/s at 10 ms, where one core is saturated).
+The one-process batch reaches 0.95x of litellm alone only when the engine costs
+at most a 19th (0.053) of what litellm does.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from collections import Counter
 from pathlib import Path
 
 from benchmarks.batch import REPLY, batch_command, measured_batch, write_items
-from benchmarks.common import ROOT, Row, Section, fake_server, median, quiet_env, run_child, work_dir
+from benchmarks.common import PYTHON, ROOT, Row, Section, fake_server, median, quiet_env, run_child, work_dir
 
 ITEMS = 2000
 CONCURRENCY = 32
@@ -59,6 +67,44 @@ def compare(latency: float, items: int = ITEMS, repeats: int = 1) -> dict[str, f
     return {"one": median(one), "default": median(default), "raw": median(raw), "processes": processes,
             "one_ratio": median([a / b for a, b in zip(one, raw, strict=True)]),
             "default_ratio": median([a / b for a, b in zip(default, raw, strict=True)])}
+
+
+ENGINE_CHILD = """
+import asyncio, os, sys
+from debate_tui import cli
+from debate_tui.domain import Usage
+from debate_tui.llm import litellm_client
+from debate_tui.llm.base import Completion
+
+async def instant(self, request, on_delta=None):
+    await asyncio.sleep(0)
+    return Completion(text=os.environ["BENCHMARK_REPLY"], usage=Usage(calls=1, prompt_tokens=120, completion_tokens=20),
+                      finish_reason="stop")
+
+litellm_client.LiteLLMClient.complete = instant
+sys.argv = ["debate-tui", *sys.argv[1:]]
+sys.exit(cli.main())
+"""
+"""`batch` as the command line runs it (`main()` reading sys.argv), every reply instant: no litellm in the way."""
+
+
+def engine_alone(items: int = ITEMS, repeats: int = 3) -> float:
+    """The engine's own CPU per item (microseconds): `batch --processes 1` with every reply instant, the median of
+    `repeats` runs."""
+    per_item = []
+    with work_dir("cores-engine") as work:
+        env = quiet_env(work)
+        path = write_items(work / "items.jsonl", items)
+        for attempt in range(repeats):
+            argv = [*batch_command(path, work, "http://127.0.0.1:9/v1", f"engine-{attempt}.jsonl",
+                                   concurrency=CONCURRENCY)[1:], "--processes", "1"]
+            done = subprocess.run([PYTHON, "-c", ENGINE_CHILD, *argv], env={**env, "BENCHMARK_REPLY": REPLY},
+                                  cwd=ROOT, capture_output=True, text=True, timeout=600)
+            summary = json.loads(done.stdout.strip().splitlines()[-1])
+            if summary["done"] != items:
+                raise RuntimeError(f"the engine's batch did not finish: {done.stderr[-2000:]}")
+            per_item.append(1e6 * summary["elapsed_s"] / items)
+    return median(per_item)
 
 
 def peak_rss(counts: list[int]) -> dict[int, float]:
@@ -138,7 +184,9 @@ def budget_across_processes() -> dict[str, float]:
 
 
 def measure() -> Section:
-    out = [row for latency in LATENCIES for row in rows(latency, compare(latency))]
+    figures = {latency: compare(latency) for latency in LATENCIES}
+    out = [row for latency in LATENCIES for row in rows(latency, figures[latency])]
+    out.append(engine_row(engine_alone(), figures[LATENCIES[0]]["raw"]))
     peaks = peak_rss(list(RSS_SIZES))
     growth = peaks[RSS_SIZES[1]] / peaks[RSS_SIZES[0]]
     out.append(Row("3 batch", f"peak RSS, {RSS_SIZES[1]:,}-item batch (--processes 1)", f"{RSS_SIZES[0]:,} items",
@@ -160,13 +208,25 @@ def measure() -> Section:
     return Section(out)
 
 
+def engine_row(engine_us: float, raw_items_per_s: float) -> Row:
+    litellm_us = 1e6 / raw_items_per_s
+    share = engine_us / litellm_us
+    return Row("3 batch", "the batch engine's own CPU per item (batch --processes 1, replies instant, no litellm)",
+               "litellm's CPU per call (one over its items/s at 10 ms)", share, "<= 0.053x (for 0.95x)",
+               share <= 0.053, f"{engine_us:.0f} vs {litellm_us:.0f} us")
+
+
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.batch_cores")
     parser.add_argument("--latency", type=float, action="append", help="seconds (repeatable; default 0.01 and 0.2)")
     parser.add_argument("--items", type=int, default=ITEMS)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--rss", type=int, nargs="+", metavar="N", help="only peak RSS at these numbers of items")
+    parser.add_argument("--engine", action="store_true", help="only the engine's own CPU per item")
     args = parser.parse_args(argv)
+    if args.engine:
+        print(json.dumps({"engine_us_per_item": round(engine_alone(args.items, args.repeats), 1)}), flush=True)
+        return
     if args.rss:
         print(json.dumps({f"peak_rss_mib_{n}": round(v, 1) for n, v in peak_rss(args.rss).items()}), flush=True)
         return
