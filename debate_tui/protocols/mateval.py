@@ -42,7 +42,10 @@ default K, so that every strategy discusses for as many rounds):
 
 The last 1 is the summarizer. When its report answers none of the questions it
 is asked once more with the format (one more call); if it still cannot be read,
-the scores are unscored (None), never 0.
+the scores are unscored (None), never 0. With `--structured`, the report's
+answers are asked again as JSON within its turn (a yes or no per type and the
+sentence at fault: engine/structured.py), and that line, where it answers every
+type, is the report's answer (`read_report`).
 
 Scoring, the paper's rule: each type starts at 0 and every error deducts its
 deduction (one point); the same sentence reported twice for a type counts once.
@@ -310,14 +313,14 @@ def score(errors: list[ErrorSpan], types: list[str], answered: set[str],
 
 
 async def summarize(ctx: Context, discussion: Discussion, types: list[str],
-                    round: int) -> tuple[Turn, set[str], list[ErrorSpan]]:
-    """The summarizer's report, the types it answered and the errors it lists; re-asked once when it answers
-    none."""
+                    round: int) -> tuple[set[str], list[ErrorSpan]]:
+    """The types the summarizer's report answers and the errors it lists; the report re-asked once when it
+    answers none."""
     prompt = discussion.summary_prompt(types)
     report = await ctx.turn("Summarizer", prompt, round=round, expect="report", types=types)
     answered, errors = read_report(report.content, ctx.task.text, types)
     if answered:
-        return report, answered, errors
+        return answered, errors
     ctx.notice("Summarizer: the report answers none of the questions; asking once more with the format")
     words = discussion.words
     again = [*prompt, {"role": "assistant", "content": report.content},
@@ -325,7 +328,7 @@ async def summarize(ctx: Context, discussion: Discussion, types: list[str],
     report = await ctx.turn("Summarizer", again, round=round, expect="report", types=types)
     answered, errors = read_report(report.content, ctx.task.text, types)
     report.unscored = not answered
-    return report, answered, errors
+    return answered, errors
 
 
 def read_report(report: str, text: str, types: list[str]) -> tuple[set[str], list[ErrorSpan]]:
@@ -365,7 +368,7 @@ async def run(ctx: Context) -> Outcome:
     ctx.plan(len(questions) + 1)  # the summarizer's round comes last
     for number, question in enumerate(questions, start=1):
         await discussion.round(number, question)
-    _, answered, errors = await summarize(ctx, discussion, types, len(questions) + 1)
+    answered, errors = await summarize(ctx, discussion, types, len(questions) + 1)
     point_at_repeats(errors, ctx.task.text)
     errors = distinct(errors)
     asked = [e for e in errors if e.type in types]
