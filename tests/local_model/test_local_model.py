@@ -201,3 +201,20 @@ def test_structured_on_reads_every_answer_from_the_json_the_server_constrains(tm
     for answer, turn in from_json:
         assert answer["score"] == turn["score"] and 1 <= turn["score"] <= 5 and float(turn["score"]).is_integer()
     assert elapsed <= _bound("single") * 2  # each answer asked twice at most: the argument, then its JSON
+
+
+@pytest.mark.serial  # asserts wall time
+def test_structured_on_reads_a_matevals_report_from_its_json_answers(tmp_path: Path) -> None:
+    """`--structured on` asks the Summarizer's report again as JSON, a yes or no per error type with its sentence
+    (each within the grammar's bounds, so the answers fit the tokens they are given): the report's turn ends with
+    that line, and every type is scored from it, a "no" as 0."""
+    done, elapsed, summary = _run("mateval", tmp_path, "--structured", "on")
+    session = json.loads(Path(summary["session_path"]).read_text())
+    assert done.returncode == EXIT[session["status"]], done.stderr[-2000:]
+    report = [turn for turn in session["turns"] if turn["agent"] == "Summarizer" and turn["error"] is None][-1]
+    answers = json.loads(report["content"].rstrip().rsplit("\n", 1)[-1])
+    types = [name for name in summary["scores"] if name != "total"]
+    assert all(answers[name] in ("yes", "no") for name in types), answers
+    assert all(summary["scores"][name] == 0 for name in types if answers[name] == "no")
+    assert all(summary["scores"][name] is not None for name in types)
+    assert elapsed <= _bound("mateval") * 2  # each answer asked twice at most: the report, then its JSON
