@@ -328,11 +328,13 @@ def answered_types(report: str) -> set[str]:
     return answered
 
 
-def readable_types(report: str, text: str, types: list[str]) -> set[str]:
+def readable_types(report: str, text: str, types: list[str], errors: list[ErrorSpan] | None = None) -> set[str]:
     """Types the report answers. A report in MATEval's own error-list form, without questions,
     answers every type when it lists at least one error of a named type (absent types have none); an
-    error without a type ("A: Yes" under no question, then a location) answers nothing."""
+    error without a type ("A: Yes" under no question, then a location) answers nothing. `errors`: the report's,
+    when the caller has read them already."""
     asked = answered_types(report)
-    if not asked and any(error.type in ERROR_TYPES for error in parse_error_report(report, text)):
-        return set(types)
-    return asked & set(types)
+    if asked:
+        return asked & set(types)
+    listed = parse_error_report(report, text) if errors is None else errors
+    return set(types) if any(error.type in ERROR_TYPES for error in listed) else set()

@@ -336,7 +336,8 @@ def read_report(report: str, text: str, types: list[str]) -> tuple[set[str], lis
     did (a yes or no for every asked type, each yes with its sentence), else from the report's own text."""
     data = structured.Question("report", types=tuple(types)).read(report.rstrip().rsplit("\n", 1)[-1])
     if data is None:
-        return parsing.readable_types(report, text, types), parsing.parse_error_report(report, text)
+        errors = parsing.parse_error_report(report, text)
+        return parsing.readable_types(report, text, types, errors), errors
     errors = []
     for kind in types:
         if data[kind] == "yes":
