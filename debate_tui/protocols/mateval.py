@@ -333,18 +333,20 @@ async def summarize(ctx: Context, discussion: Discussion, types: list[str],
 
 def read_report(report: str, text: str, types: list[str]) -> tuple[set[str], list[ErrorSpan]]:
     """The types a report answers and the errors it lists: from the JSON line `--structured` added, where it
-    did (a yes or no for every asked type, each yes with its sentence), else from the report's own text."""
+    did (a yes or no for every asked type, each yes with its sentence, and the report's own explanation of that
+    sentence where it gives one), else from the report's own text."""
+    written = parsing.parse_error_report(report, text)
     data = structured.Question("report", types=tuple(types)).read(report.rstrip().rsplit("\n", 1)[-1])
     if data is None:
-        errors = parsing.parse_error_report(report, text)
-        return parsing.readable_types(report, text, types, errors), errors
+        return parsing.readable_types(report, text, types, written), written
+    explained = {(error.type, error.start): error.explanation for error in written if error.located}
     errors = []
     for kind in types:
         if data[kind] == "yes":
             quote = data[f"{kind}_sentence"].strip()
-            where = parsing.locate(quote, text) if quote else None
-            errors.append(ErrorSpan(type=kind, quote=quote, start=where[0] if where else None,
-                                    end=where[1] if where else None))
+            start, end = (parsing.locate(quote, text) if quote else None) or (None, None)
+            errors.append(ErrorSpan(type=kind, quote=quote, start=start, end=end,
+                                    explanation=explained.get((kind, start), "")))
     return set(types), errors
 
 

@@ -297,3 +297,20 @@ def test_count_unlocated_is_a_flag_of_run_and_batch(command, capsys):
     with pytest.raises(SystemExit):
         main([command, "--help"])
     assert "--count-unlocated" in capsys.readouterr().out
+
+
+def test_a_reports_json_line_is_its_answer_and_keeps_the_reports_own_explanation():
+    """With `--structured`, the report's last line answers each asked type: a yes with a sentence of the story is a
+    located error, explained as the report above explains that sentence; a type the text says yes to and the JSON
+    no has no error; without the line (or with one that leaves a type out), the report's text is read."""
+    text = ('Q: Does the text contain Repetition (REP) errors?\nA: Yes\n'
+            'Location: "He went to the pool every morning."\nExplanation: the same sentence twice\nDeduction: -1\n'
+            'Q: Does the text contain Factual Errors (FER) errors?\nA: Yes\nLocation: "Tom swam to the moon."\n')
+    line = '{"REP": "yes", "REP_sentence": "He went to the pool every morning.", "FER": "no", "FER_sentence": ""}'
+    answered, errors = mateval.read_report(f"{text}{line}", STORY, ["REP", "FER"])
+    assert answered == {"REP", "FER"}
+    assert [(e.type, e.located, e.explanation) for e in errors] == [("REP", True, "the same sentence twice")]
+    partial = '{"REP": "yes", "REP_sentence": "He went to the pool every morning."}'  # FER left out
+    for free in (text, text + partial):
+        answered, errors = mateval.read_report(free, STORY, ["REP", "FER"])
+        assert answered == {"REP", "FER"} and sorted(e.type for e in errors) == ["FER", "REP"]
