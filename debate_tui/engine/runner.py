@@ -368,7 +368,7 @@ class Runner:
         """The asked-for answer from the reply, its weight, and with `--structured` the answer asked as JSON."""
         _read_answer(turn, question)
         _weigh_score(turn, completion, question)
-        if structured.wanted(self.structured, question.expect, _answered(turn, question)):
+        if structured.wanted(self.structured, question.expect, lambda: _answered(turn, question)):
             await structured.answer(lambda ask: self._cancellable(self.client.complete(ask)), self.session,
                                     spec, request.messages, turn, question, self.structured, self._probing)
             self._check_open()

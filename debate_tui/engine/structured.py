@@ -177,9 +177,10 @@ def whole_scores(criterion: Criterion | None) -> list[int]:
     return list(range(int(low), int(high) + 1))
 
 
-def wanted(mode: bool | str, expect: str, answered: bool) -> bool:
-    """Whether a turn's answer is asked as JSON: always with `True`, where the free text gave none with "auto"."""
-    return bool(mode) and expect in ASKED and (mode is True or not answered)
+def wanted(mode: bool | str, expect: str, answered: Callable[[], bool]) -> bool:
+    """Whether a turn's answer is asked as JSON: always with `True`, where the free text gave none with "auto"
+    (`answered` is asked only then: reading a report for it is not free)."""
+    return bool(mode) and expect in ASKED and (mode is True or not answered())
 
 
 def supported(model: str) -> bool:
