@@ -36,6 +36,7 @@ from pathlib import Path
 
 from benchmarks.batch import REPLY, batch_command, measured_batch, write_items
 from benchmarks.common import PYTHON, ROOT, Row, Section, fake_server, median, quiet_env, run_child, work_dir
+from debate_tui.safefile import write_all_atomic
 
 ITEMS = 2000
 CONCURRENCY = 32
@@ -45,12 +46,27 @@ RSS_SIZES = (1000, 20000)
 KILL_ITEMS = 1000
 
 
+def file_cost(directory: Path, count: int = 500) -> float:
+    """CPU (user and kernel, microseconds) to write one item session's file here, as the batch writes them.
+
+    Every batch item creates one; litellm alone creates none. On this machine's disk the figure grew from
+    about 45 to 700 us as files were created (it fell back when the kernel's caches were dropped), so the
+    one-process ratio is read with it."""
+    sessions = directory / "file-cost"
+    files = [(sessions / f"{n}.json", "x" * 3000) for n in range(count)]
+    before = os.times()
+    write_all_atomic(files, durable=False)
+    after = os.times()
+    return 1e6 * (after.user - before.user + after.system - before.system) / count
+
+
 def compare(latency: float, items: int = ITEMS, repeats: int = 1) -> dict[str, float]:
     """items/s of `batch --processes 1`, `batch` and litellm alone; medians over `repeats` interleaved rounds."""
     one, default, raw, processes = [], [], [], 0
     with work_dir("cores") as work, fake_server(latency=latency, reply=REPLY) as url:
         env = quiet_env(work)
         path = write_items(work / "items.jsonl", items)
+        file_us = file_cost(work)
         for attempt in range(repeats):
             runs = {}
             for name, extra in (("one", ["--processes", "1"]), ("default", [])):
@@ -65,6 +81,7 @@ def compare(latency: float, items: int = ITEMS, repeats: int = 1) -> dict[str, f
             default.append(runs["default"])
             raw.append(baseline["items"] / baseline["elapsed_s"])
     return {"one": median(one), "default": median(default), "raw": median(raw), "processes": processes,
+            "file_us": file_us,
             "one_ratio": median([a / b for a, b in zip(one, raw, strict=True)]),
             "default_ratio": median([a / b for a, b in zip(default, raw, strict=True)])}
 
@@ -129,7 +146,7 @@ def rows(latency: float, figures: dict[str, float]) -> list[Row]:
     fast = latency < 0.1
     one_goal, default_goal = (0.95, 1.3) if fast else (0.9, 0.9)
     detail = (f"{figures['one']:.0f} (1 process) / {figures['default']:.0f} ({figures['processes']:.0f} processes) "
-              f"vs {figures['raw']:.0f} items/s")
+              f"vs {figures['raw']:.0f} items/s; a session file cost {figures['file_us']:.0f} us of CPU")
     return [
         Row("3 batch", f"{what}: batch --processes 1", "litellm.acompletion alone, 32 workers, 1 process",
             figures["one_ratio"], f">= {one_goal}x", figures["one_ratio"] >= one_goal, detail),

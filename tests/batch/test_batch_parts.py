@@ -283,25 +283,28 @@ async def test_saves_that_arrive_together_are_one_write_of_the_latest_state(tmp_
     assert not list(tmp_path.glob(".*.tmp")), "no temporary file is left behind"
 
 
-async def test_a_few_files_are_written_on_the_loop_and_a_backlog_through_a_thread(tmp_path, monkeypatch) -> None:
+async def test_a_backlog_is_written_in_slices_each_line_as_soon_as_its_session_is_on_disk(tmp_path, monkeypatch) -> None:
+    """No thread (it would wait for the interpreter's lock after every system call), and the loop gets a turn
+    between slices; a results line waits only for its own slice."""
     from debate_tui.batch import session_writer
 
-    hops, to_thread = [], asyncio.to_thread
+    slices, write = [], session_writer.write_all_atomic
 
-    async def counted(function, files, **kwargs):
-        hops.append(len(files))
-        return await to_thread(function, files, **kwargs)
+    def counted(files, **kwargs):
+        slices.append([path.name for path, _ in files])
+        write(files, **kwargs)
 
-    monkeypatch.setattr(session_writer.asyncio, "to_thread", counted)
-    writer, first, backlog = session_writer.SessionWriter(), tmp_path / "first.json", session_writer.INLINE_FILES + 1
+    monkeypatch.setattr(session_writer, "write_all_atomic", counted)
+    monkeypatch.setattr(session_writer.asyncio, "to_thread", None)  # any use of a thread fails the test
+    writer, size, lines = session_writer.SessionWriter(), session_writer.SLICE_FILES, []
+    backlog = 2 * size + 1
     async with writer.running():
-        writer.save(first, _item_session(turns=1))
-        while not first.exists():
-            await asyncio.sleep(0.001)
         for n in range(backlog):  # saved with no await between: one write of them all
             writer.save(tmp_path / f"{n}.json", _item_session(turns=1))
-    assert hops == [backlog], "one file on the loop, the backlog through one thread's call"
-    assert writer.files_written == backlog + 1 and all((tmp_path / f"{n}.json").exists() for n in range(backlog))
+            writer.then(tmp_path / f"{n}.json", lambda n=n: lines.append((n, len(slices))))
+    assert [len(names) for names in slices] == [size, size, 1]
+    assert lines == [(n, n // size + 1) for n in range(backlog)], "each line right after its own slice"
+    assert writer.files_written == backlog and all((tmp_path / f"{n}.json").exists() for n in range(backlog))
 
 
 async def test_a_results_line_waits_for_its_session_on_disk(tmp_path) -> None:
