@@ -18,8 +18,8 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from datetime import datetime
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from debate_tui import parsing
