@@ -153,12 +153,22 @@ class Question:
         if data is None:
             return
         turn.content = f"{turn.content.rstrip()}\n{json.dumps(data, ensure_ascii=False)}"
+        answer = self.answer(data)
         if self.expect == "verdict":
-            turn.verdict = data["verdict"]
+            turn.verdict = answer
         elif self.expect == "pair":
-            turn.score, turn.score_b = float(data["score_1"]), float(data["score_2"])
+            turn.score, turn.score_b = answer
         elif self.expect == "score":
-            turn.score = float(data["score"])
+            turn.score = answer
+
+    def answer(self, data: dict[str, Any]) -> Any:
+        """What `read` checked, in `parsing.read_answer`'s form: a verdict, a pair of scores or a score (a report's
+        answers: None, its protocol reads them)."""
+        if self.expect == "verdict":
+            return data["verdict"]
+        if self.expect == "pair":
+            return float(data["score_1"]), float(data["score_2"])
+        return float(data["score"]) if self.expect == "score" else None
 
     def _score_keys(self) -> tuple[str, ...]:
         return ("score_1", "score_2") if self.expect == "pair" else ("score",) if self.expect == "score" else ()

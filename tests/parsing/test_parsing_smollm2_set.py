@@ -81,11 +81,9 @@ def _json_answer(row: dict[str, Any]) -> Any:
     if not row.get("structured") or row["expect"] not in structured.ASKED:
         return None
     scale = Criterion(name="asked", description="", low=row.get("low", 1), high=row.get("high", 5))
-    data = structured.Question(row["expect"], scale).read(row["reply"].rstrip().rsplit("\n", 1)[-1])
-    if data is None:
-        return None
-    return data["verdict"] if row["expect"] == "verdict" else (
-        (data["score_1"], data["score_2"]) if row["expect"] == "pair" else data["score"])
+    question = structured.Question(row["expect"], scale)
+    data = question.read(row["reply"].rstrip().rsplit("\n", 1)[-1])
+    return None if data is None else question.answer(data)
 
 
 def read(row: dict[str, Any]) -> str:
