@@ -283,7 +283,7 @@ async def test_saves_that_arrive_together_are_one_write_of_the_latest_state(tmp_
     assert not list(tmp_path.glob(".*.tmp")), "no temporary file is left behind"
 
 
-async def test_a_backlog_is_written_in_slices_each_line_as_soon_as_its_session_is_on_disk(tmp_path, monkeypatch) -> None:
+async def test_a_backlog_is_written_in_slices_each_line_right_after_its_session(tmp_path, monkeypatch) -> None:
     """No thread (it would wait for the interpreter's lock after every system call), and the loop gets a turn
     between slices; a results line waits only for its own slice."""
     from debate_tui.batch import session_writer
