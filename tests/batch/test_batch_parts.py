@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import time
 
 import pytest
 
@@ -283,28 +284,70 @@ async def test_saves_that_arrive_together_are_one_write_of_the_latest_state(tmp_
     assert not list(tmp_path.glob(".*.tmp")), "no temporary file is left behind"
 
 
-async def test_a_backlog_is_written_in_slices_each_line_right_after_its_session(tmp_path, monkeypatch) -> None:
-    """No thread (it would wait for the interpreter's lock after every system call), and the loop gets a turn
-    between slices; a results line waits only for its own slice."""
+def _counting_writes(monkeypatch) -> tuple[list[list[str]], list[int]]:
+    """The slices written on the loop (their files' names) and the groups handed to a thread (their sizes)."""
     from debate_tui.batch import session_writer
 
-    slices, write = [], session_writer.write_all_atomic
+    slices, hops, write, to_thread = [], [], session_writer.write_all_atomic, asyncio.to_thread
 
-    def counted(files, **kwargs):
+    def on_loop(files, **kwargs):
         slices.append([path.name for path, _ in files])
         write(files, **kwargs)
 
-    monkeypatch.setattr(session_writer, "write_all_atomic", counted)
-    monkeypatch.setattr(session_writer.asyncio, "to_thread", None)  # any use of a thread fails the test
-    writer, size, lines = session_writer.SessionWriter(), session_writer.SLICE_FILES, []
+    async def through_a_thread(function, files, **kwargs):
+        hops.append(len(files))
+        return await to_thread(write, files, **kwargs)
+
+    monkeypatch.setattr(session_writer, "write_all_atomic", on_loop)
+    monkeypatch.setattr(session_writer.asyncio, "to_thread", through_a_thread)
+    return slices, hops
+
+
+async def test_a_busy_loop_writes_a_backlog_itself_in_slices_each_line_after_its_own(tmp_path, monkeypatch) -> None:
+    """A thread would wait for the interpreter's lock after every system call while the loop computes."""
+    from debate_tui.batch import session_writer
+
+    slices, hops = _counting_writes(monkeypatch)
+    writer, size, lines, busy = session_writer.SessionWriter(), session_writer.SLICE_FILES, [], True
+
+    async def compute() -> None:  # the loop's thread kept busy, as by a batch against a fast server
+        while busy:
+            spent = time.thread_time()
+            while time.thread_time() - spent < 0.02:
+                pass
+            await asyncio.sleep(0)
+
     backlog = 2 * size + 1
     async with writer.running():
+        computing = asyncio.ensure_future(compute())
         for n in range(backlog):  # saved with no await between: one write of them all
             writer.save(tmp_path / f"{n}.json", _item_session(turns=1))
             writer.then(tmp_path / f"{n}.json", lambda n=n: lines.append((n, len(slices))))
-    assert [len(names) for names in slices] == [size, size, 1]
+        while len(lines) < backlog:
+            await asyncio.sleep(0.01)
+        busy = False
+        await computing
+    assert hops == [] and [len(names) for names in slices] == [size, size, 1]
     assert lines == [(n, n // size + 1) for n in range(backlog)], "each line right after its own slice"
     assert writer.files_written == backlog and all((tmp_path / f"{n}.json").exists() for n in range(backlog))
+
+
+async def test_an_idle_loop_hands_a_backlog_to_a_thread_and_writes_a_few_files_itself(tmp_path, monkeypatch) -> None:
+    """Waiting for replies, the loop lets the thread's system calls overlap its waiting."""
+    from debate_tui.batch import session_writer
+
+    slices, hops = _counting_writes(monkeypatch)
+    writer, first, backlog = session_writer.SessionWriter(), tmp_path / "first.json", session_writer.SLICE_FILES + 1
+    async with writer.running():
+        writer.save(first, _item_session(turns=1))
+        while not first.exists():
+            await asyncio.sleep(0.001)
+        for n in range(backlog):
+            writer.save(tmp_path / f"{n}.json", _item_session(turns=1))
+        while not (tmp_path / f"{backlog - 1}.json").exists():
+            await asyncio.sleep(0.001)
+    assert slices == [["first.json"]] and hops == [backlog], "one file on the loop, the backlog in one thread's call"
+    assert writer.files_written == backlog + 1
 
 
 async def test_a_results_line_waits_for_its_session_on_disk(tmp_path) -> None:
