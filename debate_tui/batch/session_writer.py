@@ -119,19 +119,18 @@ class SessionWriter:
         pending, self._pending = self._pending, {}
         self._writing = set(pending)
         states = list(pending.items())
+        size = SLICE_FILES if on_loop else len(states)  # through a thread: the whole group in one call
         try:
-            if not on_loop:
-                files = [(path, session.model_dump_json(indent=1)) for path, session in states]  # on the loop:
-                # a consistent snapshot, since the engine changes these sessions only there
-                await asyncio.to_thread(write_all_atomic, files, durable=False)
-                self.files_written += len(files)
-                self._settle(list(pending))
-                return
-            for start in range(0, len(states), SLICE_FILES):
+            for start in range(0, len(states), size):
                 if start:
                     await asyncio.sleep(0)
-                part = states[start : start + SLICE_FILES]  # dumped on the loop, where the engine changes them
-                write_all_atomic([(path, session.model_dump_json(indent=1)) for path, session in part], durable=False)
+                part = states[start : start + size]
+                files = [(path, session.model_dump_json(indent=1)) for path, session in part]  # on the loop: a
+                # consistent snapshot, since the engine changes these sessions only there
+                if on_loop:
+                    write_all_atomic(files, durable=False)
+                else:
+                    await asyncio.to_thread(write_all_atomic, files, durable=False)
                 self.files_written += len(part)
                 self._settle([path for path, _ in part])
         except Exception as exc:  # a full disk, a removed directory: stop the batch, as an awaited save would
