@@ -472,15 +472,8 @@ def _read_answer(turn: Turn, question: structured.Question) -> None:
     if expect in ("score", "pair") and criterion is None or expect in ("text", "report"):
         return
     low, high = structured.scale_of(criterion)
-    answer = parsing.read_answer(turn.content, expect, low, high, criterion.name if criterion else None)
-    if expect == "no_issue":
-        turn.no_issue = bool(answer)
-    elif expect == "verdict":
-        turn.verdict = answer  # type: ignore[assignment]
-    elif isinstance(answer, tuple):
-        turn.score, turn.score_b = answer
-    elif answer is not None:
-        turn.score = float(answer)
+    structured.give(turn, expect, parsing.read_answer(turn.content, expect, low, high,
+                                                     criterion.name if criterion else None))
 
 
 def _weigh_score(turn: Turn, completion: Completion, question: structured.Question) -> None:

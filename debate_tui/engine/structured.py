@@ -153,13 +153,7 @@ class Question:
         if data is None:
             return
         turn.content = f"{turn.content.rstrip()}\n{json.dumps(data, ensure_ascii=False)}"
-        answer = self.answer(data)
-        if self.expect == "verdict":
-            turn.verdict = answer
-        elif self.expect == "pair":
-            turn.score, turn.score_b = answer
-        elif self.expect == "score":
-            turn.score = answer
+        give(turn, self.expect, self.answer(data))
 
     def answer(self, data: dict[str, Any]) -> Any:
         """What `read` checked, in `parsing.read_answer`'s form: a verdict, a pair of scores or a score (a report's
@@ -172,6 +166,19 @@ class Question:
 
     def _score_keys(self) -> tuple[str, ...]:
         return ("score_1", "score_2") if self.expect == "pair" else ("score",) if self.expect == "score" else ()
+
+
+def give(turn: Turn, expect: Expect, answer: Any) -> None:
+    """An answer in `parsing.read_answer`'s form on the turn's fields: whether a Critic accepts, a verdict, a pair
+    of scores or a score (None leaves them as they are)."""
+    if expect == "no_issue":
+        turn.no_issue = bool(answer)
+    elif expect == "verdict":
+        turn.verdict = answer
+    elif isinstance(answer, tuple):
+        turn.score, turn.score_b = answer
+    elif answer is not None:
+        turn.score = float(answer)
 
 
 def scale_of(criterion: Criterion | None) -> tuple[float, float]:
