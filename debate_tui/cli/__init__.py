@@ -15,6 +15,7 @@ import gc
 import importlib
 import sys
 
+from debate_tui.batch.heap import settle
 from debate_tui.inputs import ConfigError
 from debate_tui.textsafe import inert
 
@@ -112,14 +113,10 @@ def leave_quickly() -> None:
 
 
 def freeze_loaded() -> None:
-    """Before a long run, once its imports are done: what is loaded by now (litellm's many objects) lives as
-    long as the process, so the collector need not rescan it while items come and go (a tenth or so of the
-    CPU per call against a fast server); and the youngest generation is collected every 10,000 allocations
-    instead of 700, since each item leaves a few thousand short-lived objects (about half the collector's time
-    an item, measured). Only for the program, as `leave_quickly`."""
+    """Before a long run, once its imports are done: the collector settled for it (`batch.heap`). Only for the
+    program, as `leave_quickly`."""
     if _program:
-        gc.freeze()
-        gc.set_threshold(10_000, *gc.get_threshold()[1:])
+        settle()
 
 
 def _main(argv: list[str]) -> int:

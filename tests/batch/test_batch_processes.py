@@ -293,6 +293,36 @@ def test_the_program_freezes_what_is_loaded_before_a_one_process_batch_and_a_tes
     assert frozen == [True] and len(lines_of(tmp_path / "b.jsonl")) == 3
 
 
+def test_a_worker_process_settles_its_collector_as_a_one_process_batch_does(tmp_path, monkeypatch):
+    """A worker (`run_part`, here in this process) freezes what is loaded and collects its young generation less
+    often before it says it is ready, as `freeze_loaded` does for one process; then runs its part and ends."""
+    import gc
+    import multiprocessing
+
+    from debate_tui.batch.heap import YOUNG_THRESHOLD
+    from debate_tui.batch.processes import Shared, run_part
+    from tests.helpers.batch import prepared
+
+    path = write_items(tmp_path / "in.jsonl", 3)
+    settled: list[str] = []
+    monkeypatch.setattr(gc, "freeze", lambda: settled.append("frozen"))
+    monkeypatch.setattr(gc, "set_threshold", lambda young, *older: settled.append(f"young every {young}"))
+    shared = Shared.create(multiprocessing.get_context("spawn"))
+    shared.go.set()
+
+    def build(concurrency, items, out):
+        return prepared(str(path), "--out", str(out), "--demo", "--processes", "1", "--concurrency", str(concurrency))
+
+    work = build(1, None, tmp_path / "plan.jsonl").plan()
+    run_part(build, 0, 1, work, True, tmp_path / "out.jsonl", shared, os.getppid())
+    messages = [shared.messages.get(timeout=5) for _ in range(3)]
+    while not shared.messages.empty():
+        messages.append(shared.messages.get(timeout=5))
+    assert settled == ["frozen", f"young every {YOUNG_THRESHOLD}"]
+    assert messages[0][0] == "ready" and messages[-1][0] == "end" and messages[-1][2]["stopped"] is None
+    assert sum(len(body) for kind, _, body in messages if kind == "rows") == 3
+
+
 def test_a_default_batch_left_in_one_process_starts_its_clock_after_the_warm_up(tmp_path):
     """The default (--processes unset) on a small input runs in this process and imports litellm only then:
     the rate, the ETA and elapsed_s count from after that import, as with --processes 1."""
