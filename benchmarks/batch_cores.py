@@ -51,8 +51,8 @@ REPEATS = 3
 def file_cost(directory: Path, count: int = 500) -> float:
     """CPU (user and kernel, microseconds) to write one item session's file here, as the batch writes them.
 
-    Every batch item creates one; litellm alone creates none. On this machine's disk the figure grew from
-    about 45 to 700 us as files were created (it fell back when the kernel's caches were dropped), so the
+    Every batch item creates one; litellm alone creates none. On this machine's disk (ext4 without a journal)
+    it was about 45 us, and 550-730 us within a minute or so of thousands of deletions (see `work_dir`): the
     one-process ratio is read with it."""
     sessions = directory / "file-cost"
     files = [(sessions / f"{n}.json", "x" * 3000) for n in range(count)]
@@ -230,9 +230,9 @@ def measure() -> Section:
 
 
 def engine_note(engine: dict[str, float], raw_items_per_s: float) -> str:
-    """The engine's own CPU beside litellm's, under the table: a diagnostic, not a target. It runs after the rows
-    above have created thousands of files (here a file then costs more), and in a batch the engine's work and
-    litellm's overlap (litellm's worker thread, the server on the other core): the ratio rows are the measure."""
+    """The engine's own CPU beside litellm's, under the table: a diagnostic, not a target. In a batch the engine's
+    work and litellm's overlap (litellm's worker thread, the server on the other core): the ratio rows are the
+    measure."""
     return (f"- the batch engine's own CPU per item (`batch --processes 1`, every reply instant, no litellm): "
             f"{engine['engine_us_per_item']:.0f} us, a session file costing {engine['file_us']:.0f} us of it on "
             f"this disk then; litellm's CPU per call (one over its items/s at 10 ms): {1e6 / raw_items_per_s:.0f} us")
