@@ -102,7 +102,7 @@ def work_dir(prefix: str) -> Iterator[Path]:
 
     Why later. On ext4 without a journal (this machine's disk) the allocator passes over every inode deleted in
     the last minute or so before it reuses one (`recently_deleted` in the kernel's ialloc.c): a file created
-    right after thousands were deleted cost 550-730 us of CPU instead of 45. Removed at once, one measurement's
+    right after thousands were deleted cost up to 1,000 us of CPU instead of 45-80. Removed at once, one measurement's
     sessions made the next one's session files slow (the batch rows, which create one file an item, came right
     after the `batch` section's 2,000-file cleanup).
     """
