@@ -49,9 +49,9 @@ SETTLED_US, SETTLE_S, SETTLE_CHECK_S = 100, 420, 15
 were deleted in /tmp, one created there cost about 1,000 us for 40 s, 150-600 us until about 130 s, then 50 us
 (ext4 without a journal skips inodes deleted in the last 60 s, or 360 s while their inode table block is
 unwritten)."""
-REPEATS = 3
+REPEATS = 5
 """Interleaved rounds per latency in `python -m benchmarks`: one round's ratio moved by 5-10% from run to run
-(litellm alone's rate with it), about the distance between the one-process batch and its goal."""
+(litellm alone's rate with it), more than the distance between either batch and its goal."""
 
 
 def file_cost(directory: Path, count: int = 500) -> float:
