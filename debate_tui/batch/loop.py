@@ -3,12 +3,25 @@
 Against a fast server a batch is bound by one core, and the loop's own work (polling sockets, waking
 tasks, moving bytes for litellm's HTTP client) is a share of it that uvloop does in C. Its loop is a
 drop-in `asyncio` loop; it is not built for Windows, where the standard loop runs.
+
+litellm hands the first, synchronous part of every call (building the request) to the loop's default
+executor, a pool of threads, and awaits it. The work needs the interpreter's lock either way, so the
+thread adds no parallelism, only two hand-overs a call, each waking a thread, and a loop with few calls
+in flight sits idle between them. Where the batch's calls are made, the default executor therefore runs
+its work at once on the loop's thread (`run_calls_inline`). Side by side with the thread (2,000 items
+at 10 ms, concurrency 32, interleaved rounds against litellm alone, 2026-11-29): the default's two
+processes, 16 calls in flight each, 1.385x against 1.302x (higher in all 5 rounds); one process, 32 in
+flight and its core already busy, 1.02x against 0.993x in one set of 6 rounds and 0.993x against 1.031x
+in another. At 200 ms: 1.071x against 0.998x and 0.968x against 0.953x (3 rounds). The cost: a provider
+whose request building blocks (a credentials refresh over the network) holds the loop while it does.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 from collections.abc import Callable
+from typing import Any
 
 
 def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -18,3 +31,32 @@ def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
     except ImportError:
         return None
     return uvloop.new_event_loop
+
+
+class InlineExecutor(concurrent.futures.ThreadPoolExecutor):
+    """An executor that runs each call at once on the calling thread and hands back its finished future (a thread
+    pool only in name, which asyncio asks of a default executor: it never starts a thread)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> concurrent.futures.Future[Any]:
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except Exception as exc:
+            future.set_exception(exc)
+        return future
+
+
+def run_calls_inline(loop: asyncio.AbstractEventLoop) -> bool:
+    """Make `loop`'s default executor an `InlineExecutor`, on uvloop only; whether it did.
+
+    asyncio's own loop looks host names up through the default executor (`getaddrinfo`), which would then
+    block; uvloop looks them up in libuv's threads. Blocking work of the batch's own (its session files) has
+    an executor of its own."""
+    try:
+        import uvloop
+    except ImportError:
+        return False
+    if not isinstance(loop, uvloop.Loop):
+        return False
+    loop.set_default_executor(InlineExecutor())
+    return True

@@ -34,6 +34,7 @@ from typing import Any, TextIO
 from pydantic_core import to_jsonable_python
 
 from debate_tui.batch.items import Item, Items, ids_of, only
+from debate_tui.batch.loop import run_calls_inline
 from debate_tui.batch.network import AdaptiveLimit, GlobalBackoff, Meter
 from debate_tui.batch.progress import Progress, Tally
 from debate_tui.batch.results import FINAL, ResultsFile, settled
@@ -217,6 +218,7 @@ class BatchRun:
 
     async def _run_items(self, work: Work) -> None:
         """`concurrency` workers take items off one queue; provider batches run them all at once instead."""
+        run_calls_inline(asyncio.get_running_loop())  # this process makes the calls (batch/loop.py says why)
         pending = iter(work)
         async with asyncio.TaskGroup() as group:
             for _ in range(min(self.settings.concurrency, len(work))):

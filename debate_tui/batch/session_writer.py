@@ -28,6 +28,8 @@ its progress itself and starts such an item again.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import functools
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -67,6 +69,8 @@ class SessionWriter:
         self.error: BaseException | None = None
         """Why the last write failed; every later save raises it, so the batch stops instead of losing work."""
         self.files_written = 0
+        self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="session-files")
+        """Its own thread, not the loop's default executor: that one may run its work inline (batch/loop.py)."""
 
     def save(self, path: Path, session: Session) -> None:
         """The engine's save function for one item: remember its state, write it soon."""
@@ -99,7 +103,10 @@ class SessionWriter:
         finally:
             self._closing = True
             self._wake.set()
-            await task
+            try:
+                await task
+            finally:
+                self._thread.shutdown(wait=False)
 
     async def _write_until_closed(self) -> None:
         wall, cpu = time.perf_counter(), time.thread_time()
@@ -130,7 +137,8 @@ class SessionWriter:
                 if on_loop:
                     write_all_atomic(files, durable=False)
                 else:
-                    await asyncio.to_thread(write_all_atomic, files, durable=False)
+                    await asyncio.get_running_loop().run_in_executor(
+                        self._thread, functools.partial(write_all_atomic, files, durable=False))
                 self.files_written += len(part)
                 self._settle([path for path, _ in part])
         except Exception as exc:  # a full disk, a removed directory: stop the batch, as an awaited save would

@@ -1,9 +1,11 @@
-"""A batch's event loop: uvloop's where it is installed, asyncio's own where it is not (Windows)."""
+"""A batch's event loop: uvloop's where it is installed, asyncio's own where it is not (Windows); on uvloop, the
+default executor's work (litellm building each call) runs on the loop's thread."""
 
 from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 
 import pytest
 
@@ -35,3 +37,39 @@ def test_without_uvloop_the_standard_loop_is_used(monkeypatch):
     with asyncio.Runner(loop_factory=loop.loop_factory()) as runner:
         assert runner.run(asyncio.sleep(0, "ran")) == "ran"
         assert type(runner.get_loop()).__module__.startswith("asyncio")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="uvloop is not built for Windows")
+def test_a_batchs_calls_are_built_on_the_loops_own_thread(capsys, llm_server, tmp_path, monkeypatch):
+    """litellm hands each call's first part to the default executor: in a batch that runs on the loop's thread,
+    and the calls (real litellm against the fake server) still come back."""
+    threads: list[bool] = []
+    real_one = BatchRun._one
+
+    async def recording(self, item, criteria):
+        ran_on = await asyncio.get_running_loop().run_in_executor(None, threading.get_ident)
+        threads.append(ran_on == threading.get_ident())
+        await real_one(self, item, criteria)
+
+    monkeypatch.setattr(BatchRun, "_one", recording)
+    agreeing_debate(llm_server)
+    items, out = write_items(tmp_path / "in.jsonl", 3), tmp_path / "out.jsonl"
+    code, summary, _ = run_batch(capsys, str(items), "--out", str(out), *model_args(llm_server))
+    assert code == 0 and summary["done"] == 3 and threads == [True] * 3
+
+
+async def test_the_inline_executor_gives_back_the_result_or_the_error():
+    with loop.InlineExecutor() as inline:
+        assert inline.submit(threading.get_ident).result() == threading.get_ident()
+        with pytest.raises(ZeroDivisionError):
+            inline.submit(divmod, 1, 0).result()
+
+
+def test_asyncios_own_loop_keeps_its_threads_it_looks_host_names_up_in_them():
+    async def where() -> tuple[bool, int]:
+        made = loop.run_calls_inline(asyncio.get_running_loop())
+        return made, await asyncio.get_running_loop().run_in_executor(None, threading.get_ident)
+
+    with asyncio.Runner() as runner:
+        made, ident = runner.run(where())
+    assert made is False and ident != threading.get_ident()

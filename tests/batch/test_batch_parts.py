@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import threading
 import time
 
 import pytest
@@ -285,21 +286,20 @@ async def test_saves_that_arrive_together_are_one_write_of_the_latest_state(tmp_
 
 
 def _counting_writes(monkeypatch) -> tuple[list[list[str]], list[int]]:
-    """The slices written on the loop (their files' names) and the groups handed to a thread (their sizes)."""
+    """The slices written on the loop's thread (their files' names) and the groups written in another thread
+    (their sizes); called on the loop's thread."""
     from debate_tui.batch import session_writer
 
-    slices, hops, write, to_thread = [], [], session_writer.write_all_atomic, asyncio.to_thread
+    slices, hops, write, loop_thread = [], [], session_writer.write_all_atomic, threading.get_ident()
 
-    def on_loop(files, **kwargs):
-        slices.append([path.name for path, _ in files])
+    def counted(files, **kwargs):
+        if threading.get_ident() == loop_thread:
+            slices.append([path.name for path, _ in files])
+        else:
+            hops.append(len(files))
         write(files, **kwargs)
 
-    async def through_a_thread(function, files, **kwargs):
-        hops.append(len(files))
-        return await to_thread(write, files, **kwargs)
-
-    monkeypatch.setattr(session_writer, "write_all_atomic", on_loop)
-    monkeypatch.setattr(session_writer.asyncio, "to_thread", through_a_thread)
+    monkeypatch.setattr(session_writer, "write_all_atomic", counted)
     return slices, hops
 
 
@@ -333,9 +333,12 @@ async def test_a_busy_loop_writes_a_backlog_itself_in_slices_each_line_after_its
 
 
 async def test_an_idle_loop_hands_a_backlog_to_a_thread_and_writes_a_few_files_itself(tmp_path, monkeypatch) -> None:
-    """Waiting for replies, the loop lets the thread's system calls overlap its waiting."""
+    """Waiting for replies, the loop lets the thread's system calls overlap its waiting: a thread of the writer's
+    own, also where the loop's default executor runs its work inline (a batch's, batch/loop.py)."""
     from debate_tui.batch import session_writer
+    from debate_tui.batch.loop import InlineExecutor
 
+    asyncio.get_running_loop().set_default_executor(InlineExecutor())
     slices, hops = _counting_writes(monkeypatch)
     writer, first, backlog = session_writer.SessionWriter(), tmp_path / "first.json", session_writer.SLICE_FILES + 1
     async with writer.running():
