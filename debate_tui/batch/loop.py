@@ -21,16 +21,23 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 
-def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
-    """uvloop's `new_event_loop`, or None (asyncio's default) where uvloop is not installed."""
+def _uvloop() -> ModuleType | None:
+    """uvloop, or None where it is not installed."""
     try:
         import uvloop
     except ImportError:
         return None
-    return uvloop.new_event_loop
+    return uvloop
+
+
+def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's `new_event_loop`, or None (asyncio's default) where uvloop is not installed."""
+    uvloop = _uvloop()
+    return uvloop.new_event_loop if uvloop else None
 
 
 class InlineExecutor(concurrent.futures.ThreadPoolExecutor):
@@ -52,11 +59,8 @@ def run_calls_inline(loop: asyncio.AbstractEventLoop) -> bool:
     asyncio's own loop looks host names up through the default executor (`getaddrinfo`), which would then
     block; uvloop looks them up in libuv's threads. Blocking work of the batch's own (its session files) has
     an executor of its own."""
-    try:
-        import uvloop
-    except ImportError:
-        return False
-    if not isinstance(loop, uvloop.Loop):
+    uvloop = _uvloop()
+    if uvloop is None or not isinstance(loop, uvloop.Loop):
         return False
     loop.set_default_executor(InlineExecutor())
     return True
