@@ -187,6 +187,7 @@ async def test_the_status_line_names_the_opening_round_and_keeps_the_time_at_80_
         status = debate.query_one(StatusLine)
         await wait_until(pilot, lambda: status.first_round == 0, what="the run's plan")
         status.round, status.mode, status.speaking = 0, "pausing after this turn", "Critic"
+        debate.clock = lambda: debate._started_at + 754.0  # the live clock's next tick shows 12:34, however late
         status.calls, status.tokens, status.elapsed = 26, 14_317, 754.0
         await pilot.pause()
         line = screen_text(app).splitlines()[-2].strip()
