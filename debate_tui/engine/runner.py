@@ -51,6 +51,7 @@ from debate_tui.engine.events import (
     TurnCompleted,
     TurnFailed,
     TurnStarted,
+    Waiting,
 )
 from debate_tui.engine.mass import score_mass
 from debate_tui.generation import Generation
@@ -332,6 +333,10 @@ class Runner:
         for attempt in range(self.retry.attempts):
             final = attempt == self.retry.attempts - 1
             self._check_open()
+            if tokens.needs_loading(spec.model):
+                self.emit(Waiting("loading the model library (first call only)"))
+                await self._cancellable(tokens.load_off_loop())
+                self._check_open()
             self._measure(spec, request)
             self.emit(TurnStarted(slot, spec.name, spec.role, key[1], key[2]))
             started, clock = utcnow(), time.perf_counter()

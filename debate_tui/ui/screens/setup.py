@@ -189,6 +189,8 @@ class SetupScreen(BaseScreen[None]):
         self.criteria_file = criteria_file
         self.refusal = refusal
         self.catalog: SetupCatalog | None = None
+        self._start_requested = False
+        """ctrl+r came before the form was ready: it starts the run once the form is (never dropped silently)."""
         self._agents_timer: Timer | None = None
         self._agents_lock = asyncio.Lock()
         self._form_protocol: str | None = None
@@ -297,8 +299,9 @@ class SetupScreen(BaseScreen[None]):
             self.query_one(selector).tooltip = f"From: {sources.get(key, default)}"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Start and Load need the form's controls: until they are mounted (after the first frame) they do nothing."""
-        if action in ("start", "load_text") and not self.query("#start"):
+        """Load needs the form's controls: until they are mounted (after the first frame) it does nothing. Start is
+        always offered: pressed early, it waits for the form (`action_start`)."""
+        if action == "load_text" and not self.query("#start"):
             return None
         return True
 
@@ -334,6 +337,9 @@ class SetupScreen(BaseScreen[None]):
         self._show_inputs(self._protocol())
         await self._fill_criteria()
         await self._build_options(self._protocol())
+        if self._start_requested:
+            self._start_requested = False
+            self.action_start()
 
     def _remember_custom(self, criterion: Criterion) -> None:
         ticked = self.filled.criteria if self.filled.criteria is not None else ()
@@ -601,8 +607,10 @@ class SetupScreen(BaseScreen[None]):
 
     @on(Button.Pressed, "#start")
     def action_start(self) -> None:
-        if self.catalog is None:
-            self.complain("Still loading the protocols; try again in a moment.")
+        if self.catalog is None or not self.query("#start"):
+            if not self._start_requested:
+                self._start_requested = True
+                self.notify("Starting as soon as the form is ready ...", markup=False, timeout=4)
             return
         from debate_tui.ui.session_builder import build
 
