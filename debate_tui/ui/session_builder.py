@@ -50,6 +50,11 @@ class SetupCatalog:
             return None
         return next(qualified for qualified, criterion in self.criteria.items() if criterion is found)
 
+    def judges(self, protocol: str, criterion: Criterion) -> bool:
+        """Whether `protocol` can judge `criterion` (MATEval only error types, the others only scores)."""
+        spec = self.protocols.get(protocol)
+        return spec is None or criterion.kind == spec.criteria.kind
+
     def default_criteria(self, protocol: str) -> list[str]:
         """The criteria the protocol judges when none are picked, as the form ticks them."""
         spec = self.protocols.get(protocol)

@@ -358,12 +358,24 @@ class SetupScreen(BaseScreen[None]):
         options: list[Selection[str]] = [
             Selection(literal(f"{criterion.name} ({criterion.scale}, yours): {one_line(criterion.description, 60)}"),
                       criterion.name, criterion.name in wanted)
-            for criterion in self.filled.custom_criteria]
+            for criterion in self.filled.custom_criteria if self.catalog.judges(self._protocol(), criterion)]
         options += [Selection(literal(f"{qualified} ({criterion.scale}): {one_line(criterion.description, 60)}"),
-                              qualified, qualified in wanted) for qualified, criterion in self.catalog.criteria.items()]
+                              qualified, qualified in wanted) for qualified, criterion in self.catalog.criteria.items()
+                    if self.catalog.judges(self._protocol(), criterion)]  # only what this protocol can judge
         ticked_first = sorted(options, key=lambda option: not option.initial_state)  # ticked first: in view
         picker.add_options(ticked_first)
         self._count_criteria()
+
+    def _criteria_for(self, protocol: str) -> list[str] | None:
+        """The ticked criteria a protocol switch keeps: those the new protocol can judge; None (its defaults) when
+        the ticks were the old protocol's untouched defaults or none of them fits (MATEval judges error types)."""
+        assert self.catalog is not None and self._form_protocol is not None
+        ticked = list(self.query_one("#criteria", SelectionList).selected)
+        if set(ticked) <= set(self.catalog.default_criteria(self._form_protocol)):
+            return None
+        known = {**self.catalog.criteria, **{c.name: c for c in self.filled.custom_criteria}}
+        kept = [name for name in ticked if name in known and self.catalog.judges(protocol, known[name])]
+        return kept or None
 
     @on(SelectionList.SelectedChanged, "#criteria")
     def _count_criteria(self) -> None:
@@ -495,11 +507,8 @@ class SetupScreen(BaseScreen[None]):
             fields = self.catalog.protocols[_shown(self.filled.protocol)].options.model_fields
             self.choices = replace(self.filled, options={k: v for k, v in self.filled.options.items() if k in fields})
         if self.catalog is not None and self._form_protocol not in (None, protocol):
-            picker = self.query_one("#criteria", SelectionList)
-            if set(picker.selected) <= set(self.catalog.default_criteria(self._form_protocol)):
-                # untouched defaults follow the protocol: MATEval's error types, ...
-                self.choices = replace(self.filled, criteria=None)
-                await self._fill_criteria()
+            self.choices = replace(self.filled, criteria=self._criteria_for(protocol))
+            await self._fill_criteria()
         await self._build_options(protocol)
 
     @on(Select.Changed, "#option-form Select")
