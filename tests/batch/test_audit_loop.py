@@ -68,7 +68,8 @@ def test_a_blind_audit_labels_audit_and_calibrate_again(ladder, llm_server) -> N
     code, said = ladder_demo.cli("audit", str(policy), str(out), "--labels", str(labels))
     summary = ladder_demo.last_json(said)
     assert code == 0 and summary["holds"] is True
-    assert [(t["tier"], t["audited"], t["disagreements"]) for t in summary["tiers"]] == [(1, 4, 0), (2, 4, 0), (3, 4, 0)]
+    tiers = [(t["tier"], t["audited"], t["disagreements"]) for t in summary["tiers"]]
+    assert tiers == [(1, 4, 0), (2, 4, 0), (3, 4, 0)]
     assert summary["all"]["audited"] == 12 and summary["all"]["p_value"] == 1.0  # the 2 escalated are not trusted
 
     # a worse judge: every trusted answer 2 points off the person's; the same audit now raises the alarm
