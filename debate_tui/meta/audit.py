@@ -107,7 +107,7 @@ def check(rows: list[Row], labels: dict[Key, Label], policy: Row) -> dict[str, A
         answer = row.get("predicted_verdict") if "predicted_verdict" in row else row.get("predicted")
         matched += 1
         per_tier.setdefault(tier, []).append(not agrees(answer, label.value, tolerance))
-    tiers = [{"tier": tier, **_described(rows, tier), **verdict(sum(flags), len(flags), alpha, delta)}
+    tiers = [{"tier": tier, **_described(rows, tier, policy), **verdict(sum(flags), len(flags), alpha, delta)}
              for tier, flags in sorted(per_tier.items())]
     every = [flag for flags in per_tier.values() for flag in flags]
     overall = {"tier": "all", **verdict(sum(every), len(every), alpha, delta)}
@@ -116,13 +116,15 @@ def check(rows: list[Row], labels: dict[Key, Label], policy: Row) -> dict[str, A
             "matched": matched, "holds": holds}
 
 
-def _described(rows: list[Row], tier: int) -> Row:
-    """The tier's protocol and threshold, as the ladder's lines recorded them."""
+def _described(rows: list[Row], tier: int, policy: Row) -> Row:
+    """The tier's protocol and threshold, as the ladder's lines recorded them; else (the lines of `escalate`,
+    numbered as the policy is) as the policy says."""
     for row in rows:
         for entry in row.get("tiers") or []:
             if isinstance(entry, dict) and entry.get("tier") == tier:
                 return {"protocol": entry.get("protocol"), "threshold": entry.get("threshold")}
-    return {"protocol": None, "threshold": None}
+    entry = next((t for t in policy.get("tiers") or [] if isinstance(t, dict) and t.get("tier") == tier), {})
+    return {"protocol": (entry.get("task") or {}).get("protocol"), "threshold": entry.get("threshold")}
 
 
 def format_check(result: dict[str, Any]) -> str:

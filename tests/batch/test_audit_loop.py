@@ -112,7 +112,8 @@ async def test_the_screen_hides_the_judge_until_answered_then_shows_it_and_the_a
             await wait_until(pilot, lambda i=item: f"Item {i.id}, coherence: you answered" in text_of(app, "#note"))
             judge = item.judge[0]
             assert f"the judge had answered {judge:g}" in text_of(app, "#note")
-        await wait_until(pilot, lambda: "All 6 item(s) decided" in text_of(app, "#question"))
+        await wait_until(pilot, lambda: "All 6 item(s) answered and kept as labels" in text_of(app, "#question"))
+        assert text_of(app, "#heading").startswith("Blind audit · 0 of 6 left")
         panel = text_of(app, "#agreement")
     pairs = [(f"{j:g}", f"{p:g}") for j, p in answers.values()]
     categories = sorted({c for pair in pairs for c in pair})
@@ -122,7 +123,7 @@ async def test_the_screen_hides_the_judge_until_answered_then_shows_it_and_the_a
     table /= table.sum()
     expected = (np.trace(table) - table.sum(1) @ table.sum(0)) / (1 - table.sum(1) @ table.sum(0))
     assert cohen_kappa(pairs) == pytest.approx(expected)
-    assert f"blind: 6 · agree 50% · κ {expected:.2f}" in panel
+    assert f"blind 6: agree 50%, κ {expected:.2f}" in panel
     sessions = load_config().session_store()
     recorded = [a for item in queue.items for a in sessions.load(item.session_id).actions if a.kind == "audit"]
     assert len(recorded) == 6 and all(a.blind and a.source == "audit" for a in recorded)

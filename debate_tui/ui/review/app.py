@@ -156,8 +156,12 @@ class ReviewApp(App[None]):
     def finish(self) -> None:
         self.options = ()
         total = self.queue.total
-        message = "Nothing to review." if total == 0 else f"All {total} item(s) decided and written back."
-        self.query_one("#heading", Static).update(literal(f"Review queue · 0 of {total} left"))
+        audit = self.queue.mode == "audit"
+        done = f"All {total} item(s) answered and kept as labels." if audit else \
+            f"All {total} item(s) decided and written back."
+        message = "Nothing to review." if total == 0 else done
+        queue = "Blind audit" if audit else "Review queue"
+        self.query_one("#heading", Static).update(literal(f"{queue} · 0 of {total} left"))
         self.query_one("#question", Static).update(literal(message + " Press q to quit, b to go back."))
         for selector in ("#choices", "#text-1", "#text-2", "#positions-text", "#debate-text", "#source-text"):
             self.query_one(selector, Static).update("")
@@ -185,8 +189,8 @@ class ReviewApp(App[None]):
             return
         self.busy = False
         self.reveal = view.revealed(item) if item.blind else ""
-        state = "blind audit" if item.blind else item.status.replace("_", " ")
-        self.notify(f"{item.id}: {value} recorded ({state})", timeout=2, markup=False)
+        if not item.blind:  # a blind answer is acknowledged by the reveal under the next item
+            self.notify(f"{item.id}: {value} recorded ({item.status.replace('_', ' ')})", timeout=2, markup=False)
         self.show_current()
 
     def action_skip(self) -> None:

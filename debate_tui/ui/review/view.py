@@ -121,14 +121,14 @@ def revealed(item: ReviewItem) -> str:
 def agreement(all_pairs: list[Pair], blind_pairs: list[Pair]) -> str:
     """The judge against the person so far: every decision, then the blind ones, then the blind confusion (or
     every decision's, when none was blind)."""
-    def line(name: str, pairs: list[Pair]) -> str:
+    def part(name: str, pairs: list[Pair]) -> str:
         c = concordance(pairs)
         if not c.n:
-            return f"{name}: none yet"
-        kappa = "undefined" if c.kappa is None else f"{c.kappa:.2f}"
-        return f"{name}: {c.n} · agree {100 * (c.agreement or 0):.0f}% · κ {kappa}"
+            return f"{name} 0"
+        kappa = "n/a" if c.kappa is None else f"{c.kappa:.2f}"  # n/a: both sides gave one same answer throughout
+        return f"{name} {c.n}: agree {100 * (c.agreement or 0):.0f}%, κ {kappa}"
 
     confused = concordance(blind_pairs or all_pairs).confusion
     cells = " · ".join(f"{judge}→{person} ×{count}" for (judge, person), count in sorted(confused.items()))
     table = f"judge→person ({'blind' if blind_pairs else 'all'}): {cells or '-'}"
-    return f"{line('Judge vs person, all', all_pairs)}   {line('blind', blind_pairs)}\n{table}"
+    return f"Judge vs person · {part('all', all_pairs)} · {part('blind', blind_pairs)}\n{table}"
