@@ -69,7 +69,10 @@ def exact_alarm(rate: float, size: int, alpha: float, delta: float) -> float:
 
 
 def geval_pairs(root: DataRoot) -> list[Judged]:
-    from tools.trust_study import geval_judgments
+    try:
+        from tools.trust_study import geval_judgments
+    except ModuleNotFoundError:  # run as `python tools/audit_simulation.py`: tools/ is on the path, not its parent
+        from trust_study import geval_judgments
 
     return [(line["predicted"], line["human"]) for criterion in TOPICAL_CHAT_CRITERIA
             for line in geval_judgments(criterion, root)]
