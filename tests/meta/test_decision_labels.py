@@ -102,3 +102,44 @@ def test_label_lines_are_read_back_per_id_as_meta_and_calibrate_join_them(tmp_pa
                                                    {"id": "x", "criterion": "c", "human": 2}])
     with pytest.raises(LabelsError, match="row 2: a second label for id 'x' on c"):
         load_labels(twice, None)
+
+
+async def test_the_tuis_tie_break_and_stalemate_keep_the_judges_last_answer_and_the_screen() -> None:
+    from tests.helpers.ui import at_decision, tie_break_app, wait_until
+    from tests.ui.test_ui_during_run import scaleeval_app
+
+    app, session = tie_break_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        debate = await at_decision(pilot)
+        scorer_said = [t.score for t in session.turns if t.role == "scorer"][-1]
+        await pilot.press("4")
+        await wait_until(pilot, lambda: debate.finished, what="the end")
+    (action,) = [a for a in session.actions if a.kind == "decide"]
+    assert (action.criterion, action.where, action.source, action.judge_answer) == (
+        "coherence", "tui decision", "decision", scorer_said)
+    app, session = scaleeval_app()  # a stalemate: the last speaker's verdict, in the original numbering
+    async with app.run_test(size=(120, 36)) as pilot:
+        debate = await at_decision(pilot)
+        last = next(t for t in reversed(session.turns) if t.verdict is not None)
+        await pilot.press("0")
+        await wait_until(pilot, lambda: debate.finished, what="the end")
+    (action,) = [a for a in session.actions if a.kind == "decide"]
+    assert session.swapped and action.judge_answer == session.original_verdict(last.verdict) is not None
+    assert (action.criterion, action.where) == ("helpfulness", "tui decision")
+
+
+async def test_a_review_decision_is_a_review_label_under_the_items_id(pairs, capsys) -> None:
+    from tests.helpers.batch import queue_for
+
+    queue = queue_for(pairs)
+    session = await queue.decide(queue.current, "2")
+    (action,) = [a for a in session.actions if a.kind == "decide"]
+    last = next(t for t in reversed(session.turns) if t.verdict is not None)
+    assert (action.where, action.source, action.criterion) == ("review", "review", "helpfulness")
+    assert action.judge_answer == session.original_verdict(last.verdict)
+    out = pairs.parent / "labels.jsonl"
+    code, summary, _ = run_cli(capsys, "labels", str(pairs), "--out", str(out), "--json")
+    assert code == 0 and (summary["labels"], summary["review"]) == (1, 1)
+    (line,) = [json.loads(x) for x in out.read_text().splitlines()]
+    assert (line["id"], line["criterion"], line["human_verdict"], line["session"]) == (
+        "p0", "helpfulness", "2", session.id)
