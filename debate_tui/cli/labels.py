@@ -102,7 +102,7 @@ def handle(args: argparse.Namespace) -> int:
     summary = {**labels.summary(), "sessions": len(read), "out": str(out)}
     if not args.json:
         counts = ", ".join(f"{summary[s]} {s}" for s in ("override", "decision", "review", "audit"))
-        print(f"{summary['labels']} labels from {len(read)} sessions ({counts}; {summary['blind']} blind, "
-              f"{summary['superseded']} superseded by a later answer) -> {out}")
+        print(inert(f"{summary['labels']} labels from {len(read)} sessions ({counts}; {summary['blind']} blind, "
+                    f"{summary['superseded']} superseded by a later answer) -> {out}"))
     print(json.dumps(summary))
     return 0

@@ -129,3 +129,14 @@ async def test_the_screen_hides_the_judge_until_answered_then_shows_it_and_the_a
     assert len(recorded) == 6 and all(a.blind and a.source == "audit" for a in recorded)
     again = audit_queue(out, AuditDraw(6, seed=2))
     assert again.left == 0 and [i.id for i in again.items] == [i.id for i in queue.items]  # reopened: all done
+
+
+def test_an_audit_needs_a_ladders_results_and_a_draw(pairs, capsys) -> None:
+    from tests.helpers.cli import run_cli
+
+    code, _, err = run_cli(capsys, "review", str(pairs), "--audit", "3")
+    assert code == 2 and "--audit draws from the trusted lines of `batch --policy` results" in err
+    for flags, said in ((["--escalated", "2"], "--escalated goes with --audit K"),
+                        (["--audit", "0"], "not both 0"), (["--audit", "2", "--override"], "give one")):
+        code, _, err = run_cli(capsys, "review", str(pairs), *flags)
+        assert code == 2 and said in err and len(err.strip().splitlines()) == 1
