@@ -69,8 +69,13 @@ def sessions(args: argparse.Namespace, named: list[str], skipped: list[str]) -> 
     from debate_tui.store import SessionFileError
 
     store = effective_config(args).session_store(sessions_dir(args))
-    refs = [str(p) for p in sorted(store.root.glob("*.json")) if not p.name.startswith("batch-")]
+    files = sorted(store.root.glob("*.json"))
+    refs = [str(p) for p in files if not p.name.startswith("batch-")]
     refs += [s for s in named if s.startswith("batch-")]
+    unnamed = sum(p.name.startswith("batch-") and p.stem not in set(named) for p in files)
+    if unnamed:  # a batch item's session does not know its item's id: only its results line does
+        print(f"debate-tui: note: {unnamed} batch session(s) in {inert(str(store.root))} are not named by the results "
+              "files given; their decisions are left out (give their RESULTS.jsonl)", file=sys.stderr)
     for ref in dict.fromkeys(refs):
         try:
             yield store.load(ref)

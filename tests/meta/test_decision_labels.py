@@ -138,8 +138,11 @@ async def test_a_review_decision_is_a_review_label_under_the_items_id(pairs, cap
     assert (action.where, action.source, action.criterion) == ("review", "review", "helpfulness")
     assert action.judge_answer == session.original_verdict(last.verdict)
     out = pairs.parent / "labels.jsonl"
-    code, summary, _ = run_cli(capsys, "labels", str(pairs), "--out", str(out), "--json")
-    assert code == 0 and (summary["labels"], summary["review"]) == (1, 1)
+    code, summary, err = run_cli(capsys, "labels", "--out", str(out))
+    assert code == 0 and summary["labels"] == 0  # without the results, a batch item's session has no id...
+    assert "3 batch session(s)" in err and "give their RESULTS.jsonl" in err  # ...and the note says so
+    code, summary, err = run_cli(capsys, "labels", str(pairs), "--out", str(out), "--json", "--force")
+    assert code == 0 and (summary["labels"], summary["review"]) == (1, 1) and "note" not in err
     (line,) = [json.loads(x) for x in out.read_text().splitlines()]
     assert (line["id"], line["criterion"], line["human_verdict"], line["session"]) == (
         "p0", "helpfulness", "2", session.id)
