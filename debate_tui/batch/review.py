@@ -49,7 +49,7 @@ from debate_tui.engine.runner import RetryPolicy, apply_overrides
 from debate_tui.factory import runner_for
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient, LLMError
 from debate_tui.meta.concordance import Pair
-from debate_tui.store import SessionStore, write_session
+from debate_tui.store import SessionFileError, SessionStore, write_session
 
 PREFIX = "review queue: "
 VERDICT_OPTIONS = ("1", "2", "0")
@@ -264,7 +264,7 @@ class ReviewQueue:
                               blind=True)
             try:
                 session = self.store.load(item.session_id)
-            except (OSError, ValueError):  # said when the item is opened
+            except (SessionFileError, OSError, ValueError):  # said when the item is opened
                 session = None
             if session is not None:
                 item.decision = next((a for a in reversed(session.actions)

@@ -140,3 +140,11 @@ def test_an_audit_needs_a_ladders_results_and_a_draw(pairs, capsys) -> None:
                         (["--audit", "0"], "not both 0"), (["--audit", "2", "--override"], "give one")):
         code, _, err = run_cli(capsys, "review", str(pairs), *flags)
         assert code == 2 and said in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_audit_whose_session_is_gone_says_so_on_its_item(ladder) -> None:
+    out = ladder / "results.jsonl"
+    first = audit_queue(out, AuditDraw(3, seed=1)).items[0]
+    load_config().session_store().path_for(first.session_id).write_text("{not json")
+    queue = audit_queue(out, AuditDraw(3, seed=1))  # loads: the broken session is read again when opened
+    assert queue.items[0].session_id == first.session_id and queue.items[0].pending
