@@ -183,12 +183,11 @@ def ladder_question(session: Session, row: Row) -> Question:
 
 
 def line_answer(row: Row) -> tuple[float | str | None, float | None]:
-    """A result line's answer and confidence; a line no tier trusted: its last tier's."""
-    answer = next((row[name] for name in ANSWERS if row.get(name) is not None), None)
-    if answer is not None:
-        return answer, row.get("confidence")
-    last: dict[str, Any] = (row.get("tiers") or [{}])[-1]
-    return next((last[name] for name in ANSWERS if last.get(name) is not None), None), last.get("confidence")
+    """A result line's answer and confidence; a ladder's line no tier trusted: its last tier's (the line's own
+    answer, if any, is a person's decision)."""
+    tiers = row.get("tiers")
+    said: dict[str, Any] = tiers[-1] if isinstance(tiers, list) and tiers and row.get("tier") is None else row
+    return next((said[name] for name in ANSWERS if said.get(name) is not None), None), said.get("confidence")
 
 
 def audit_question(session: Session, row: Row) -> Question:

@@ -148,3 +148,12 @@ def test_an_audit_whose_session_is_gone_says_so_on_its_item(ladder) -> None:
     load_config().session_store().path_for(first.session_id).write_text("{not json")
     queue = audit_queue(out, AuditDraw(3, seed=1))  # loads: the broken session is read again when opened
     assert queue.items[0].session_id == first.session_id and queue.items[0].pending
+
+
+def test_an_escalated_line_a_person_decided_is_audited_against_its_last_tier_not_the_person(ladder) -> None:
+    out = ladder / "results.jsonl"
+    code, _ = ladder_demo.cli("review", str(out), "--decide", "new-hopeless-item-0:coherence=5")
+    assert code == 0
+    queue = audit_queue(out, AuditDraw(0, escalated=4))
+    (item,) = [i for i in queue.items if i.id == "new-hopeless-item-0"]
+    assert item.rows[0]["predicted"] == 5.0 and item.judge == (2.0, 0.0)  # the debate tier's 2, not the person's 5
