@@ -26,8 +26,17 @@ def judge_answer(session: Session, criterion: str | None) -> tuple[float | str |
 
 
 def stamp(action: HumanAction, session: Session) -> HumanAction:
-    """Fill in what the judge had said, for an action that gives an answer and does not say it already."""
-    if action.kind in LABEL_KINDS and action.judge_answer is None:
-        action.judge_answer, confidence = judge_answer(session, action.criterion)
-        action.judge_confidence = action.judge_confidence if action.judge_confidence is not None else confidence
+    """Fill in what the judge had said, for an action that gives an answer and does not say it already. After
+    an earlier answer of a person's on the same criterion the outcome is that person's: the judge's answer is
+    the one that earlier answer recorded."""
+    if action.kind not in LABEL_KINDS or action.judge_answer is not None:
+        return action
+    earlier = next((a for a in session.actions if a is not action and a.kind in LABEL_KINDS
+                    and a.criterion == action.criterion and a.judge_answer is not None), None)
+    if earlier is not None:
+        answer, confidence = earlier.judge_answer, earlier.judge_confidence
+    else:
+        answer, confidence = judge_answer(session, action.criterion)
+    action.judge_answer = answer
+    action.judge_confidence = action.judge_confidence if action.judge_confidence is not None else confidence
     return action

@@ -59,6 +59,9 @@ def test_an_override_through_the_runner_keeps_the_judges_score_and_confidence(ca
     action = session.actions[-1]
     assert (action.judge_answer, action.judge_confidence) == (before, confidence) and confidence is not None
     assert session.outcome.scores["coherence"] == before % 5 + 1  # and the override still applies
+    runner.control.act(HumanAction(kind="override", criterion="coherence", value=before, after_turn=0))
+    again = session.actions[-1]  # a second override: the judge had still answered what it answered
+    assert (again.judge_answer, again.judge_confidence) == (before, confidence)
 
 
 def test_a_session_saved_before_keeps_loading_its_source_read_from_the_kind() -> None:
