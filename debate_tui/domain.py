@@ -270,9 +270,9 @@ class HumanAction(BaseModel):
     def label_source(self) -> LabelSource:
         if self.source is not None:
             return self.source
-        if self.kind in ("override", "audit"):
-            return "override" if self.kind == "override" else "audit"
-        return "decision"
+        if self.kind == "override":
+            return "override"
+        return "audit" if self.kind == "audit" else "decision"
 
 
 class Vote(BaseModel):

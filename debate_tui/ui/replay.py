@@ -42,6 +42,7 @@ def describe_action(action: HumanAction) -> str:
                      else f"overrode {action.criterion}"),
         "decide": f"decided {action.value}",
         "stop": "stopped the run",
+        "audit": f"answered {action.value} in a blind audit (a label only: the result is left as it is)",
     }[action.kind]
     return f"{action.who} {what}" + (f": {action.text}" if action.text else "")
 

@@ -149,3 +149,10 @@ async def test_a_review_decision_is_a_review_label_under_the_items_id(pairs, cap
     (line,) = [json.loads(x) for x in out.read_text().splitlines()]
     assert (line["id"], line["criterion"], line["human_verdict"], line["session"]) == (
         "p0", "helpfulness", "2", session.id)
+
+
+def test_a_replayed_session_describes_its_audit_answers() -> None:
+    from debate_tui.ui.replay import describe_action
+
+    action = HumanAction(kind="audit", value=3.0, after_turn=1, who="ann", blind=True, source="audit")
+    assert describe_action(action) == "ann answered 3.0 in a blind audit (a label only: the result is left as it is)"
