@@ -42,7 +42,8 @@ def describe_action(action: HumanAction) -> str:
                      else f"overrode {action.criterion}"),
         "decide": f"decided {action.value}",
         "stop": "stopped the run",
-        "audit": f"answered {action.value} in a blind audit (a label only: the result is left as it is)",
+        "audit": f"answered {action.value if isinstance(action.value, str) else f'{action.value:g}'} in a blind "
+                 "audit (a label only: the result is left as it is)",
     }[action.kind]
     return f"{action.who} {what}" + (f": {action.text}" if action.text else "")
 

@@ -155,4 +155,4 @@ def test_a_replayed_session_describes_its_audit_answers() -> None:
     from debate_tui.ui.replay import describe_action
 
     action = HumanAction(kind="audit", value=3.0, after_turn=1, who="ann", blind=True, source="audit")
-    assert describe_action(action) == "ann answered 3.0 in a blind audit (a label only: the result is left as it is)"
+    assert describe_action(action) == "ann answered 3 in a blind audit (a label only: the result is left as it is)"
