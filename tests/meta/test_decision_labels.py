@@ -156,3 +156,5 @@ def test_a_replayed_session_describes_its_audit_answers() -> None:
 
     action = HumanAction(kind="audit", value=3.0, after_turn=1, who="ann", blind=True, source="audit")
     assert describe_action(action) == "ann answered 3 in a blind audit (a label only: the result is left as it is)"
+    assert describe_action(HumanAction(kind="inject", text="mind it", after_turn=0, who="ann")) == (
+        "ann injected a remark: mind it")  # an action without a value is described as before
