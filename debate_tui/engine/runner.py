@@ -53,6 +53,7 @@ from debate_tui.engine.events import (
     TurnStarted,
     Waiting,
 )
+from debate_tui.engine.judged import stamp
 from debate_tui.engine.mass import score_mass
 from debate_tui.generation import Generation
 from debate_tui.llm import tokens
@@ -270,7 +271,7 @@ class Runner:
     def record_action(self, action: HumanAction) -> None:
         """Store a human action where a replay will find it, and save it at once."""
         action.after_turn = self.completed_turns
-        self.session.actions.append(action)
+        self.session.actions.append(stamp(action, self.session))
         if action.kind == "override" and self.session.outcome is not None:
             self.session.outcome = apply_overrides(self.session.outcome, [action])
         self.emit(HumanActed(action, acted_on(self.session, action)))

@@ -340,7 +340,8 @@ class DebateScreen(BaseScreen[None]):
         def done(answer: OverrideAnswer | None) -> None:
             if answer is None:
                 return
-            self._act(kind="override", criterion=answer.criterion, value=answer.value, text=answer.why)
+            self._act(kind="override", criterion=answer.criterion, value=answer.value, text=answer.why,
+                      where="tui override", source="override")
             self._show_outcome()
             what = (f"the verdict on {answer.criterion} set to {answer.value}" if isinstance(answer.value, str)
                     else f"{answer.criterion} set to {answer.value:g}")
@@ -356,7 +357,8 @@ class DebateScreen(BaseScreen[None]):
             if value is None:
                 self.control.stop("stopped at a decision; resume to decide later")
             else:
-                self._act(kind="decide", value=value)
+                self._act(kind="decide", value=value, criterion=asked.criterion, where="tui decision",
+                          source="decision")
             self.status.mode = self._mode()
 
         self.app.push_screen(DecisionDialog(asked.question, asked.options, asked.labels, asked.details), done)
