@@ -90,13 +90,14 @@ def handle(args: argparse.Namespace) -> int:
 
 def _side(path: str, labels: str | None) -> dict[Key, Judgment]:
     """One file's judgments by key, labels joined in; BadInput, LabelsError or TrustError name what is wrong."""
-    from debate_tui.cli.meta import read_results, with_labels
+    from debate_tui.cli.meta import numbered_results, with_labels
     from debate_tui.meta.compare import by_key
 
-    rows = read_results(Path(path))
-    if labels is not None:
-        rows = with_labels(rows, labels, where=f"{path}")
-    return by_key(rows, path)
+    numbered = numbered_results(Path(path))
+    if labels is None:
+        return by_key(numbered, path)
+    joined = with_labels([row for _, row in numbered], labels, where=path)
+    return by_key([(number, row) for (number, _), row in zip(numbered, joined, strict=True)], path)
 
 
 def _named(keys: list[Key]) -> str:

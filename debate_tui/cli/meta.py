@@ -70,6 +70,11 @@ class BadInput(Exception):
 
 def read_results(path: Path) -> list[dict[str, Any]]:
     """The rows of a JSONL results file; blank lines are skipped, any other bad line is named."""
+    return [row for _, row in numbered_results(path)]
+
+
+def numbered_results(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, row) of every row of a results file, so that a later check can name the line too."""
     try:
         text = read_text(path, "results")  # bounded, never a device or FIFO
     except MissingFile:
@@ -83,7 +88,7 @@ def read_results(path: Path) -> list[dict[str, Any]]:
             validate_row(row)
         except ValueError as exc:  # readfile's FileError is a ValueError
             raise BadInput(f"{path}:{number}: {exc}") from None
-        rows.append(row)
+        rows.append((number, row))
     return rows
 
 

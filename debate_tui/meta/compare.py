@@ -105,11 +105,11 @@ class ResultsComparison:
     changed: list[Changed]
 
 
-def by_key(rows: Sequence[Row], name: str) -> dict[Key, Judgment]:
-    """A file's lines by (id, criterion), a later line superseding an earlier one; TrustError names a line
-    without an id."""
+def by_key(rows: Sequence[tuple[int, Row]], name: str) -> dict[Key, Judgment]:
+    """A file's (line number, row)s by (id, criterion), a later line superseding an earlier one; TrustError
+    names a line without an id."""
     out: dict[Key, Judgment] = {}
-    for line, row in enumerate(rows, start=1):
+    for line, row in rows:
         judged = reading(row, f"{name}:{line}")
         out[judged.key] = judged
     return out

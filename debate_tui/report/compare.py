@@ -159,9 +159,10 @@ def match_errors(a: list[LocatedError], b: list[LocatedError]) -> tuple[list[Sha
 
 
 def _criteria(a: Session, b: Session) -> list[CriterionRow]:
-    names = list(dict.fromkeys([c.name for c in a.criteria] + [c.name for c in b.criteria]))
+    """A row per criterion of either side, then per other score an outcome holds (MATEval's total)."""
     scores_a = a.outcome.scores if a.outcome else {}
     scores_b = b.outcome.scores if b.outcome else {}
+    names = list(dict.fromkeys([c.name for c in a.criteria] + [c.name for c in b.criteria] + [*scores_a, *scores_b]))
     return [CriterionRow(name, scores_a.get(name), scores_b.get(name)) for name in names]
 
 
