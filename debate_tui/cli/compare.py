@@ -23,9 +23,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from debate_tui.cli.common_flags import add_sessions_dir
+from debate_tui.cli.common_flags import add_resampling, add_sessions_dir
 from debate_tui.domain import AGREE_TOLERANCE
-from debate_tui.meta.stats import MAX_BOOTSTRAP, bootstrap_problem
+from debate_tui.meta.stats import bootstrap_problem
 from debate_tui.textsafe import inert, inert_json
 
 if TYPE_CHECKING:
@@ -50,10 +50,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--tolerance", type=float, default=AGREE_TOLERANCE, metavar="T",
                         help="a score agrees with a label, and a score has changed, beyond T in the criterion's "
                              f"units (default {AGREE_TOLERANCE:g}, as calibrate)")
-    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                        help=f"results only: resamples of the paired 95%% intervals (default 1000; 0: none; at "
-                             f"most {MAX_BOOTSTRAP})")
-    parser.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the resampling (default 0)")
+    add_resampling(parser)
     parser.add_argument("--json", action="store_true", help="print only the JSON summary line")
     parser.add_argument("--html", metavar="FILE.html",
                         help="results only: also write one self-contained HTML page: the summary, A against B "

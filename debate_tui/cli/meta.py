@@ -8,12 +8,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from debate_tui.cli.common_flags import add_resampling
 from debate_tui.cli.dataset import FILE_FLAGS, add_column_flags, columns_of
 from debate_tui.inputs import InputError
 from debate_tui.meta.evaluate import format_table, meta_evaluate, validate_row
 from debate_tui.meta.labels import Columns, LabelsError, join, load_labels
 from debate_tui.meta.plots import PlotError, plot_data, write_plot
-from debate_tui.meta.stats import MAX_BOOTSTRAP, bootstrap_problem
+from debate_tui.meta.stats import bootstrap_problem
 from debate_tui.meta.trust import format_risk_coverage, risk_coverage
 from debate_tui.readfile import MissingFile, jsonl_lines, jsonl_value, read_text
 from debate_tui.safefile import TargetError, check_target, write_atomic, write_problem
@@ -32,9 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="summary: correlate within each group, then average (default); turn: over all rows",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                        help=f"resamples for the 95%% intervals (0: none; at most {MAX_BOOTSTRAP})")
-    parser.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the resampling (default 0)")
+    add_resampling(parser)
     parser.add_argument(
         "--labels", metavar="FILE",
         help="human labels in a separate .csv, .tsv or .jsonl file, joined with the results by id: "
