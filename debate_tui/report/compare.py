@@ -77,6 +77,8 @@ class AlignedRound:
     round: int
     a: list[Turn]
     b: list[Turn]
+    parts_here: bool = False
+    """This segment's first turns are the first where the debates part (see `SessionComparison.segments`)."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,28 @@ class SessionComparison:
         numbers = sorted({t.round for t in self.a.turns} | {t.round for t in self.b.turns})
         return [AlignedRound(n, [t for t in self.a.turns if t.round == n], [t for t in self.b.turns if t.round == n])
                 for n in numbers]
+
+    def segments(self) -> list[AlignedRound]:
+        """The rounds aligned as `rounds`, the round where the debates part cut in two at that turn.
+
+        A side-by-side view draws these in order and puts its "they part here" mark before the
+        segment with `parts_here`: the turns above it are the same on both sides, those below differ.
+        """
+        if self.parts_at is None:
+            return self.rounds()
+        index_a = {id(turn): index for index, turn in enumerate(self.a.turns)}
+        index_b = {id(turn): index for index, turn in enumerate(self.b.turns)}
+        out, parted = [], False
+        for aligned in self.rounds():
+            before_a = [t for t in aligned.a if index_a[id(t)] < self.parts_at]
+            before_b = [t for t in aligned.b if index_b[id(t)] < self.parts_at]
+            after_a, after_b = aligned.a[len(before_a):], aligned.b[len(before_b):]
+            if before_a or before_b:
+                out.append(AlignedRound(aligned.round, before_a, before_b))
+            if after_a or after_b:
+                out.append(AlignedRound(aligned.round, after_a, after_b, parts_here=not parted))
+                parted = True
+        return out
 
     def data(self) -> dict[str, Any]:
         """The JSON `compare` prints for two sessions."""

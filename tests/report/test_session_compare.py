@@ -71,3 +71,19 @@ def test_text_from_the_files_is_inert_on_its_own_line():
     text = format_sessions(compare_sessions(a, b))
     assert "\x1b" not in text and "forged line" in text
     assert not any(line.startswith("\x1b") or line.startswith("forged") for line in text.splitlines())
+
+
+def test_segments_cut_the_round_where_the_debates_part_at_that_turn_and_mark_it_once():
+    a, b = example("debate"), example("debate")
+    part = 2  # round 1 holds turns 1 and 2: cut in two
+    b.turns[part] = b.turns[part].model_copy(update={"content": "a different reply"})
+    comparison = compare_sessions(a, b)
+    segments = comparison.segments()
+    marked = [s for s in segments if s.parts_here]
+    assert len(marked) == 1
+    assert marked[0].a[0] is a.turns[part] and marked[0].b[0] is b.turns[part]
+    above = segments[:segments.index(marked[0])]
+    assert [t for s in above for t in s.a] == a.turns[:part] and [t for s in above for t in s.b] == b.turns[:part]
+    assert [t for s in segments for t in s.b] == b.turns
+    same = compare_sessions(a, example("debate"))
+    assert same.segments() == same.rounds() and not any(s.parts_here for s in same.segments())
