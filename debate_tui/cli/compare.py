@@ -1,15 +1,17 @@
 """`debate-tui compare A B`: two judgments side by side, with paired statistics.
 
-compare A.jsonl B.jsonl [--labels FILE] [--tolerance T] [--bootstrap N] [--seed S] [--json] [--html FILE]
+compare A.jsonl B.jsonl [--labels FILE] [--tolerance T] [--bootstrap N] [--seed S] [--json] [--html FILE] [--tui]
     Two results files (batch or escalate output, or any JSONL in the form calibrate
     reads), paired by (id, criterion): B - A on the scores (paired bootstrap, Wilcoxon),
     the verdicts that flipped, agreement with people (exact McNemar) and cost, then the
     items that changed most. --fail-if-worse exits 1 when B agrees with people less than
-    A (the interval of the difference wholly below 0), for CI.
+    A (the interval of the difference wholly below 0), for CI. --tui lists the changed items
+    in the terminal; Enter on one opens its two sessions side by side.
 
-compare SESSION_A SESSION_B
+compare SESSION_A SESSION_B [--tui]
     Two sessions (ids in the sessions directory, or session files): the turns they share,
     the scores per criterion, the verdicts, and the errors found by both, by A only, by B only.
+    --tui shows the two debates side by side, rounds aligned, where they part marked.
 
 A file whose name ends in .jsonl or .ndjson is a results file; anything else is a session.
 The last stdout line is a JSON summary (with --json the only line). See docs/compare.md.
@@ -31,6 +33,7 @@ from debate_tui.textsafe import inert, inert_json
 if TYPE_CHECKING:
     from debate_tui.meta.compare import ResultsComparison
     from debate_tui.meta.trust import Judgment, Key
+    from debate_tui.store import SessionStore
 
 EXIT_WORSE = 1
 EXIT_BAD_INPUT = 2
@@ -59,6 +62,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--fail-if-worse", action="store_true",
                         help="results only: exit 1 when B agrees with people less than A (the 95%% interval of "
                              "B - A wholly below 0), else 0; needs labels")
+    parser.add_argument("--tui", action="store_true",
+                        help="show it in the terminal instead of printing: two sessions side by side, or the "
+                             "changed items of two results files (Enter opens an item's two sessions)")
     add_sessions_dir(parser)
     parser.set_defaults(handler=handle)
 
@@ -134,6 +140,14 @@ def handle_results(args: argparse.Namespace) -> int:
                      "--labels FILE)")
     if html is not None and (failed := _write_html(args, html, comparison)) is not None:
         return failed
+    if args.tui:
+        from debate_tui.ui.compare_app import CompareApp
+        from debate_tui.ui.screens.changed_items import ChangedItemsScreen
+
+        title = (f"changed items: A = {args.a}, B = {args.b} "
+                 f"({len(comparison.changed)} of {len(comparison.pairs)} pairs)")
+        CompareApp(ChangedItemsScreen(title, comparison.changed, _store(args))).run()
+        return EXIT_WORSE if args.fail_if_worse and comparison.summary["worse"] else 0
     if not args.json:
         from debate_tui.meta.compare_text import format_results
 
@@ -159,19 +173,31 @@ def _write_html(args: argparse.Namespace, out: Path, comparison: ResultsComparis
 RESULTS_ONLY = ("labels", "html", "fail_if_worse")
 
 
-def handle_sessions(args: argparse.Namespace) -> int:
+def _store(args: argparse.Namespace) -> SessionStore:
+    """The sessions directory as every command finds it (--sessions-dir, else the configuration's)."""
     from debate_tui.config import effective_config
+
+    return effective_config(args).session_store(Path(args.sessions_dir).expanduser() if args.sessions_dir else None)
+
+
+def handle_sessions(args: argparse.Namespace) -> int:
     from debate_tui.report.compare import compare_sessions, format_sessions
     from debate_tui.store import SessionFileError
 
     if given := [f"--{name.replace('_', '-')}" for name in RESULTS_ONLY if getattr(args, name)]:
         return _fail(f"{', '.join(given)} compare results files; {args.a} and {args.b} are sessions")
-    store = effective_config(args).session_store(Path(args.sessions_dir).expanduser() if args.sessions_dir else None)
+    store = _store(args)
     try:
         a, b = store.load(args.a), store.load(args.b)
     except SessionFileError as exc:
         return _fail(str(exc))
     comparison = compare_sessions(a, b)
+    if args.tui:
+        from debate_tui.ui.compare_app import CompareApp
+        from debate_tui.ui.screens.compare import CompareScreen
+
+        CompareApp(CompareScreen(comparison)).run()
+        return 0
     if not args.json:
         print(format_sessions(comparison))
     print(inert_json(json.dumps(comparison.data())), flush=True)
