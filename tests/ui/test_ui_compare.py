@@ -215,3 +215,16 @@ async def test_the_changed_items_of_two_results_files_open_their_two_sessions_or
         assert (app.screen.comparison.a.id, app.screen.comparison.b.id) == (a.id, b.id)
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is items, what="back to the list")
+
+
+SIZES = [pytest.param((120, 36), id="120x36"), pytest.param((80, 24), id="80x24")]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_compare_view_snapshot(snap_compare, size):
+    """MATEval over the story and the story fixed: scores, the REP only in A on A's text, the parting mark.
+    Update with `pytest tests/ui/test_ui_compare.py --snapshot-update` and read the SVGs before committing."""
+    store = load_config().session_store()
+    path_a, path_b = asyncio.run(mateval_pair(store))
+    comparison = compare_sessions(read_session(path_a), read_session(path_b))
+    assert snap_compare(CompareApp(CompareScreen(comparison)), terminal_size=size)
