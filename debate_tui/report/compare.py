@@ -38,6 +38,11 @@ class LocatedError:
     """"a" for the text (a pair's first), "b" for a pair's second text."""
 
     @property
+    def where(self) -> str:
+        """`line:column` in its side's text, or "not located"."""
+        return "not located" if self.line is None else f"{self.line}:{self.column}"
+
+    @property
     def key(self) -> ErrorKey:
         return self.type, " ".join(self.quote.split())
 
@@ -201,13 +206,13 @@ def compare_sessions(a: Session, b: Session) -> SessionComparison:
         verdict=verdict if pairwise else None, both=both, only_a=only_a, only_b=only_b)
 
 
-def _score(value: float | None, signed: bool = False) -> str:
+def score_text(value: float | None, signed: bool = False) -> str:
+    """A score as the comparison prints it: "n/a" for none, a delta signed."""
     return "n/a" if value is None else (f"{value:+g}" if signed else f"{value:g}")
 
 
 def _error_line(error: LocatedError, prefix: str = "") -> str:
-    where = "not located" if error.line is None else f"{error.line}:{error.column}"
-    return f"  {prefix}{error.type} at {where}: {inert_line(error.quote)!r}"
+    return f"  {prefix}{error.type} at {error.where}: {inert_line(error.quote)!r}"
 
 
 def format_sessions(comparison: SessionComparison) -> str:
@@ -218,8 +223,8 @@ def format_sessions(comparison: SessionComparison) -> str:
              f"text: {'the same' if comparison.same_text else 'different'}; shared leading turns: "
              f"{comparison.shared_turns}" + ("" if comparison.parts_at is None
                                               else f" (they part at turn {comparison.parts_at + 1})")]
-    lines += [inert_line(f"{row.criterion}: A {_score(row.a)}, B {_score(row.b)}, B - A {_score(row.delta, True)}")
-              for row in comparison.criteria]
+    lines += [inert_line(f"{row.criterion}: A {score_text(row.a)}, B {score_text(row.b)}, "
+                         f"B - A {score_text(row.delta, True)}") for row in comparison.criteria]
     if comparison.verdict is not None:
         lines.append(f"verdict: A {comparison.verdict[0] or 'none'}, B {comparison.verdict[1] or 'none'}")
     if comparison.both or comparison.only_a or comparison.only_b:

@@ -20,7 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from debate_tui.domain import Session, Turn
-from debate_tui.report.compare import LocatedError, SessionComparison
+from debate_tui.report.compare import SessionComparison, score_text
 from debate_tui.ui.literal import literal, one_line
 from debate_tui.ui.screens.base import BaseScreen
 from debate_tui.ui.trimmed import trimmed
@@ -29,10 +29,6 @@ from debate_tui.ui.widgets.footer import AppFooter
 from debate_tui.ui.widgets.highlighted_text import HighlightedText, type_colours
 
 PARTS_HERE = "── they part here ──"
-
-
-def _score(value: float | None, signed: bool = False) -> str:
-    return "n/a" if value is None else (f"{value:+g}" if signed else f"{value:g}")
 
 
 def side_line(name: str, session: Session) -> str:
@@ -52,7 +48,7 @@ def parting_line(comparison: SessionComparison) -> str:
 def score_lines(comparison: SessionComparison) -> str:
     """The criteria rows (and a pair's verdicts) as an aligned table."""
     rows = [("criterion", "A", "B", "B - A")]
-    rows += [(one_line(row.criterion, 24), _score(row.a), _score(row.b), _score(row.delta, True))
+    rows += [(one_line(row.criterion, 24), score_text(row.a), score_text(row.b), score_text(row.delta, True))
              for row in comparison.criteria]
     if comparison.verdict is not None:
         rows.append(("verdict", comparison.verdict[0] or "none", comparison.verdict[1] or "none", ""))
@@ -61,16 +57,12 @@ def score_lines(comparison: SessionComparison) -> str:
                                enumerate(zip(row, widths, strict=True))).rstrip() for row in rows)
 
 
-def _where(error: LocatedError) -> str:
-    return "not located" if error.line is None else f"{error.line}:{error.column}"
-
-
 def error_lines(comparison: SessionComparison) -> list[str]:
     """Each error once: found by both (with both places), by A only, by B only."""
-    lines = [f"both    {e.a.type}  A {_where(e.a)}, B {_where(e.b)}  {one_line(e.a.quote, 60)!r}"
+    lines = [f"both    {e.a.type}  A {e.a.where}, B {e.b.where}  {one_line(e.a.quote, 60)!r}"
              for e in comparison.both]
-    lines += [f"only A  {e.type}  {_where(e)}  {one_line(e.quote, 60)!r}" for e in comparison.only_a]
-    lines += [f"only B  {e.type}  {_where(e)}  {one_line(e.quote, 60)!r}" for e in comparison.only_b]
+    lines += [f"only A  {e.type}  {e.where}  {one_line(e.quote, 60)!r}" for e in comparison.only_a]
+    lines += [f"only B  {e.type}  {e.where}  {one_line(e.quote, 60)!r}" for e in comparison.only_b]
     return lines
 
 
