@@ -12,6 +12,7 @@ import asyncio
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.widgets import DataTable, Static
 
 from debate_tui.meta.compare import Changed
@@ -53,7 +54,8 @@ class ChangedItemsScreen(BaseScreen[None]):
         self.store = store
 
     def compose(self) -> ComposeResult:
-        yield Static(literal(self.title_text, "bold"), id="changed-title")
+        yield Static(Content.assemble(literal(self.title_text, "bold"), "\n",
+                                      ("Enter on an item: its two sessions side by side", "dim")), id="changed-title")
         yield DataTable(id="changed-table", cursor_type="row", zebra_stripes=True)
         yield Static("No item changed by more than the tolerance, and no verdict flipped.", id="changed-empty")
         yield AppFooter()

@@ -33,7 +33,7 @@ PARTS_HERE = "── they part here ──"
 
 def side_line(name: str, session: Session) -> str:
     return (f"{name} = {session.id} ({session.protocol}, {', '.join(session.models)}, {session.status}, "
-            f"{len(session.turns)} turns)")
+            f"{len(session.turns)} turn{'' if len(session.turns) == 1 else 's'})")
 
 
 def parting_line(comparison: SessionComparison) -> str:
@@ -94,10 +94,8 @@ class CompareScreen(BaseScreen[None]):
     BINDINGS = [
         Binding("escape", "back", "Back", id="compare.back",
                 tooltip="Return to the previous screen (the sessions list, or the changed items)"),
-        Binding("home", "scroll('top')", "Top", id="compare.top", show=False,
-                tooltip="Back to the scores at the top"),
-        Binding("p", "scroll('part')", "Part", id="compare.part",
-                tooltip="Scroll to the first turn where the debates part"),
+        Binding("p", "to_part", "Part", id="compare.part",
+                tooltip="Scroll to the first turn where the debates part (home: back to the scores)"),
     ]
 
     def __init__(self, comparison: SessionComparison) -> None:
@@ -160,12 +158,9 @@ class CompareScreen(BaseScreen[None]):
         view.add_class("compare-side")
         return view
 
-    def action_scroll(self, where: str) -> None:
-        scroll = self.query_one("#compare-scroll", VerticalScroll)
-        if where == "top":
-            scroll.scroll_home(animate=False)
-        elif marks := self.query("#compare-parts"):
-            scroll.scroll_to_widget(marks.first(), top=True, animate=False)
+    def action_to_part(self) -> None:
+        if marks := self.query("#compare-parts"):
+            self.query_one("#compare-scroll", VerticalScroll).scroll_to_widget(marks.first(), top=True, animate=False)
         else:
             self.notify("The debates never part: one's turns are all the other's.")
 
