@@ -37,7 +37,7 @@ def debate_and_fork() -> tuple[Session, Session]:
     a = read_session(examples_dir() / "debate-example.json")
     b = read_session(examples_dir() / "debate-example.json")
     b.id = "fork-of-the-example"
-    b.turns[2] = b.turns[2].model_copy(update={"content": "[bold]A different third turn[/bold]"})
+    b.turns[2] = b.turns[2].model_copy(update={"content": "[bold]A different third turn[/bold]\x1b[31m"})
     return a, b
 
 
@@ -140,7 +140,8 @@ async def test_the_view_marks_the_turn_where_a_fork_parts_and_lays_each_round_si
         assert [h.split(" ·")[0] for h in before] == ["#1 Scorer", "#1 Scorer", "#2 Critic", "#2 Critic"]
         assert [h.split(" ·")[0] for h in after[:2]] == ["#3 Scorer", "#3 Scorer"]
         assert texts[mark + 1] == "round 1"  # the round is cut at the turn, not moved whole below the mark
-        assert any("[bold]A different third turn[/bold]" in t for t in texts)  # literally, never markup
+        assert any("[bold]A different third turn[/bold]\\x1b[31m" in t for t in texts)  # literally, never markup
+        assert not any("\x1b" in t for t in texts)
         row = view.query(".compare-row")[-1]  # the last turn of each side, side by side
         left, right = row.children
         assert left.region.x < right.region.x and left.region.y == right.region.y
