@@ -15,7 +15,6 @@ from itertools import zip_longest
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -27,6 +26,7 @@ from debate_tui.ui.trimmed import trimmed
 from debate_tui.ui.widgets.agent_pane import turn_result
 from debate_tui.ui.widgets.footer import AppFooter
 from debate_tui.ui.widgets.highlighted_text import HighlightedText, type_colours
+from debate_tui.ui.widgets.side_by_side import Cell, Label, Pair, Row, SideBySide
 
 PARTS_HERE = "── they part here ──"
 
@@ -66,12 +66,32 @@ def error_lines(comparison: SessionComparison) -> list[str]:
     return lines
 
 
-def turn_view(number: int, turn: Turn) -> Static:
+def turn_cell(number: int, turn: Turn) -> Cell:
     """One turn: its number, agent, criterion and result on a line, then its text exactly as written."""
     heading = " · ".join([f"#{number} {turn.agent}", *([turn.criterion] if turn.criterion else []),
                           turn_result(turn)])  # the round is said once above the row
-    body = turn.content + (f"\n[error: {turn.error}]" if turn.error else "")
-    return Static(Content.assemble(literal(heading, "bold $accent"), "\n", literal(body)), classes="compare-turn")
+    return Cell(heading, turn.content + (f"\n[error: {turn.error}]" if turn.error else ""))
+
+
+def debate_rows(comparison: SessionComparison, shown_a: Session, shown_b: Session) -> list[Row]:
+    """Both debates as rows: a label per round, each turn beside its twin (the k-th of the round on each
+    side), and the parting label above the first turn that differs. `shown_*` hold the turns as displayed
+    (`trimmed`), in the same order as the compared sessions' turns."""
+    numbered: dict[int, tuple[int, Turn]] = {}
+    for session, shown in ((comparison.a, shown_a), (comparison.b, shown_b)):
+        numbered |= {id(turn): (number, view) for number, (turn, view) in
+                     enumerate(zip(session.turns, shown.turns, strict=True), 1)}
+
+    def cell(turn: Turn | None) -> Cell | None:
+        return None if turn is None else turn_cell(*numbered[id(turn)])
+
+    rows: list[Row] = [Pair(Cell(f"A  {one_line(comparison.a.id, 40)}"), Cell(f"B  {one_line(comparison.b.id, 40)}"))]
+    for segment in comparison.segments():
+        if segment.parts_here:
+            rows.append(Label(f"{PARTS_HERE} turn {comparison.shared_turns + 1} is the first that differs", "parts"))
+        rows.append(Label(f"round {segment.round}"))
+        rows += [Pair(cell(a), cell(b)) for a, b in zip_longest(segment.a, segment.b)]
+    return rows
 
 
 class CompareScreen(BaseScreen[None]):
@@ -80,15 +100,10 @@ class CompareScreen(BaseScreen[None]):
     help_name = "compare"
     AUTO_FOCUS = "#compare-scroll"
     DEFAULT_CSS = """
-    #compare-scroll { height: 1fr; }
+    #compare-scroll { height: 1fr; scrollbar-gutter: stable; }  /* one width: the debates are drawn once, not twice */
     .compare-head { padding: 0 1; }
     .compare-title { padding: 0 1; text-style: bold; background: $panel; }
-    .compare-side { width: 1fr; height: auto; }
     .compare-row { height: auto; }
-    .compare-round { padding: 0 1; color: $text-muted; }
-    .compare-parts { padding: 0 1; color: $warning; text-style: bold; }
-    .compare-turn { padding: 0 1; margin-bottom: 1; }
-    .compare-none { padding: 0 1; color: $text-muted; }
     .compare-text { height: auto; max-height: 12; border: round $panel; padding: 0 1; width: 1fr; }
     """
     BINDINGS = [
@@ -101,9 +116,7 @@ class CompareScreen(BaseScreen[None]):
     def __init__(self, comparison: SessionComparison) -> None:
         super().__init__()
         self.comparison = comparison
-        self.shown_a, self.shown_b = trimmed(comparison.a), trimmed(comparison.b)
-        self.numbers_a = {id(t): n for n, t in enumerate(comparison.a.turns, 1)}
-        self.numbers_b = {id(t): n for n, t in enumerate(comparison.b.turns, 1)}
+        self.rows = debate_rows(comparison, trimmed(comparison.a), trimmed(comparison.b))
 
     def compose(self) -> ComposeResult:
         c = self.comparison
@@ -114,10 +127,7 @@ class CompareScreen(BaseScreen[None]):
             yield Static(literal(score_lines(c)), classes="compare-head", id="compare-scores")
             yield from self._errors()
             yield Static(literal("The debates, round by round", "bold"), classes="compare-title")
-            with Horizontal(classes="compare-row"):
-                yield Static(literal(f"A  {one_line(c.a.id, 40)}", "bold"), classes="compare-side compare-head")
-                yield Static(literal(f"B  {one_line(c.b.id, 40)}", "bold"), classes="compare-side compare-head")
-            yield from self._rounds()
+            yield SideBySide(self.rows, id="compare-debates")
         yield AppFooter()
 
     def _errors(self) -> Iterator[Widget]:
@@ -138,29 +148,12 @@ class CompareScreen(BaseScreen[None]):
                 text.border_title = f"{name}'s text, its errors painted"
                 yield text
 
-    def _rounds(self) -> Iterator[Widget]:
-        shown_a = dict(zip(map(id, self.comparison.a.turns), self.shown_a.turns, strict=True))
-        shown_b = dict(zip(map(id, self.comparison.b.turns), self.shown_b.turns, strict=True))
-        for segment in self.comparison.segments():
-            if segment.parts_here:
-                yield Static(literal(f"{PARTS_HERE} turn {self.comparison.shared_turns + 1} is the first that differs"),
-                             classes="compare-parts", id="compare-parts")
-            yield Static(literal(f"round {segment.round}"), classes="compare-round")
-            for turn_a, turn_b in zip_longest(segment.a, segment.b):  # the k-th turn of the round beside its twin
-                yield Horizontal(self._side(turn_a, self.numbers_a, shown_a),
-                                 self._side(turn_b, self.numbers_b, shown_b), classes="compare-row")
-
-    @staticmethod
-    def _side(turn: Turn | None, numbers: dict[int, int], shown: dict[int, Turn]) -> Widget:
-        if turn is None:
-            return Static("(no turn here)", classes="compare-side compare-none")
-        view = turn_view(numbers[id(turn)], shown[id(turn)])
-        view.add_class("compare-side")
-        return view
-
     def action_to_part(self) -> None:
-        if marks := self.query("#compare-parts"):
-            self.query_one("#compare-scroll", VerticalScroll).scroll_to_widget(marks.first(), top=True, animate=False)
+        marks = [index for index, row in enumerate(self.rows) if isinstance(row, Label) and row.kind == "parts"]
+        if marks:
+            debates = self.query_one(SideBySide)
+            self.query_one("#compare-scroll", VerticalScroll).scroll_to(
+                y=debates.virtual_region.y + debates.row_line(marks[0]), animate=False)  # no padding above
         else:
             self.notify("The debates never part: one's turns are all the other's.")
 
