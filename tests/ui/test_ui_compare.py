@@ -231,3 +231,19 @@ def test_compare_view_snapshot(snap_compare, size):
     path_a, path_b = asyncio.run(mateval_pair(store))
     comparison = compare_sessions(read_session(path_a), read_session(path_b))
     assert snap_compare(CompareApp(CompareScreen(comparison)), terminal_size=size)
+
+
+async def test_a_debate_that_went_on_longer_shows_no_turn_beside_its_extra_turns_and_no_parting_mark():
+    a, b = debate_and_fork()
+    b.turns = [turn.model_copy() for turn in a.turns[:3]]  # B stopped after A's first three turns
+    app = CompareApp(CompareScreen(compare_sessions(a, b)))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen), what="the view")
+        lines = app.screen.query_one(SideBySide).text_lines()
+        assert not any(line.startswith(PARTS_HERE) for line in lines)
+        last = next(line for line in lines if line.startswith("#4 "))
+        assert last.startswith("#4 Critic") and last.endswith("(no turn here)")
+        assert "they never part: the first 3 turns of each are the same" in "\n".join(widgets_text(app.screen))
+        await pilot.press("p")
+        await wait_until(pilot, lambda: any("never part" in str(n.message) for n in app._notifications),
+                         what="p says there is no parting")
