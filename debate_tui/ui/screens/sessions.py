@@ -178,16 +178,13 @@ class SessionsScreen(BaseScreen[None]):
         if keyed:
             await add_and_draw(table, keyed, self.marked)
 
-    def _cursor_key(self) -> str | None:
+    def _selected(self, readable: bool = True) -> Row | None:
+        """The row under the cursor; an unreadable file is only good for deleting."""
         table = self.query_one(DataTable)
         if not self.rows or table.cursor_row < 0:
             return None
-        return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
-
-    def _selected(self, readable: bool = True) -> Row | None:
-        """The row under the cursor; an unreadable file is only good for deleting."""
-        key = self._cursor_key()
-        row = None if key is None else self.rows.get(key)
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        row = self.rows.get(str(key))
         if readable and row is not None and row.summary.problem:
             self.notify(row.summary.problem, severity="error", markup=False)
             return None
