@@ -240,6 +240,7 @@ def test_compare_view_snapshot(snap_compare, size):
 async def test_a_debate_that_went_on_longer_shows_no_turn_beside_its_extra_turns_and_no_parting_mark():
     a, b = debate_and_fork()
     b.turns = [turn.model_copy() for turn in a.turns[:3]]  # B stopped after A's first three turns
+    a.turns[3] = a.turns[3].model_copy(update={"finish_reason": "length", "reply_tokens": 200})
     app = CompareApp(CompareScreen(compare_sessions(a, b)))
     async with app.run_test(size=(120, 36)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen), what="the view")
@@ -247,6 +248,7 @@ async def test_a_debate_that_went_on_longer_shows_no_turn_beside_its_extra_turns
         assert not any(line.startswith(PARTS_HERE) for line in lines)
         last = next(line for line in lines if line.startswith("#4 "))
         assert last.startswith("#4 Critic") and last.endswith("(no turn here)")
+        assert "NO ISSUE · truncated at 200" in last  # how a turn ended is said, as on the debate screen
         assert "they never part: the first 3 turns of each are the same" in "\n".join(widgets_text(app.screen))
         await pilot.press("p")
         await wait_until(pilot, lambda: any("never part" in str(n.message) for n in app._notifications),

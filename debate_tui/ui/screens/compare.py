@@ -67,9 +67,10 @@ def error_lines(comparison: SessionComparison) -> list[str]:
 
 
 def turn_cell(number: int, turn: Turn) -> Cell:
-    """One turn: its number, agent, criterion and result on a line, then its text exactly as written."""
+    """One turn: its number, agent, criterion, result and how it ended ("truncated at 200 tokens") on a
+    line, then its text exactly as written."""
     heading = " · ".join([f"#{number} {turn.agent}", *([turn.criterion] if turn.criterion else []),
-                          turn_result(turn)])  # the round is said once above the row
+                          turn_result(turn), *([turn.ending] if turn.ending else [])])  # the round: above the row
     return Cell(heading, turn.content + (f"\n[error: {turn.error}]" if turn.error else ""))
 
 
