@@ -22,7 +22,7 @@ from debate_tui.textsafe import inert
 COMMANDS = {
     "tui": "tui", "run": "run", "sessions": "sessions", "resume": "sessions", "export": "sessions",
     "dataset": "dataset", "meta": "meta", "config": "config", "models": "models", "batch": "batch", "review": "review",
-    "probe": "probe", "calibrate": "trust", "escalate": "trust",
+    "probe": "probe", "calibrate": "trust", "escalate": "trust", "compare": "compare",
     "labels": "labels", "audit": "audit", "serve": "serve", "completion": "completion",
 }
 """Command -> module of this package that registers it, in the order `--help` lists them."""
@@ -46,6 +46,9 @@ EXIT_CODES = {
     "escalate": "0 decisions written (items needing a person included), 2 bad input (one line on stderr)",
     "labels": "0 written, 2 bad input (one line on stderr)",
     "audit": "0 the guarantee holds (or too few audited items to tell), 1 violated, 2 bad input (one line on stderr)",
+    "compare": "0 compared (with --fail-if-worse: B is not worse), 1 with --fail-if-worse: B agrees with people "
+               "less than A, 2 bad input (one line on stderr: a file or line that cannot be read, no pair, a results "
+               "file against a session, --fail-if-worse without labels)",
     "serve": "0 stopped with Ctrl+C, 2 the serve extra is missing, the address is refused or not loopback "
              "without --public",
     "completion": "0 printed",

@@ -8,11 +8,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from debate_tui.cli.common_flags import add_resampling
 from debate_tui.cli.dataset import FILE_FLAGS, add_column_flags, columns_of
 from debate_tui.inputs import InputError
 from debate_tui.meta.evaluate import format_table, meta_evaluate, validate_row
-from debate_tui.meta.labels import LabelsError, join, load_labels
+from debate_tui.meta.labels import Columns, LabelsError, join, load_labels
 from debate_tui.meta.plots import PlotError, plot_data, write_plot
+from debate_tui.meta.stats import bootstrap_problem
 from debate_tui.meta.trust import format_risk_coverage, risk_coverage
 from debate_tui.readfile import MissingFile, jsonl_lines, jsonl_value, read_text
 from debate_tui.safefile import TargetError, check_target, write_atomic, write_problem
@@ -31,9 +33,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="summary: correlate within each group, then average (default); turn: over all rows",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                        help="resamples for the 95%% intervals (0: none)")
-    parser.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the resampling (default 0)")
+    add_resampling(parser)
     parser.add_argument(
         "--labels", metavar="FILE",
         help="human labels in a separate .csv, .tsv or .jsonl file, joined with the results by id: "
@@ -69,6 +69,11 @@ class BadInput(Exception):
 
 def read_results(path: Path) -> list[dict[str, Any]]:
     """The rows of a JSONL results file; blank lines are skipped, any other bad line is named."""
+    return [row for _, row in numbered_results(path)]
+
+
+def numbered_results(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, row) of every row of a results file, so that a later check can name the line too."""
     try:
         text = read_text(path, "results")  # bounded, never a device or FIFO
     except MissingFile:
@@ -82,23 +87,28 @@ def read_results(path: Path) -> list[dict[str, Any]]:
             validate_row(row)
         except ValueError as exc:  # readfile's FileError is a ValueError
             raise BadInput(f"{path}:{number}: {exc}") from None
-        rows.append(row)
+        rows.append((number, row))
     return rows
 
 
-def with_labels(rows: list[dict[str, Any]], args: argparse.Namespace) -> list[dict[str, Any]]:
-    """The results with the labels file's human judgments put in by id; no shared id at all is an error."""
-    flagged = any(getattr(args, f) is not None for f in FILE_FLAGS)
-    labels = load_labels(args.labels, columns_of(args, default_text=None) if flagged else None)
+def with_labels(rows: list[dict[str, Any]], path: str, columns: Columns | None = None,
+                where: str = "results") -> list[dict[str, Any]]:
+    """The results with the labels file's human judgments put in by id (`columns` None: a file in `dataset` form);
+    no shared id at all is an error. `where` names the results in the note about rows left without labels."""
+    labels = load_labels(path, columns)
     joined, matched = join(rows, labels)
     if rows and not matched:
         sample = ", ".join(repr(str(r.get("id"))) for r in rows[:3])
-        raise BadInput(f"{args.labels}: no id of the results ({sample}, ...) is in the labels file; "
+        raise BadInput(f"{path}: no id of the {where} ({sample}, ...) is in the labels file; "
                        "name its id column with --id")
     if matched < len(rows):
-        print(f"note: {len(rows) - matched} of {len(rows)} results rows have no labels in {args.labels}",
-              file=sys.stderr)
+        print(f"note: {len(rows) - matched} of {len(rows)} {where} rows have no labels in {path}", file=sys.stderr)
     return joined
+
+
+def labels_columns(args: argparse.Namespace) -> Columns | None:
+    """The labels file's columns as the flags name them; None when no column flag was given (`dataset` form)."""
+    return columns_of(args, default_text=None) if any(getattr(args, f) is not None for f in FILE_FLAGS) else None
 
 
 def printed_table(args: argparse.Namespace, result: dict[str, Any], rows: list[dict[str, Any]]) -> str:
@@ -123,13 +133,13 @@ def write_html(args: argparse.Namespace, result: dict[str, Any], rows: list[dict
 
 
 def handle(args: argparse.Namespace) -> int:
-    if args.bootstrap < 0:
-        print("error: --bootstrap must be 0 or more", file=sys.stderr)
+    if (problem := bootstrap_problem(args.bootstrap)) is not None:
+        print(f"error: {problem}", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
         rows = read_results(Path(args.results))
         if args.labels is not None:
-            rows = with_labels(rows, args)
+            rows = with_labels(rows, args.labels, labels_columns(args))
         elif given := [f"--{f.replace('_', '-')}" for f in FILE_FLAGS if getattr(args, f) is not None]:
             raise ValueError(f"{', '.join(given)} name columns of a --labels file; give --labels FILE")
         result = meta_evaluate(rows, args.level, bootstrap=args.bootstrap, seed=args.seed)

@@ -3,12 +3,15 @@ the plots as inline SVG, and the text `meta` prints, word for word."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from debate_tui.htmlpage import esc, page, section, table
+from debate_tui.meta.compare import ResultsComparison
+from debate_tui.meta.compare_text import HEAD, changed_row, summary_lines
 from debate_tui.meta.plots import PlotData
 from debate_tui.meta.stats import METHODS
-from debate_tui.meta.svg import panels
+from debate_tui.meta.svg import panels, versus
 from debate_tui.meta.vote import figure, with_interval
 
 CSS = """
@@ -87,4 +90,20 @@ def render_meta_html(title: str, result: dict[str, Any], printed: str, data: Plo
             section("cost", "Cost", _costs(result.get("protocols"))),
             section("plots", "Plots", f'<div class="plots">{"".join(plots)}</div>\n' if plots else ""),
             section("printed", "As meta prints it", f"<pre>{esc(printed)}</pre>\n")]
+    return page(title, "".join(body), CSS)
+
+
+def render_compare_html(comparison: ResultsComparison, name_a: str, name_b: str, tolerance: float) -> str:
+    """`compare A B --html`: the summary as compare prints it, A against B per item, every changed item."""
+    title = f"compare: {Path(name_a).name} against {Path(name_b).name}"
+    points = [(a, b) for a, b in (p.scores for p in comparison.pairs) if a is not None and b is not None]
+    plot = f'<div class="plots">{versus(points, Path(name_a).name, Path(name_b).name)}</div>\n' if points else ""
+    changed = table(list(HEAD), [changed_row(item) for item in comparison.changed],
+                    f"{len(comparison.changed)} items flipped or moved by more than {tolerance:g}, most first")
+    body = [f"<h1>{esc(title)}</h1>\n",
+            section("summary", "Summary", "".join(f"<p>{esc(line)}</p>\n"
+                                                  for line in summary_lines(comparison.summary, name_a, name_b,
+                                                                            tolerance))),
+            section("items", "A against B per item", plot),
+            section("changed", "Changed items", changed if comparison.changed else "")]
     return page(title, "".join(body), CSS)

@@ -22,6 +22,16 @@ VERDICTS = ("1", "2", "0")
 """ScaleEval's convention: submission 1 better, submission 2 better, tie."""
 
 Interval = list[float | None]
+MAX_BOOTSTRAP = 10_000
+"""The most resamples `--bootstrap` takes (meta, compare): a 95% percentile interval is steady long before, and
+meta holds a resample of every item at once, so the bound keeps its memory to a few hundred MB on 1,800 items."""
+
+
+def bootstrap_problem(resamples: int) -> str | None:
+    """Why `--bootstrap N` cannot be used, or None."""
+    if not 0 <= resamples <= MAX_BOOTSTRAP:
+        return f"--bootstrap must be between 0 and {MAX_BOOTSTRAP}, got {resamples}"
+    return None
 
 
 def _scored(pred: Sequence[float | None]) -> tuple[list[int], int]:

@@ -130,3 +130,16 @@ def panels(data: PlotData) -> list[str]:
     drawn: list[tuple[object, Callable[[PlotData], str]]] = [
         (data.scatter, scatter), (data.calibration, calibration), (data.confusion, confusion), (data.cost, cost)]
     return [draw(data) for has, draw in drawn if has]
+
+
+def versus(points: list[tuple[float, float]], label_a: str, label_b: str) -> str:
+    """One judge's score against the other's per item, with the diagonal where they are equal."""
+    axes = Axes([a for a, _ in points], [b for _, b in points])
+    parts = axes.frame("A against B per item", f"A: {label_a}", f"B: {label_b}")
+    low, high = max(axes.x0, axes.y0), min(axes.x1, axes.y1)
+    if low < high:
+        parts.append(f'<line x1="{axes.x(low):.1f}" y1="{axes.y(low):.1f}" x2="{axes.x(high):.1f}" '
+                     f'y2="{axes.y(high):.1f}" stroke="currentColor" stroke-opacity="0.4" stroke-dasharray="4 3"/>')
+    parts += [f'<circle cx="{axes.x(a):.1f}" cy="{axes.y(b):.1f}" r="3" fill="{COLOURS[0]}" fill-opacity="0.5"/>'
+              for a, b in points]
+    return _svg("A against B per item", parts)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -90,20 +90,27 @@ class Judgment:
         return None if self.human is None else agrees(self.answer, self.human, tolerance)
 
 
-def _number(value: Any) -> float | None:
+def finite_number(value: Any) -> float | None:
     ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     return float(value) if ok else None
 
 
 def judgment(row: Row, where: str) -> Judgment:
     """A line as a judgment; TrustError names the line when it has no confidence field or a bad one."""
-    if "id" not in row:
-        raise TrustError(f"{where}: no id")
+    read = reading(row, where)
     if "confidence" not in row:
         raise TrustError(f"{where}: no confidence (calibrate and escalate need one on every line)")
     confidence = row["confidence"]
-    if confidence is not None and (_number(confidence) is None or not 0 <= confidence <= 1):
+    if confidence is not None and (finite_number(confidence) is None or not 0 <= confidence <= 1):
         raise TrustError(f"{where}: confidence must be a number in [0, 1] or null, got {confidence!r}")
+    return replace(read, confidence=None if read.answer is None else finite_number(confidence))
+
+
+def reading(row: Row, where: str) -> Judgment:
+    """A line as a judgment, whatever its confidence (None here): its key, answer, label and cost, as every
+    command that reads judgments (calibrate, escalate, compare) takes them; TrustError when it has no id."""
+    if "id" not in row:
+        raise TrustError(f"{where}: no id")
     criterion = row.get("criterion")
     key = (str(row["id"]), "" if criterion is None else str(criterion))
     pairwise = "predicted_verdict" in row
@@ -111,11 +118,10 @@ def judgment(row: Row, where: str) -> Judgment:
         answer: float | str | None = row["predicted_verdict"] if row["predicted_verdict"] in ("1", "2", "0") else None
         human: float | str | None = row.get("human_verdict") if row.get("human_verdict") in ("1", "2", "0") else None
     else:
-        answer = _number(row.get("predicted"))
+        answer = finite_number(row.get("predicted"))
         label = row.get("human")
-        human = _number(label.get(criterion) if isinstance(label, dict) else label)
-    return Judgment(key, answer, None if answer is None else _number(confidence), human, pairwise,
-                    _number(row.get("cost_usd")), row)
+        human = finite_number(label.get(criterion) if isinstance(label, dict) else label)
+    return Judgment(key, answer, None, human, pairwise, finite_number(row.get("cost_usd")), row)
 
 
 def joined(tiers: Sequence[Sequence[Row]], names: Sequence[str]) -> list[list[Judgment]]:
@@ -331,7 +337,7 @@ def read_policy(path: Path) -> dict[str, Any]:
         raise TrustError(f"{path}: policy version {policy.get('version')!r}; this debate-tui reads {POLICY_VERSION}")
     tiers = policy.get("tiers")
     if not isinstance(tiers, list) or not tiers or any(
-            not isinstance(t, dict) or (t.get("threshold") is not None and _number(t.get("threshold")) is None)
+            not isinstance(t, dict) or (t.get("threshold") is not None and finite_number(t.get("threshold")) is None)
             for t in tiers):
         raise TrustError(f"{path}: its tiers are missing or malformed")
     return policy
@@ -373,9 +379,9 @@ def _tier_points(row: Row, tolerance: float) -> list[tuple[str, float | None, bo
         return []
     field_name = "predicted_verdict" if "predicted_verdict" in row else "predicted"
     if isinstance(row.get("tiers"), list):
-        return [(f"tier {t.get('tier')} ({t.get('protocol', '?')})", _number(t.get("confidence")),
+        return [(f"tier {t.get('tier')} ({t.get('protocol', '?')})", finite_number(t.get("confidence")),
                  agrees(t.get(field_name), label, tolerance)) for t in row["tiers"] if isinstance(t, dict)]
-    return [(str(row.get("protocol") or "judge"), _number(row.get("confidence")),
+    return [(str(row.get("protocol") or "judge"), finite_number(row.get("confidence")),
              agrees(row.get(field_name), label, tolerance))]
 
 

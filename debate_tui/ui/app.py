@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from debate_tui.engine.events import Event
     from debate_tui.llm.base import LLMClient
     from debate_tui.llm.threaded import ThreadedClient
+    from debate_tui.report.compare import SessionComparison
     from debate_tui.ui.launch import Launch
     from debate_tui.ui.screens.debate import DebateScreen
     from debate_tui.ui.session_builder import SetupCatalog
@@ -51,7 +52,7 @@ from debate_tui.ui.themes import load_themes
 
 LATER = (
     "debate_tui.ui.screens.debate", "debate_tui.ui.screens.report", "debate_tui.ui.screens.sessions",
-    "debate_tui.ui.screens.help",
+    "debate_tui.ui.screens.help", "debate_tui.ui.screens.compare", "debate_tui.report.compare",
     "debate_tui.ui.replay", "debate_tui.ui.saving", "debate_tui.engine.runner", "debate_tui.llm.router",
     "debate_tui.llm.threaded",
 )
@@ -322,6 +323,12 @@ class DebateTUI(App[int]):
         from debate_tui.ui.screens.report import ReportScreen
 
         self.push_screen(ReportScreen(session))
+
+    def compare(self, comparison: SessionComparison) -> None:
+        """Two sessions side by side (from the sessions screen's two marks)."""
+        from debate_tui.ui.screens.compare import CompareScreen
+
+        self.push_screen(CompareScreen(comparison))
 
     def remember(self, choices: Choices) -> None:
         self.state.setup = choices

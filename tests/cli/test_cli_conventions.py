@@ -46,7 +46,7 @@ def test_the_bash_completion_script_completes_a_subcommand_and_an_option_value(t
         return done.stdout.split()
 
     assert complete("ru") == ["run"]
-    assert complete("comp") == ["completion"]
+    assert complete("comp") == ["compare", "completion"]
     assert complete("export", "--format", "") == ["md", "json", "html"]
     assert "--timeout" in complete("tui", "--ti")
 
@@ -116,7 +116,8 @@ def test_every_command_lists_its_exit_codes_in_its_help(command):
 def test_the_reference_shows_what_help_shows():
     reference = render()
     meta = reference.split("### `debate-tui meta`", 1)[1].split("### ", 1)[0]
-    assert "| `--bootstrap N` | resamples for the 95% intervals (0: none) |" in meta  # not 95%%
+    bootstrap = "| `--bootstrap N` | resamples for the 95% intervals (default 1000; 0: none; at most 10000) |"
+    assert bootstrap in meta  # not 95%%
     assert "| `--seed N` | seed of the resampling (default 0) |" in meta  # not the protocols' seed
     config = reference.split("### `debate-tui config`", 1)[1].split("### ", 1)[0]
     assert "| `ACTION` | `path`: print the config file's path; `show`: " in config  # the row was empty

@@ -1,11 +1,12 @@
-"""The sessions list: past runs and the shipped examples, to read, replay, resume or delete.
+"""The sessions list: past runs and the shipped examples, to read, replay, resume, delete or compare.
 
 Listing reads an index (see `SessionStore.list`): about 30 ms for a thousand
 sessions, done on the event loop, since in a thread its thousand `stat` calls
 queued for the interpreter lock behind the busy UI and took ten times as long.
 Loading a session parses a whole file, in a thread. The newest screenful is
 listed and drawn first, the rest a chunk a frame. Delete asks first, and
-never touches examples.
+never touches examples. Two sessions marked (m or space; the mark column says
+which is A and which B) are compared side by side with c (`CompareScreen`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -28,6 +30,9 @@ from debate_tui.ui.screens.dialogs import ConfirmDialog
 from debate_tui.ui.widgets.footer import AppFooter
 
 RESUMABLE = {"running", "needs_human", "failed", "cancelled", "pending"}
+MARKS = ("A", "B")
+"""At most two sessions are marked for comparing: the first marked is A, the second B."""
+MARK_COLUMN = "mark"
 CHUNK_ROWS = 250
 """Rows added per frame after the first screenful. Each chunk costs about 0.3 ms a row plus one
 redraw of the visible rows (DataTable drops its render cache on every added row), about 60 ms on
@@ -59,7 +64,12 @@ def list_rows(store: SessionStore, examples: Path | None) -> list[Row]:
     return rows
 
 
-def add_rows(table: DataTable, rows: list[tuple[str, Row]]) -> None:
+def mark_cell(marked: list[str], key: str) -> Text:
+    """A marked row says so in letters, not only in colour: ✓A or ✓B."""
+    return cell(f"✓{MARKS[marked.index(key)]}" if key in marked else "", "bold")
+
+
+def add_rows(table: DataTable, rows: list[tuple[str, Row]], marked: list[str]) -> None:
     """Append rows keyed by path; text from a file goes through `cell`, so it is never markup."""
     for key, row in rows:
         s = row.summary
@@ -67,20 +77,20 @@ def add_rows(table: DataTable, rows: list[tuple[str, Row]]) -> None:
         status = "unreadable" if s.problem else s.shown_status
         text = s.problem.replace(str(s.path), s.path.name) if s.problem else s.snippet
         table.add_row(
-            date, cell(row.kind), cell(s.protocol), cell(status),
+            mark_cell(marked, key), date, cell(row.kind), cell(s.protocol), cell(status),
             cell(one_line(s.result, 28)), cell(one_line(", ".join(s.criteria), 24)), cell(one_line(text, 48)),
             key=key,
         )
 
 
-async def add_and_draw(table: DataTable, rows: list[tuple[str, Row]]) -> None:
+async def add_and_draw(table: DataTable, rows: list[tuple[str, Row]], marked: list[str]) -> None:
     """Add rows and return once a frame shows them.
 
     DataTable lays new rows out when it is next idle, which can come after the next
     refresh: waiting for one refresh let the next chunk in before the first was drawn.
     Its height counts the header and every row (one line each) once they are laid out.
     """
-    add_rows(table, rows)
+    add_rows(table, rows, marked)
     while table.virtual_size.height < table.row_count + (table.header_height if table.show_header else 0):
         await table.wait_for_refresh()
     await table.wait_for_refresh()
@@ -102,6 +112,10 @@ class SessionsScreen(BaseScreen[None]):
         Binding("r", "replay", "Replay", id="sessions.replay", tooltip="Replay the debate turn by turn"),
         Binding("u", "resume", "Resume", id="sessions.resume",
                 tooltip="Carry on an interrupted run from its last completed turn"),
+        Binding("m,space", "mark", "Mark", id="sessions.mark",
+                tooltip="Mark the session to compare (the first marked is A, the second B; again: unmark)"),
+        Binding("c", "compare", "Compare", id="sessions.compare",
+                tooltip="Compare the two marked sessions side by side: scores, errors, the rounds aligned"),
         Binding("d", "delete", "Delete", id="sessions.delete", tooltip="Delete the session file (asks first)"),
         Binding("f5", "refresh", "Refresh", id="sessions.refresh", tooltip="Read the sessions directory again"),
         Binding("slash", "filter", "Filter", id="sessions.filter",
@@ -117,6 +131,8 @@ class SessionsScreen(BaseScreen[None]):
         self.rows: dict[str, Row] = {}
         self.words: list[str] = []
         """The filter box's words, lower case: a row is shown when it has them all."""
+        self.marked: list[str] = []
+        """The keys (paths) of the rows marked for comparing, A first."""
 
     def compose(self) -> ComposeResult:
         yield Static(literal(f"Sessions in {self.store.root}", "bold"), id="sessions-title")
@@ -127,7 +143,9 @@ class SessionsScreen(BaseScreen[None]):
         yield AppFooter()
 
     def on_mount(self) -> None:
-        self.query_one(DataTable).add_columns("Date", "Kind", "Protocol", "Status", "Result", "Criteria", "Text")
+        table = self.query_one(DataTable)
+        table.add_column("✓", width=2, key=MARK_COLUMN)
+        table.add_columns("Date", "Kind", "Protocol", "Status", "Result", "Criteria", "Text")
         self.action_refresh()
 
     def action_refresh(self) -> None:
@@ -158,7 +176,7 @@ class SessionsScreen(BaseScreen[None]):
         keyed = [(str(row.summary.path), row) for row in rows if row.matches(self.words)]
         self.rows.update(keyed)
         if keyed:
-            await add_and_draw(table, keyed)
+            await add_and_draw(table, keyed, self.marked)
 
     def _selected(self, readable: bool = True) -> Row | None:
         """The row under the cursor; an unreadable file is only good for deleting."""
@@ -185,6 +203,53 @@ class SessionsScreen(BaseScreen[None]):
             tui(self).replay(session)
         else:
             tui(self).resume(session, row.summary.path)
+
+    def action_mark(self) -> None:
+        """Mark or unmark the session under the cursor; a third mark is refused, naming the two marked."""
+        row = self._selected()
+        if row is None:
+            return
+        key = str(row.summary.path)
+        before = list(self.marked)
+        if key in self.marked:
+            self.marked.remove(key)
+        elif len(self.marked) == len(MARKS):
+            names = " and ".join(f"{mark} = {self._marked_id(k)}" for mark, k in zip(MARKS, self.marked, strict=True))
+            self.notify(f"Two sessions are marked already ({names}): unmark one (m) first.", severity="warning",
+                        markup=False)
+            return
+        else:
+            self.marked.append(key)
+        self._draw_marks({key, *before})
+
+    def _marked_id(self, key: str) -> str:
+        row = self.rows.get(key)
+        return row.summary.id if row is not None else Path(key).stem
+
+    def _draw_marks(self, keys: set[str]) -> None:
+        """Redraw the mark of `keys` (the rows whose mark may have changed: B becomes A when A is unmarked)."""
+        table = self.query_one(DataTable)
+        for key in keys & self.rows.keys():
+            table.update_cell(key, MARK_COLUMN, mark_cell(self.marked, key))
+
+    def action_compare(self) -> None:
+        if len(self.marked) != len(MARKS):
+            self.notify(f"Mark two sessions with m (or space), then press c: {len(self.marked)} marked.",
+                        severity="warning")
+            return
+        self.compare_marked([Path(key) for key in self.marked])
+
+    @work(group="sessions-open", exclusive=True, exit_on_error=False, description="compare two sessions")
+    async def compare_marked(self, paths: list[Path]) -> None:
+        """Both marked sessions read (in a thread), compared, and shown side by side."""
+        from debate_tui.report.compare import compare_sessions
+
+        try:
+            a, b = [await asyncio.to_thread(read_session, path) for path in paths]
+        except SessionFileError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        tui(self).compare(compare_sessions(a, b))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.words = event.value.lower().split()
@@ -251,6 +316,8 @@ class SessionsScreen(BaseScreen[None]):
         except OSError as exc:
             self.notify(f"Could not delete {path}: {exc}", severity="error", markup=False)
             return
+        if str(path) in self.marked:
+            self.marked.remove(str(path))
         self.notify(f"Deleted {path.name}", markup=False)
         self.action_refresh()
 
