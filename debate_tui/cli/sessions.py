@@ -119,6 +119,12 @@ def _resume(args: argparse.Namespace, store: SessionStore, path: Path) -> int:
         session = store.load(str(path))  # read again under the lock: another writer may have just finished it
     except SessionFileError as exc:
         return _fail(str(exc))
+    from debate_tui.batch.climb import waiting  # here: `debate-tui --help` does not read the trust ladder
+
+    if waiting(session):  # a trust ladder no tier trusted: the person's answer is the result, nothing is rerun
+        from debate_tui.cli.run_ladder import decide_waiting
+
+        return decide_waiting(args, session, path)
     if session.status == "completed":
         return _fail(f"session {session.id} is already completed")
     try:
