@@ -7,6 +7,8 @@ import getpass
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.batch import queue_for
 from tests.helpers.ui import screen_text, text_of, wait_until
 from tools import ladder_demo
@@ -289,3 +291,31 @@ def test_ladder_shards_partition_the_items_at_every_tier(llm_server, tmp_path) -
         shards += [json.loads(line) for line in target.read_text().splitlines()]
     assert sorted((r["id"], r["tier"], r["predicted"]) for r in shards) == sorted(
         (r["id"], r["tier"], r["predicted"]) for r in result["lines"])
+
+
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_ladder_demo_serve_says_how_to_open_the_tui_and_stops_on_ctrl_c_and_sigterm(tmp_path, stop) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    work = tmp_path / "served"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    process = subprocess.Popen([sys.executable, "tools/ladder_demo.py", "--serve", str(work), "--calibration-per-kind",
+                                "8"], cwd=env["PYTHONPATH"], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        said = []
+        for line in process.stdout:  # type: ignore[union-attr]
+            said.append(line)
+            if line.startswith("Ctrl+C (or SIGTERM) stops the server"):
+                break
+        opening = next(line for line in said if "debate-tui --text" in line)
+        assert f"--policy {work / 'policy.json'}" in opening
+        assert f"DEBATE_TUI_SESSIONS_DIR={work / 'sessions'}" in opening
+        assert (work / "texts" / "hopeless.txt").is_file() and (work / "policy.json").is_file()
+        process.send_signal(getattr(signal, stop))
+        assert process.wait(timeout=60) == 0
+        assert process.stdout.read().strip() == "stopped"  # type: ignore[union-attr]
+    finally:
+        process.kill()
