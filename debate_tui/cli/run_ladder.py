@@ -15,29 +15,17 @@ decided. When no tier trusts itself the session waits for a person
 from __future__ import annotations
 
 import argparse
-import getpass
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from debate_tui.batch.climb import (
-    DecisionError,
-    decide,
-    lowest_confidence,
-    parse_decision,
-    record_ladder,
-    rung,
-    step_message,
-    tier_session,
-    totals,
-)
+from debate_tui.batch.climb import lowest_confidence, record_ladder, rung, step_message, tier_session, totals
 from debate_tui.batch.ladder import LadderError, load_tiers
 from debate_tui.cli.outputs import print_line
-from debate_tui.cli.run import EXIT, _fail, check_report, play, summary_line
+from debate_tui.cli.run import EXIT, _fail, play, summary_line
 from debate_tui.cli.task_args import build_task, sessions_dir, warn_stderr
 from debate_tui.config import effective_config
-from debate_tui.domain import Session
 from debate_tui.engine.condense import preflight
 from debate_tui.inputs import InputError
 from debate_tui.report.exports import report_text
@@ -103,32 +91,3 @@ def run_ladder(args: argparse.Namespace) -> int:
     print_line(json.dumps(summary))
     return EXIT[session.status]
 
-
-def decide_waiting(args: argparse.Namespace, session: Session, path: Path) -> int:
-    """`resume SESSION --decide ...` on a ladder no tier trusted: the person's answer becomes the result (nothing is
-    run again); without --decide, one line says what it waits for. The caller holds the session's lock."""
-    if args.decide is None:
-        return _fail(f"session {session.id} waits for a person: no tier of its trust ladder trusted its answer; give "
-                     "the answer with --decide (a score, NAME=SCORE,... for several criteria, or 1/2/0 for a pair)")
-    try:
-        answers = parse_decision(session, args.decide)
-        report = check_report(args.report, path, force=args.force, session_id=session.id)
-    except (DecisionError, InputError) as exc:
-        return _fail(f"--decide: {exc}" if isinstance(exc, DecisionError) else str(exc))
-    who = decide(session, answers, _user(), "resume --decide")
-    try:
-        write_session(path, session)
-        write_atomic(report, report_text(session, report))
-    except OSError as exc:
-        return _fail(f"cannot write the session or report: {exc.strerror or exc}")
-    say(f"decided by {who}")
-    summary = json.loads(summary_line(session, session_path=str(path), report=str(report)))
-    print_line(json.dumps(summary | {"ladder_status": session.status, "decided_by": who}))
-    return EXIT[session.status]
-
-
-def _user() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):  # no name for this uid (a container)
-        return "cli"

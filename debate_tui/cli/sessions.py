@@ -122,7 +122,7 @@ def _resume(args: argparse.Namespace, store: SessionStore, path: Path) -> int:
     from debate_tui.batch.climb import waiting  # here: `debate-tui --help` does not read the trust ladder
 
     if waiting(session):  # a trust ladder no tier trusted: the person's answer is the result, nothing is rerun
-        from debate_tui.cli.run_ladder import decide_waiting
+        from debate_tui.cli.ladder_decide import decide_waiting
 
         return decide_waiting(args, session, path)
     if session.status == "completed":

@@ -319,3 +319,26 @@ def test_ladder_demo_serve_says_how_to_open_the_tui_and_stops_on_ctrl_c_and_sigt
         assert process.stdout.read().strip() == "stopped"  # type: ignore[union-attr]
     finally:
         process.kill()
+
+
+def test_review_decides_a_waiting_one_text_ladder(llm_server, tmp_path, capfd) -> None:
+    from debate_tui.cli import main
+
+    ladder_demo.run_demo(llm_server, tmp_path, calibration_per_kind=8, items_per_kind=1)
+    hopeless = tmp_path / "hopeless.txt"
+    hopeless.write_text("HOPELESS-ITEM review: He went to the pool every morning.")
+    capfd.readouterr()
+    assert main(["run", "--text", str(hopeless), "--policy", str(tmp_path / "policy.json")]) == 5
+    session = json.loads(capfd.readouterr().out.strip().splitlines()[-1])["session"]
+    assert main(["review", session, "--list"]) == 0
+    listed = json.loads(capfd.readouterr().out)
+    assert listed["id"] == session and "No tier trusted its answer (tier 1 single: coherence 3" in listed["question"]
+    assert main(["review", session]) == 2  # no screen for one session: one line says how to answer it
+    assert f"--decide {session}=VALUE" in capfd.readouterr().err
+    assert main(["review", session, "--decide", f"{session}=3", "--who", "ann"]) == 0
+    said = json.loads(capfd.readouterr().out)
+    assert (said["status"], said["decided_by"]) == ("completed", "a person (ann)")
+    assert main(["sessions", "--json", "--no-examples"]) == 0
+    row = next(r for r in json.loads(capfd.readouterr().out)["sessions"] if r["id"] == session)
+    assert (row["status"], row["result"]) == ("completed", "coherence 3")
+    assert "Decided by: a person (ann)." in Path(row["path"]).with_suffix(".md").read_text()
