@@ -34,7 +34,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     resume = subparsers.add_parser("resume", help="continue an interrupted, failed or undecided session")
     resume.add_argument("session", metavar="SESSION", help="a session id or a session file path")
     resume.add_argument("--decide", metavar="1|2|0|SCORE",
-                        help="the human decision the session is waiting for")
+                        help="the human decision the session is waiting for (a trust ladder no tier trusted: its "
+                             "answer, without a rerun; NAME=SCORE,... for several criteria)")
     resume.add_argument("--report", metavar="PATH.md",
                         help="write the report here: HTML when the name ends in .html, else Markdown "
                              "(default: PATH.md beside the session)")
