@@ -184,14 +184,14 @@ def how_to_open(work: Path, policy: Path, shown: dict[str, Path]) -> str:
     return "\n".join(lines)
 
 
-def wait_for_stop() -> None:
-    """Until Ctrl+C or SIGTERM, then out through the `with` that closes the server (SIGTERM's default would end
-    the process on the spot)."""
+def stop_on_signals() -> threading.Event:
+    """An event Ctrl+C or SIGTERM sets: installed before the server says it is ready, so a signal sent as soon
+    as it has said so is never lost; the `with` that closes the server is then left as usual (SIGTERM's
+    default would end the process on the spot)."""
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
-    while not stop.wait(1.0):
-        pass
+    return stop
 
 
 def serve(work: Path, calibration_per_kind: int) -> int:
@@ -200,9 +200,11 @@ def serve(work: Path, calibration_per_kind: int) -> int:
     use_dirs(work)
     with FakeLLMServer(chunk_delay=0.02, chunk_size=6) as server:
         policy, _ = calibrate(server, work, calibration_per_kind)
+        stop = stop_on_signals()
         print(f"fake server {server.base_url}; policy {policy}", flush=True)
         print(how_to_open(work, policy, texts(work)), flush=True)
-        wait_for_stop()
+        while not stop.wait(1.0):
+            pass
     print("stopped", flush=True)
     return 0
 
@@ -227,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     ladder, everything = result["ladder"], result["debate_all"]
     print(f"\nitems: {len(result['lines'])}; lines per tier: {dict(sorted(result['landed'].items()))}")
     for tier in ladder["tiers"]:
-        print(f"tier {tier['tier']} {tier['protocol']}: ran on {tier['items']} items, trusted {tier['trusted']}, "
+        print(f"tier {tier['tier']} {tier['label']}: ran on {tier['items']} items, trusted {tier['trusted']}, "
               f"passed on {tier['passed_on']}, {tier['calls']} calls, ${tier['cost_usd']:.6f}")
     print(f"ladder: {ladder['calls']} calls, ${ladder['cost_usd']:.6f}; needs a person: {ladder['needs_human']}")
     print(f"debating every item: {everything['calls']} calls, ${everything['cost_usd']:.6f}")

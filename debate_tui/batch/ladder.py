@@ -222,7 +222,8 @@ class LadderRun:
         out["failed"] = sum(s["failed"] for s in summaries)
         out["needs_human"] = len({r.get("id") for r in lines if r.get("status") == "needs_human"})
         out |= {"out": str(self.results.path), "stopped": self.stop_reason,
-                "tiers": [{"tier": run.tier.number, "protocol": run.tier.protocol, "threshold": run.tier.threshold,
+                "tiers": [{"tier": run.tier.number, "protocol": run.tier.protocol, "label": run.tier.label,
+                           "threshold": run.tier.threshold,
                            "items": run.items, "trusted": run.trusted, "passed_on": run.passed_on,
                            "done": s["done"], "skipped": s["skipped"], "calls": s["calls"],
                            "cost_usd": s["cost_usd"], "results": str(run.batch.results.path)}
@@ -233,7 +234,7 @@ class LadderRun:
 
 def tier_entry(tier: Tier, row: Row) -> Row:
     """What the `tiers` list keeps of one tier's line."""
-    entry: Row = {"tier": tier.number, "protocol": tier.protocol}
+    entry: Row = {"tier": tier.number, "protocol": tier.protocol, "label": tier.label}
     entry |= {name: row[name] for name in ANSWERS if name in row}
     entry |= {"confidence": row.get("confidence"), "threshold": tier.threshold,
               "trusted": trusted(row, tier.threshold), "status": row.get("status"), "calls": row.get("calls"),

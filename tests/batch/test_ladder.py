@@ -20,6 +20,7 @@ def test_three_tier_ladder_live(llm_server, tmp_path) -> None:
     assert result["landed"] == {"1": 2, "2": 2, "3": 2, "None": 2}
     assert [(t["tier"], t["protocol"], t["items"], t["trusted"], t["passed_on"]) for t in ladder["tiers"]] == [
         (1, "single", 8, 2, 6), (2, "single", 6, 2, 4), (3, "debate", 4, 2, 2)]
+    assert [t["label"] for t in ladder["tiers"]] == ["single", "jury", "debate"]  # a single judge's jury: "jury"
     assert ladder["needs_human"] == 2 and ladder["calls"] == sum(t["calls"] for t in ladder["tiers"])
     assert ladder["calls"] == ladder["server_calls"]
     assert ladder["cost_usd"] < result["debate_all"]["cost_usd"]
@@ -35,6 +36,8 @@ def test_three_tier_ladder_live(llm_server, tmp_path) -> None:
     waiting = {item["id"]: item for item in result["review"]}
     assert set(waiting) == {"new-hopeless-item-0", "new-hopeless-item-1"}
     assert "tier 3 debate: 2.0 (confidence 0.00 < 1.00)" in waiting["new-hopeless-item-0"]["question"]
+    assert "tier 2 jury: 3.0 (confidence 0.33 < 1.00)" in waiting["new-hopeless-item-0"]["question"]
+    assert [t["label"] for t in hopeless["tiers"]] == ["single", "jury", "debate"]
 
 
 def test_ladder_resumes_and_keeps_a_persons_decision(llm_server, tmp_path) -> None:
