@@ -278,9 +278,25 @@ def test_tui_with_a_policy_trusts_or_escalates_to_the_person(llm_server, tmp_pat
         assert saved.outcome.scores == {"coherence": 2.0} and saved.state["ladder"]["decided_by"].startswith("a person")
         assert "TUI sessions screen" in saved.actions[-1].text
 
+    async def left_waiting() -> str:
+        app = app_for("HOPELESS-ITEM resumed: He went to the pool every morning.")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, DecisionDialog), 60)
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: read_session(app.store.path_for(screens(app)[2].session.id)).state[
+                "ladder"]["status"] == "needs_human", 5)
+            return screens(app)[2].session.id
+
     asyncio.run(trusted_at_tier_one())
     asyncio.run(escalated_to_the_person())
     asyncio.run(left_waiting_then_decided_from_the_sessions_screen())
+    from debate_tui.cli import main
+    from debate_tui.config import load_config
+
+    waiting = asyncio.run(left_waiting())  # the TUI's waiting session, decided from the command line
+    assert main(["resume", waiting, "--decide", "5"]) == 0
+    saved = load_config().session_store().load(waiting)
+    assert (saved.status, saved.outcome.scores, saved.actions[-1].kind) == ("completed", {"coherence": 5.0}, "decide")
 
 
 def test_ladder_shards_partition_the_items_at_every_tier(llm_server, tmp_path) -> None:
