@@ -90,4 +90,3 @@ def run_ladder(args: argparse.Namespace) -> int:
                 "ladder_prompt_tokens": spent["prompt_tokens"], "ladder_completion_tokens": spent["completion_tokens"]}
     print_line(json.dumps(summary))
     return EXIT[session.status]
-
