@@ -15,10 +15,12 @@ only then does the session complete, with the person's answer as its result.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from debate_tui.batch.ladder import Tier
 from debate_tui.domain import HumanAction, Outcome, Session, Task, Verdict, new_session_id
+
+if TYPE_CHECKING:  # the debate screen reads `waiting` here: it must not pay for the batch's readers (0.4 s)
+    from debate_tui.batch.ladder import Tier
 
 LADDER_KEY = "ladder"
 """Where a one-text ladder keeps its rungs in the last session's state."""
