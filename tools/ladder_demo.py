@@ -33,8 +33,10 @@ import io
 import itertools
 import json
 import os
+import signal
 import sys
 import tempfile
+import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -114,8 +116,8 @@ def last_json(text: str) -> dict[str, Any]:
     return dict(json.loads(text.strip().splitlines()[-1]))
 
 
-def run_demo(server: FakeLLMServer, work: Path, calibration_per_kind: int, items_per_kind: int) -> dict[str, Any]:
-    """Calibrate the three tiers, run the ladder live, and debate everything for comparison."""
+def calibrate(server: FakeLLMServer, work: Path, calibration_per_kind: int) -> tuple[Path, str]:
+    """Script the judges, judge the calibration items with every tier, and calibrate: the policy and its table."""
     script(server)
     calibration = write_items(work / "calibration.jsonl", calibration_per_kind, "cal")
     tiers = []
@@ -128,6 +130,12 @@ def run_demo(server: FakeLLMServer, work: Path, calibration_per_kind: int, items
     code, table = cli("calibrate", *tiers, "--alpha", "0.2", "--delta", "0.2", "--min-trusted", "5",
                       "--out", str(policy))
     assert code == 0, f"calibrate: exit {code}"
+    return policy, table
+
+
+def run_demo(server: FakeLLMServer, work: Path, calibration_per_kind: int, items_per_kind: int) -> dict[str, Any]:
+    """Calibrate the three tiers, run the ladder live, and debate everything for comparison."""
+    policy, table = calibrate(server, work, calibration_per_kind)
     items = write_items(work / "items.jsonl", items_per_kind, "new")
     calls_before = server.calls
     code, out = cli("batch", str(items), "--policy", str(policy), "--out", str(work / "results.jsonl"))
@@ -152,17 +160,52 @@ def use_dirs(work: Path) -> None:
     os.environ.setdefault("OPENAI_API_KEY", "sk-fake-for-the-local-server")
 
 
-def serve(work: Path, calibration_per_kind: int) -> int:
-    """Calibrate, then serve the scripted judges until Ctrl+C (streamed slowly enough to watch)."""
-    import threading
+def texts(work: Path) -> dict[str, Path]:
+    """One text of each kind, to open in the TUI."""
+    folder = work / "texts"
+    folder.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for kind in KINDS:
+        path = out[kind] = folder / f"{kind.split('-')[0].lower()}.txt"
+        path.write_text(f"{kind} tui: He went to the pool every morning. At first he was afraid of the water.\n",
+                        encoding="utf-8")
+    return out
 
+
+def how_to_open(work: Path, policy: Path, shown: dict[str, Path]) -> str:
+    """The command that opens the TUI on this ladder, and which text climbs how far."""
+    dirs = " ".join(f"DEBATE_TUI_{name}_DIR={work / name.lower()}" for name in ("SESSIONS", "CONFIG", "CACHE"))
+    lines = ["open the TUI on this ladder (in another terminal; the fake server checks no key, any value will do):",
+             f"  {dirs} OPENAI_API_KEY=fake debate-tui --text {shown['HOPELESS-ITEM']} --policy {policy}",
+             "texts: " + "; ".join(f"{path} ({climbs})" for path, climbs in (
+                 (shown["EASY-ITEM"], "tier 1 trusts it"), (shown["MEDIUM-ITEM"], "tier 2, the jury"),
+                 (shown["HARD-ITEM"], "tier 3, the debate"), (shown["HOPELESS-ITEM"], "no tier: a person decides"))),
+             "Ctrl+C (or SIGTERM) stops the server"]
+    return "\n".join(lines)
+
+
+def stop_on_signals() -> threading.Event:
+    """An event Ctrl+C or SIGTERM sets: installed before the server says it is ready, so a signal sent as soon
+    as it has said so is never lost; the `with` that closes the server is then left as usual (SIGTERM's
+    default would end the process on the spot)."""
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    return stop
+
+
+def serve(work: Path, calibration_per_kind: int) -> int:
+    """Calibrate, then serve the scripted judges until Ctrl+C or SIGTERM (streamed slowly enough to watch)."""
     work.mkdir(parents=True, exist_ok=True)
     use_dirs(work)
     with FakeLLMServer(chunk_delay=0.02, chunk_size=6) as server:
-        run_demo(server, work, calibration_per_kind, 1)
-        print(f"fake server {server.base_url}; policy {work / 'policy.json'}", flush=True)
-        with contextlib.suppress(KeyboardInterrupt):
-            threading.Event().wait()
+        policy, _ = calibrate(server, work, calibration_per_kind)
+        stop = stop_on_signals()
+        print(f"fake server {server.base_url}; policy {policy}", flush=True)
+        print(how_to_open(work, policy, texts(work)), flush=True)
+        while not stop.wait(1.0):
+            pass
+    print("stopped", flush=True)
     return 0
 
 
@@ -172,8 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--items-per-kind", type=int, default=5)
     parser.add_argument("--serve", metavar="DIR",
                         help="calibrate into DIR (its sessions, cache and config there too), print the policy's path "
-                             "and keep the fake server running for the TUI: DEBATE_TUI_{SESSIONS,CONFIG,CACHE}_DIR "
-                             "=DIR/... debate-tui --text FILE --policy DIR/policy.json")
+                             "and the command that opens the TUI on it (DEBATE_TUI_{SESSIONS,CONFIG,CACHE}_DIR=DIR/... "
+                             "debate-tui --text FILE --policy DIR/policy.json), and keep the fake server running "
+                             "until Ctrl+C or SIGTERM")
     args = parser.parse_args(argv)
     if args.serve:
         return serve(Path(args.serve), args.calibration_per_kind)
@@ -185,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     ladder, everything = result["ladder"], result["debate_all"]
     print(f"\nitems: {len(result['lines'])}; lines per tier: {dict(sorted(result['landed'].items()))}")
     for tier in ladder["tiers"]:
-        print(f"tier {tier['tier']} {tier['protocol']}: ran on {tier['items']} items, trusted {tier['trusted']}, "
+        print(f"tier {tier['tier']} {tier['label']}: ran on {tier['items']} items, trusted {tier['trusted']}, "
               f"passed on {tier['passed_on']}, {tier['calls']} calls, ${tier['cost_usd']:.6f}")
     print(f"ladder: {ladder['calls']} calls, ${ladder['cost_usd']:.6f}; needs a person: {ladder['needs_human']}")
     print(f"debating every item: {everything['calls']} calls, ${everything['cost_usd']:.6f}")

@@ -27,11 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 from debate_tui.batch.items import Item
 from debate_tui.batch.results import ResultsFile, Row, row_key
-from debate_tui.domain import AgentSpec, Criterion, Session, Task, new_session_id
+from debate_tui.domain import AgentSpec, Criterion, Session, Task
 from debate_tui.meta.trust import TrustError, read_policy, trusts
 
-LADDER_KEY = "ladder"
-"""Where a one-text ladder (`run --policy`, the TUI's) keeps its rungs in the last session's state."""
 if TYPE_CHECKING:  # `run --policy` and the TUI read this module without running a batch
     from debate_tui.batch.runner import BatchRun
 
@@ -50,6 +48,12 @@ class Tier:
     template: Session
     guarantee: str = ""
     """What trusting this tier means, e.g. ">= 85% agreement at 90% confidence, calibrated on 412 items"."""
+    alpha: float | None = None
+    delta: float | None = None
+    calibrated_on: int | None = None
+    """Labelled items the whole policy was calibrated on (tier 1 saw them all)."""
+    reached: int | None = None
+    """Of those, the items that reached this tier: what its threshold was chosen on."""
 
     def trusts(self, confidence: float | None) -> bool:
         return trusts(confidence, self.threshold)
@@ -57,6 +61,11 @@ class Tier:
     @property
     def protocol(self) -> str:
         return self.template.protocol
+
+    @property
+    def label(self) -> str:
+        """What a person reads: "jury" for a single-judge tier with a jury (its protocol is "single")."""
+        return "jury" if self.protocol == "single" and self.template.options.get("jury") else self.protocol
 
 
 def load_tiers(path: Path, first: Task) -> list[Tier]:
@@ -81,7 +90,8 @@ def load_tiers(path: Path, first: Task) -> list[Tier]:
             raise LadderError(f"{path}: tier {entry.get('tier')}'s task settings are malformed ({exc})") from None
         guarantee = (f">= {100 * (1 - policy['alpha']):.0f}% agreement at {100 * (1 - policy['delta']):.0f}% "
                      f"confidence, calibrated on {entry.get('reached')} items")
-        tiers.append(Tier(len(tiers) + 1, entry.get("threshold"), template, guarantee))
+        tiers.append(Tier(len(tiers) + 1, entry.get("threshold"), template, guarantee, policy.get("alpha"),
+                          policy.get("delta"), policy.get("calibrated_on"), entry.get("reached")))
     tiers = [t for t in tiers if t.threshold is not None]
     if not tiers:
         raise LadderError(f"{path}: no tier of this policy trusts anything (calibrate found no threshold), so "
@@ -212,7 +222,8 @@ class LadderRun:
         out["failed"] = sum(s["failed"] for s in summaries)
         out["needs_human"] = len({r.get("id") for r in lines if r.get("status") == "needs_human"})
         out |= {"out": str(self.results.path), "stopped": self.stop_reason,
-                "tiers": [{"tier": run.tier.number, "protocol": run.tier.protocol, "threshold": run.tier.threshold,
+                "tiers": [{"tier": run.tier.number, "protocol": run.tier.protocol, "label": run.tier.label,
+                           "threshold": run.tier.threshold,
                            "items": run.items, "trusted": run.trusted, "passed_on": run.passed_on,
                            "done": s["done"], "skipped": s["skipped"], "calls": s["calls"],
                            "cost_usd": s["cost_usd"], "results": str(run.batch.results.path)}
@@ -223,56 +234,9 @@ class LadderRun:
 
 def tier_entry(tier: Tier, row: Row) -> Row:
     """What the `tiers` list keeps of one tier's line."""
-    entry: Row = {"tier": tier.number, "protocol": tier.protocol}
+    entry: Row = {"tier": tier.number, "protocol": tier.protocol, "label": tier.label}
     entry |= {name: row[name] for name in ANSWERS if name in row}
     entry |= {"confidence": row.get("confidence"), "threshold": tier.threshold,
               "trusted": trusted(row, tier.threshold), "status": row.get("status"), "calls": row.get("calls"),
               "cost_usd": row.get("cost_usd"), "session": row.get("session")}
     return entry
-
-
-# ----- one text up the ladder (run --policy, the TUI) -----------------------------------------------------
-
-def tier_session(tier: Tier, task: Task) -> Session:
-    """A fresh session of the tier's recorded task on this text."""
-    template = tier.template
-    return Session(protocol=template.protocol, options=dict(template.options),
-                   criteria=[c.model_copy(deep=True) for c in template.criteria],
-                   agents=[a.model_copy(deep=True) for a in template.agents], task=task, id=new_session_id(),
-                   spec=template.spec)
-
-
-def lowest_confidence(session: Session) -> float | None:
-    """The least sure criterion's confidence; None when any is unscored or the run did not complete."""
-    if session.status != "completed" or session.outcome is None:
-        return None
-    values = [session.outcome.confidence.get(c.name) for c in session.criteria]
-    return None if any(v is None for v in values) else min(v for v in values if v is not None)
-
-
-def rung(tier: Tier, session: Session, confidence: float | None, trusted: bool) -> dict[str, Any]:
-    outcome = session.outcome
-    return {"tier": tier.number, "protocol": tier.protocol, "session": session.id, "status": session.status,
-            "scores": dict(outcome.scores) if outcome else {}, "verdict": outcome.verdict if outcome else None,
-            "confidence": confidence, "threshold": tier.threshold, "trusted": trusted,
-            "calls": session.usage.calls, "cost_usd": round(session.usage.cost_usd, 8)}
-
-
-def step_message(tier: Tier, confidence: float | None, trusted: bool, later: Tier | None, status: str) -> str:
-    """The status line after a tier: trusted (with its guarantee), or not sure and what happens next."""
-    if trusted:
-        return f"trusted: {tier.guarantee}"
-    if status != "completed":
-        return f"tier {tier.number} ended {status}"
-    shown = "no confidence" if confidence is None else f"{confidence:.2f}"
-    threshold = "-" if tier.threshold is None else f"{tier.threshold:.2f}"
-    then = f"escalating to tier {later.number}, {later.protocol}" if later else "no tier left: a person decides"
-    return f"not sure ({shown} < {threshold}): {then}"
-
-
-def record_ladder(session: Session, rungs: list[dict[str, Any]], policy: str, person: str | None = None) -> str:
-    """Put the ladder into the last session's state (its report shows it); returns who decided."""
-    decided = next((f"tier {r['tier']} ({r['protocol']})" for r in rungs if r["trusted"]), None)
-    who = decided or (f"a person ({person})" if person else "a person (no tier trusted itself)")
-    session.state[LADDER_KEY] = {"rungs": rungs, "decided_by": who, "policy": policy}
-    return who

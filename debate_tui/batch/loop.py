@@ -20,9 +20,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Callable
+import contextlib
+import signal
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
+
+STOPPING = ((signal.SIGINT, "interrupted (Ctrl+C)"), (signal.SIGTERM, "terminated"))
 
 
 def _uvloop() -> ModuleType | None:
@@ -64,3 +68,29 @@ def run_calls_inline(loop: asyncio.AbstractEventLoop) -> bool:
         return False
     loop.set_default_executor(InlineExecutor())
     return True
+
+
+@contextlib.contextmanager
+def stopped_by_signals(loop: asyncio.AbstractEventLoop, stop: Callable[[str], None]) -> Iterator[None]:
+    """While inside, Ctrl+C and SIGTERM call `stop(why)` on `loop`; afterwards the process's own handlers are back.
+
+    uvloop's `remove_signal_handler` (0.23) leaves its own Python-level handler installed, bound to the loop
+    after it has closed: every later SIGINT or SIGTERM in the process went to that dead loop and was lost.
+    `tools/ladder_demo.py --serve` runs its batches in-process and then waits, and only SIGKILL stopped it.
+    So the handlers found on entry are put back by hand (from the main thread only: elsewhere there are none
+    to add or restore)."""
+    previous = {sig: signal.getsignal(sig) for sig, _ in STOPPING}
+    try:
+        for sig, why in STOPPING:
+            loop.add_signal_handler(sig, stop, why)
+    except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
+        pass
+    try:
+        yield
+    finally:
+        for sig, _ in STOPPING:
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(sig)
+            if previous[sig] is not None:
+                with contextlib.suppress(ValueError):  # not the main thread
+                    signal.signal(sig, previous[sig])

@@ -175,7 +175,8 @@ def ladder_question(session: Session, row: Row) -> Question:
         sure = "no confidence" if confidence is None else f"confidence {confidence:.2f}"
         if isinstance(threshold, int | float):
             sure += f" < {threshold:.2f}"
-        said.append(f"tier {tier.get('tier')} {tier.get('protocol')}: {'none' if answer is None else answer} ({sure})")
+        said.append(f"tier {tier.get('tier')} {tier.get('label') or tier.get('protocol')}: "
+                    f"{'none' if answer is None else answer} ({sure})")
     what = "the verdict (1, 2 or 0 for a tie)" if session.task.pairwise else f"the {row.get('criterion')} score"
     options = VERDICT_OPTIONS if session.task.pairwise else scale_points(session, row.get("criterion"))
     return Question(f"No tier trusted its answer on {row.get('criterion')}: {'; '.join(said)}. Give {what}.",

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
-import signal
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -462,21 +460,10 @@ def run_until_done(batch: BatchRun | LadderRun) -> None:
 
     `asyncio.Runner` also cancels what litellm leaves running (its logging worker) before the loop closes.
     """
-    from debate_tui.batch.loop import loop_factory
+    from debate_tui.batch.loop import loop_factory, stopped_by_signals
 
-    with asyncio.Runner(loop_factory=loop_factory()) as runner:
-        loop = runner.get_loop()
-        try:
-            for sig, why in ((signal.SIGINT, "interrupted (Ctrl+C)"), (signal.SIGTERM, "terminated")):
-                loop.add_signal_handler(sig, batch.stop, why)
-        except (NotImplementedError, RuntimeError):  # not the main thread, or no signals here
-            pass
-        try:
-            runner.run(batch.run())
-        finally:
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                with contextlib.suppress(NotImplementedError, RuntimeError):
-                    loop.remove_signal_handler(sig)
+    with asyncio.Runner(loop_factory=loop_factory()) as runner, stopped_by_signals(runner.get_loop(), batch.stop):
+        runner.run(batch.run())
 
 
 def _run_on_ray(batch: BatchRun, args: argparse.Namespace) -> None:

@@ -45,7 +45,10 @@ EXIT_BAD_INPUT = 2
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("review", help="decide the items a batch left to a person",
                                    description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("results", metavar="RESULTS.jsonl", help="the results file of a batch")
+    parser.add_argument("results", metavar="RESULTS.jsonl",
+                        help="the results file of a batch, or a saved session (id or file) of a trust ladder no "
+                             "tier trusted (`run --policy` exit 5, the TUI's): --list shows its question, "
+                             "--decide ID=VALUE answers it")
     parser.add_argument("--who", default=None, metavar="NAME", help="recorded as the decider (default: your user name)")
     parser.add_argument("--override", action="store_true",
                         help="review the completed score lines instead: a key overrides the score")
@@ -144,9 +147,18 @@ async def _decide_all(queue: ReviewQueue, decisions: list[tuple[str, str]]) -> N
 def handle(args: argparse.Namespace) -> int:
     from debate_tui.batch.results import ResultsError, ResultsFile
     from debate_tui.batch.review import ReviewQueue
+    from debate_tui.cli.ladder_decide import review_waiting, waiting_session
     from debate_tui.cli.task_args import sessions_dir
     from debate_tui.config import effective_config
+    from debate_tui.inputs import InputError
 
+    try:  # a one-text ladder's session (run --policy, the TUI) that no tier trusted: its one question
+        waiting = waiting_session(effective_config(args).session_store(sessions_dir(args)), args.results)
+    except InputError as exc:
+        print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if waiting is not None:
+        return review_waiting(args, waiting, args.who or getpass.getuser())
     results = ResultsFile(Path(args.results).expanduser())
     try:
         if not results.exists():

@@ -35,6 +35,7 @@ from debate_tui.factory import runner_for
 from debate_tui.inputs import InputError
 from debate_tui.llm.router import ModelRouter
 from debate_tui.report.exports import report_text
+from debate_tui.report.facts import confidence_lines
 from debate_tui.safefile import SessionLock, check_distinct, check_target, is_report_of, write_problem
 from debate_tui.store import write_atomic
 from debate_tui.textsafe import inert
@@ -146,6 +147,8 @@ def summary_line(session: Session, **extra: str) -> str:
         "error": session.error,
         "unscored": sum(turn.unscored for turn in session.turns),
         "truncated": sum(turn.truncated for turn in session.turns),
+        "confidence": dict(outcome.confidence) if outcome else {c.name: None for c in session.criteria},
+        "confidence_basis": confidence_lines(session),
         **extra,
     })
 

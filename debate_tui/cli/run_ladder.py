@@ -3,11 +3,13 @@
 Tier 1 judges first; while a tier's confidence stays below its threshold on some
 criterion, the next tier judges the same text in a session of its own (the
 earlier ones are kept). Each tier's status goes to stderr: "trusted: >= 85%
-agreement at 90% confidence, calibrated on 412 items" or "not sure (0.61 <
-0.78): escalating to tier 2, chateval". The last session run carries the ladder
-(`state["ladder"]`), which its report shows: each tier's answer, confidence,
-threshold and cost, and who decided. When no tier trusts itself the run ends
-with exit code 5 (a person decides: the answers are in the report).
+agreement at 90% confidence, calibrated on 412 items" or "tier 1 (single, conf
+0.61 < 0.78): not sure, escalating to tier 2 (chateval)". The last session run
+carries the ladder (`state["ladder"]`), which its report shows: the guarantee,
+each tier's answer, confidence, threshold and cost, the ladder's totals, and who
+decided. When no tier trusts itself the session waits for a person
+(`needs_human`, no result) and the run ends with exit code 5: `resume SESSION
+--decide SCORE` decides it (the tiers' answers are in the report).
 """
 
 from __future__ import annotations
@@ -18,22 +20,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from debate_tui.batch.ladder import (
-    LadderError,
-    load_tiers,
-    lowest_confidence,
-    record_ladder,
-    rung,
-    step_message,
-    tier_session,
-)
+from debate_tui.batch.climb import lowest_confidence, record_ladder, rung, step_message, tier_session, totals
+from debate_tui.batch.ladder import LadderError, load_tiers
 from debate_tui.cli.outputs import print_line
 from debate_tui.cli.run import EXIT, _fail, play, summary_line
 from debate_tui.cli.task_args import build_task, sessions_dir, warn_stderr
 from debate_tui.config import effective_config
 from debate_tui.engine.condense import preflight
 from debate_tui.inputs import InputError
-from debate_tui.report.markdown import render
+from debate_tui.report.exports import report_text
 from debate_tui.safefile import SessionLock, check_target
 from debate_tui.store import write_atomic, write_session
 from debate_tui.textsafe import inert
@@ -63,7 +58,7 @@ def run_ladder(args: argparse.Namespace) -> int:
             lock = SessionLock(path, session.id).acquire()
         except InputError as exc:
             return _fail(str(exc))
-        say(f"tier {tier.number}: {tier.protocol} ({', '.join(session.models)}), threshold {tier.threshold:.3g}")
+        say(f"tier {tier.number}: {tier.label} ({', '.join(session.models)}), threshold {tier.threshold:.3g}")
         try:
             error = play(session, path, config)
         finally:
@@ -78,18 +73,20 @@ def run_ladder(args: argparse.Namespace) -> int:
         if session.status != "completed" or trusted:
             break
     assert session is not None and path is not None
-    record_ladder(session, ladder, str(args.policy))
-    decided = any(r["trusted"] for r in ladder)
+    decided = record_ladder(session, ladder, str(args.policy), tiers)
+    if decided is None and session.status == "needs_human":
+        say(f"no tier trusted its answer: session {session.id} waits for a person "
+            f"(debate-tui resume {session.id} --decide SCORE)")
     try:
         write_session(path, session)
         report = report_path or path.with_suffix(".md")
-        write_atomic(report, render(session))
+        write_atomic(report, report_text(session, report))
     except OSError as exc:
         return _fail(f"cannot write the session or report: {exc.strerror or exc}")
-    status = session.status if session.status != "completed" or decided else "needs_human"
     summary = json.loads(summary_line(session, session_path=str(path), report=str(report)))
-    summary |= {"ladder_status": status, "tier": ladder[-1]["tier"] if decided else None, "tiers": ladder,
-                "ladder_calls": sum(r["calls"] for r in ladder),
-                "ladder_cost_usd": round(sum(r["cost_usd"] for r in ladder), 8)}
+    spent = totals(ladder)
+    summary |= {"ladder_status": session.status, "tier": ladder[-1]["tier"] if decided else None, "tiers": ladder,
+                "decided_by": decided, "ladder_calls": spent["calls"], "ladder_cost_usd": spent["cost_usd"],
+                "ladder_prompt_tokens": spent["prompt_tokens"], "ladder_completion_tokens": spent["completion_tokens"]}
     print_line(json.dumps(summary))
-    return EXIT[status]
+    return EXIT[session.status]

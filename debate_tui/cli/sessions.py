@@ -35,7 +35,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     resume = subparsers.add_parser("resume", help="continue an interrupted, failed or undecided session")
     resume.add_argument("session", metavar="SESSION", help="a session id or a session file path")
     resume.add_argument("--decide", metavar="1|2|0|SCORE",
-                        help="the human decision the session is waiting for")
+                        help="the human decision the session is waiting for (a trust ladder no tier trusted: its "
+                             "answer, without a rerun; NAME=SCORE,... for several criteria)")
     resume.add_argument("--report", metavar="PATH.md",
                         help="write the report here: HTML when the name ends in .html, else Markdown "
                              "(default: PATH.md beside the session)")
@@ -120,6 +121,12 @@ def _resume(args: argparse.Namespace, store: SessionStore, path: Path) -> int:
         session = store.load(str(path))  # read again under the lock: another writer may have just finished it
     except SessionFileError as exc:
         return _fail(str(exc))
+    from debate_tui.batch.climb import waiting  # here: `debate-tui --help` does not read the trust ladder
+
+    if waiting(session):  # a trust ladder no tier trusted: the person's answer is the result, nothing is rerun
+        from debate_tui.cli.ladder_decide import decide_waiting
+
+        return decide_waiting(args, session, path)
     if session.status == "completed":
         return _fail(f"session {session.id} is already completed")
     try:

@@ -26,9 +26,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from debate_tui.domain import VERDICT_FLIP, Outcome, Session, Turn, Verdict, agrees
+from debate_tui.domain import AGREE_TOLERANCE, VERDICT_FLIP, Outcome, Session, Turn, Verdict, agrees
 
 Rule = Callable[[Session, Outcome, str], float | None]
+Basis = Callable[[Session, Outcome, str], str | None]
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,14 @@ class Confidence:
 
     rule: str
     of: Rule
+    basis: Basis | None = None
+    """The rule applied to one answer, in words ("0 of 3 samples within 0.5 of the answer 2.33, their mean"),
+    where that says more than the rule; else the rule is shown."""
+
+    def stated(self, session: Session, outcome: Outcome, criterion: str) -> str:
+        """What a confidence shown anywhere says it measured."""
+        said = self.basis(session, outcome, criterion) if self.basis is not None else None
+        return said or self.rule
 
 
 def answer(session: Session, outcome: Outcome, criterion: str) -> float | str | None:
@@ -82,20 +91,56 @@ def _sample_answer(session: Session, turn: Turn, exchanged: bool) -> float | str
     return VERDICT_FLIP[said] if exchanged else said
 
 
+def _jury(session: Session) -> bool:
+    return sum(1 for a in session.agents if a.role == "judge") > 1
+
+
+def _samples(session: Session, criterion: str) -> list[Turn]:
+    return list({(t.agent, t.round): t for t in session.turns  # a re-ask replaces the unreadable sample
+                 if t.criterion == criterion and t.role == "judge"}.values())
+
+
+def _masses(session: Session, samples: list[Turn]) -> list[float]:
+    return [] if session.task.pairwise else [t.score_mass for t in samples if t.score_mass is not None]
+
+
+def _sample_answers(session: Session, samples: list[Turn]) -> list[float | str | None]:
+    rounds = int(session.options.get("samples", 1))
+    return [_sample_answer(session, t, exchanged=t.round > rounds) for t in samples]
+
+
 def single(session: Session, outcome: Outcome, criterion: str) -> float | None:
     final = answer(session, outcome, criterion)
     if final is None:
         return None
-    judges = [a.name for a in session.agents if a.role == "judge"]
-    if len(judges) > 1:
+    if _jury(session):
         return share(_agents_said(session, outcome.per_agent, outcome.agent_verdicts, criterion), final)
-    samples = list({(t.agent, t.round): t for t in session.turns  # a re-ask replaces the unreadable sample
-                    if t.criterion == criterion and t.role == "judge"}.values())
-    masses = [t.score_mass for t in samples if t.score_mass is not None]
-    if masses and not session.task.pairwise:
+    samples = _samples(session, criterion)
+    if masses := _masses(session, samples):
         return sum(masses) / len(masses)
-    rounds = int(session.options.get("samples", 1))
-    return share([_sample_answer(session, t, exchanged=t.round > rounds) for t in samples], final)
+    return share(_sample_answers(session, samples), final)
+
+
+def _single_basis(session: Session, outcome: Outcome, criterion: str) -> str | None:
+    """The single judge's rule applied, in words: which samples (or judges) agree with which answer.
+
+    The answer of several samples is their mean, so samples 1, 5, 1 (mean 2.33) give 0.0: none is within the
+    tolerance of the answer that would be trusted. That is the point: the confidence is in the answer sent on,
+    not in the samples' favourite (the mode, 1, is not the answer)."""
+    final = answer(session, outcome, criterion)
+    if final is None:
+        return None
+    shown = final if isinstance(final, str) else f"{final:.3g}"
+    near = "" if session.task.pairwise else f" within {AGREE_TOLERANCE:g}"
+    if _jury(session):
+        said = _agents_said(session, outcome.per_agent, outcome.agent_verdicts, criterion)
+        return f"{sum(agrees(a, final) for a in said)} of {len(said)} judges{near} of the jury's answer {shown}"
+    samples = _samples(session, criterion)
+    if _masses(session, samples):
+        return f"the mean probability its samples' score tokens put{near} of their own score"
+    said = _sample_answers(session, samples)
+    mean = "" if session.task.pairwise or len(said) < 2 else ", their mean"
+    return f"{sum(agrees(a, final) for a in said)} of {len(said)} samples{near} of the answer {shown}{mean}"
 
 
 def discussion(session: Session, outcome: Outcome, criterion: str) -> float | None:
@@ -135,7 +180,8 @@ def of_outcome(rule: Confidence, session: Session, outcome: Outcome) -> dict[str
 
 SINGLE = Confidence("with log-probabilities, the mean probability mass the score token puts within the tolerance "
                     "of the sample's own score; else the share of the samples (unreadable ones as disagreeing) "
-                    "that agree with the answer; a jury: the share of its judges that agree with its answer", single)
+                    "that agree with the answer (their mean: samples 1, 5, 1 give 0); a jury: the share of its "
+                    "judges that agree with its answer", single, _single_basis)
 DISCUSSION = Confidence("the mean of the share of agents that agree with the final answer at the end and the share "
                         "that already did in the vote before discussion", discussion)
 DEBATE = Confidence("the mean of two facts: the Critic accepted the last score (NO ISSUE), and the Scorer's first "

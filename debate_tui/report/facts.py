@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import Any
 
 from debate_tui.domain import ErrorSpan, PairOrder, Session, Turn
+from debate_tui.protocols import PROTOCOLS, get_protocol
 from debate_tui.protocols.common import counted
 from debate_tui.protocols.pairs import pair_keys
 from debate_tui.report.errors_text import counts_unlocated, line_col
@@ -41,9 +43,22 @@ def _answer(turn: Turn, order: PairOrder) -> str:
     return "unreadable" if turn.unscored else ""
 
 
+def confidence_lines(session: Session) -> list[str]:
+    """Each criterion's confidence with what it measured ("coherence 0.00: 0 of 3 samples within 0.5 of the
+    answer 2.33, their mean"); none for an answer a person gave, or a protocol this version does not know."""
+    outcome = session.outcome
+    if outcome is None or session.protocol not in PROTOCOLS:
+        return []
+    rule = get_protocol(session.protocol).confidence
+    return [f"{name} {value:.2f}: {rule.stated(session, outcome, name)}"
+            for name, value in outcome.confidence.items() if value is not None]
+
+
 def no_result(session: Session) -> str:
     """Why there is no result yet, in one sentence."""
-    waiting = "a person's decision" if session.status == "needs_human" else None
+    ladder = isinstance(session.state.get("ladder"), dict)
+    waiting = ("a person's decision" + (" (no tier of the trust ladder trusted its answer)" if ladder else "")
+               if session.status == "needs_human" else None)
     status = (f"No result yet: the run waits for {waiting}." if waiting
               else f"No result: the run is {session.status}.")
     return status + (f" ({session.error})" if session.error else "")
@@ -193,8 +208,47 @@ def turn_heading(turn: Turn, order: PairOrder) -> str:
     return f"{turn.agent} ({turn.role.replace('_', ' ')}): {', '.join(facts)}"
 
 
-def ladder(session: Session) -> tuple[str, Table] | None:
-    """`--policy`: who decided, and each tier's answer, confidence against its threshold, and cost."""
+@dataclass(frozen=True)
+class LadderFacts:
+    decided_by: str
+    guarantee: str
+    totals: str
+    table: Table
+
+
+def _decided_by(recorded: dict[str, object], session: Session) -> str:
+    if recorded.get("status") == "needs_human" and session.status == "needs_human":
+        return (f"nobody yet: no tier trusted its answer, so it waits for a person (debate-tui resume {session.id} "
+                "--decide, or the TUI's sessions screen)")
+    return str(recorded.get("decided_by") or f"nobody: the last tier ended {session.status}")
+
+
+def _guarantee(recorded: dict[str, Any]) -> str:
+    """alpha, delta, the calibration items and each tier's threshold, as the policy gave them."""
+    given = recorded.get("guarantee")
+    if not isinstance(given, dict) or given.get("alpha") is None or given.get("delta") is None:
+        return "not recorded (a session saved before the guarantee was kept)"
+    alpha, delta = float(given["alpha"]), float(given["delta"])
+    thresholds = "; ".join(f"tier {t.get('tier')} ({t.get('label')}) at confidence >= {t.get('threshold'):.2f}, "
+                           f"chosen on the {t.get('reached')} items that reached it"
+                           for t in given.get("thresholds") or [] if isinstance(t.get("threshold"), int | float))
+    return (f"the answers a tier trusts agree with people at least {100 * (1 - alpha):.0f}% of the time (alpha "
+            f"{alpha:g}), with probability at least {100 * (1 - delta):.0f}% (delta {delta:g}); calibrated on "
+            f"{given.get('calibrated_on')} labelled items; thresholds: {thresholds}")
+
+
+def _totals(recorded: dict[str, Any]) -> str:
+    spent = recorded.get("totals")
+    if not isinstance(spent, dict):
+        return "not recorded"
+    return (f"{counted(spent.get('calls') or 0, 'call')}, {counted(spent.get('prompt_tokens') or 0, 'prompt token')}, "
+            f"{counted(spent.get('completion_tokens') or 0, 'completion token')}, ${spent.get('cost_usd') or 0:.4f} "
+            f"over {counted(spent.get('tiers') or 0, 'tier')} (Usage below is this session's, the last tier's, alone)")
+
+
+def ladder(session: Session) -> LadderFacts | None:
+    """`--policy`: who decided, the guarantee, the ladder's totals, and each tier's answer, confidence against
+    its threshold, and cost."""
     recorded = session.state.get("ladder")
     if not isinstance(recorded, dict):
         return None
@@ -203,8 +257,9 @@ def ladder(session: Session) -> tuple[str, Table] | None:
         answer = rung.get("verdict") or ", ".join(f"{k} {fmt_score(v)}" for k, v in (rung.get("scores") or {}).items())
         confidence = "none" if rung.get("confidence") is None else f"{rung['confidence']:.2f}"
         threshold = "-" if rung.get("threshold") is None else f"{rung['threshold']:.2f}"
-        rows.append([str(rung.get("tier")), str(rung.get("protocol")), answer or "none", confidence, threshold,
-                     "yes" if rung.get("trusted") else "no", str(rung.get("calls")),
-                     f"${rung.get('cost_usd', 0):.4f}"])
-    head = ["Tier", "Protocol", "Answer", "Confidence", "Threshold", "Trusted", "Calls", "Cost"]
-    return str(recorded.get("decided_by")), Table(head, rows)
+        tokens = (rung.get("prompt_tokens") or 0) + (rung.get("completion_tokens") or 0)
+        rows.append([str(rung.get("tier")), str(rung.get("label") or rung.get("protocol")), answer or "none",
+                     confidence, threshold, "yes" if rung.get("trusted") else "no", str(rung.get("calls")),
+                     f"{tokens:,}", f"${rung.get('cost_usd', 0):.4f}"])
+    head = ["Tier", "Protocol", "Answer", "Confidence", "Threshold", "Trusted", "Calls", "Tokens", "Cost"]
+    return LadderFacts(_decided_by(recorded, session), _guarantee(recorded), _totals(recorded), Table(head, rows))

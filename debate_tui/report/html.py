@@ -111,6 +111,9 @@ def _result(session: Session) -> str:
     parts += [_table(facts.score_table(session)), _para("Vote before discussion", vote_summary(session)),
               _para("Jury", jury_summary(session)), _table(facts.per_agent_table(session), "Per agent"),
               _table(facts.agent_verdict_table(session))]
+    confident = facts.confidence_lines(session)
+    if confident:
+        parts.append(_para("Confidence", "; ".join(confident)))
     unscored = facts.unscored_turns(session)
     if unscored:
         parts.append(_para("Unscored turns", f"{unscored} (no score could be read even after a reminder)."))
@@ -262,8 +265,9 @@ def _ladder(session: Session) -> str:
     found = facts.ladder(session)
     if found is None:
         return ""
-    decided_by, table = found
-    return html_section("ladder", "Trust ladder", _para("Decided by", decided_by) + _table(table))
+    return html_section("ladder", "Trust ladder", _para("Decided by", found.decided_by)
+                        + _para("Guarantee", found.guarantee) + _para("Ladder totals", found.totals)
+                        + _table(found.table))
 
 
 SECTIONS: list[Callable[[Session], str]] = [_result, _ladder, _judged, _errors, _how, _usage, _transcript]

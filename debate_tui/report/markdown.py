@@ -18,6 +18,7 @@ from debate_tui.report.facts import (
     action_table,
     agent_verdict_table,
     answers_so_far,
+    confidence_lines,
     deduction,
     digest,
     has_verdicts,
@@ -103,6 +104,9 @@ def _scores(session: Session) -> list[str]:
     if per_agent is not None:
         lines += ["### Per agent", "", *_table(per_agent)]
     lines += _table(agent_verdict_table(session))
+    confident = confidence_lines(session)
+    if confident:
+        lines += [f"**Confidence:** {cell('; '.join(confident))}.", ""]
     unscored = unscored_turns(session)
     if unscored:
         lines += [f"**Unscored turns:** {unscored} (no score could be read even after a reminder).", ""]
@@ -150,9 +154,8 @@ def _ladder(session: Session) -> list[str]:
     found = ladder(session)
     if found is None:
         return []
-    decided_by, table = found
-    return ["## Trust ladder", "", f"Decided by: {cell(decided_by)}.", "",
-            *_table(table)]
+    return ["## Trust ladder", "", f"Decided by: {cell(found.decided_by)}.", "", f"Guarantee: {cell(found.guarantee)}.",
+            "", f"Ladder totals: {cell(found.totals)}.", "", *_table(found.table)]
 
 
 def _how(session: Session) -> list[str]:

@@ -264,7 +264,7 @@ class DebateTUI(App[int]):
         self._run(session, path, kind="resumed")
 
     def _run(self, session: Session, path: Path, *, kind: str,
-             after: Callable[[DebateScreen], None] | None = None) -> None:
+             after: Callable[[DebateScreen], None] | None = None, climb: str = "") -> None:
         from debate_tui.engine.budget import Budget
         from debate_tui.engine.control import RunControl
         from debate_tui.engine.runner import RetryPolicy
@@ -290,7 +290,7 @@ class DebateTUI(App[int]):
                                 budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens))
             return LockedRun(runner, lock)
 
-        self.push_screen(DebateScreen(session, control, make, kind=kind, clock=self.clock, after=after))
+        self.push_screen(DebateScreen(session, control, make, kind=kind, clock=self.clock, after=after, climb=climb))
 
     def start_ladder(self, session: Session) -> None:
         """`--policy`: tier 1 plays; `LadderPlay` takes each next step when a tier's run ends."""
@@ -298,11 +298,12 @@ class DebateTUI(App[int]):
 
         LadderPlay(self, self.launch.ladder, self.launch.policy or "").start(session)
 
-    def run_tier(self, session: Session, kind: str, after: Callable[[DebateScreen], None]) -> None:
-        """One tier of a ladder: a new debate screen over the earlier ones (Escape goes back to them)."""
+    def run_tier(self, session: Session, kind: str, after: Callable[[DebateScreen], None], climb: str = "") -> None:
+        """One tier of a ladder: a new debate screen over the earlier ones (Escape goes back to them), showing
+        the `climb` that led to it."""
         if self.stamp is not None:
             self.stamp(session)
-        self._run(session, self.store.path_for(session.id), kind=kind, after=after)
+        self._run(session, self.store.path_for(session.id), kind=kind, after=after, climb=climb)
 
     def replay(self, session: Session) -> None:
         from debate_tui.engine.control import RunControl

@@ -1,45 +1,90 @@
 """The TUI's trust ladder (`debate-tui --text F --policy POLICY.json`): one text, tier after tier.
 
-Tier 1 plays in its debate screen. When a tier's run ends, its status line shows
-its confidence against its threshold and what follows: "trusted: >= 85% agreement
-at 90% confidence, calibrated on 412 items", or "not sure (0.61 < 0.78):
-escalating to tier 2, chateval", and the next tier plays in a screen of its own
-over the earlier one (Escape goes back to it). When no tier trusts itself the
-person decides with the decision dialog (the verdict for a pair, a point of the
-scale for a score), recorded as an override in the last session. The last
-session keeps the ladder (`state["ladder"]`), which its report shows.
+Tier 1 plays in its debate screen. When a tier's run ends, its status line says
+what follows: "trust ladder: confidence 1.00, threshold 1.00: trusted: >= 85%
+agreement at 90% confidence, calibrated on 412 items", or "tier 1 (single, conf
+0.61 < 0.78): not sure, escalating to tier 2 (chateval)", and the next tier plays
+in a screen of its own over the earlier one (Escape goes back to it), the climb's
+lines so far kept under its status line: the climb stays on screen.
+
+When no tier trusts itself the last session waits for a person (`climb.record_ladder`:
+needs_human, no result) and the decision dialog asks (the verdict for a pair, a
+point of the scale per criterion), with the text judged, `r` for the report and
+F1 for help. Escape leaves it waiting, as it is saved: the sessions screen (F2)
+or `debate-tui resume SESSION --decide` decide it later, with the same dialog
+(`ask_decision`) or the same `climb.decide`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from debate_tui.batch.ladder import Tier, lowest_confidence, record_ladder, rung, step_message, tier_session
-from debate_tui.domain import HumanAction, Session
-from debate_tui.engine.judged import stamp
-from debate_tui.engine.runner import apply_overrides
+from debate_tui.batch.climb import decide, lowest_confidence, record_ladder, rung, said, step_message, tier_session
+from debate_tui.domain import Session
+from debate_tui.protocols.common import excerpt
 from debate_tui.store import write_session
 from debate_tui.ui.screens.dialogs import DecisionDialog
 
 if TYPE_CHECKING:
+    from debate_tui.batch.ladder import Tier
     from debate_tui.ui.app import DebateTUI
     from debate_tui.ui.screens.debate import DebateScreen
 
 VERDICT_LABELS = ("text 1 is better", "text 2 is better", "a tie")
+Answers = dict[str, float | str]
+
+
+def ask_decision(app: DebateTUI, session: Session, done: Callable[[Answers | None], None]) -> None:
+    """The decision dialog for a waiting ladder: once for a pair's verdict, else once per criterion; `done` gets
+    the answers, or None when the person pressed Escape (the session keeps waiting)."""
+    rungs = (session.state.get("ladder") or {}).get("rungs") or []
+    details = [("Text", excerpt(session.task.text))]
+    if session.task.text_b is not None:
+        details.append(("Text 2", excerpt(session.task.text_b)))
+    answers: Answers = {}
+
+    def next_question() -> None:
+        criterion = next(c for c in session.criteria if c.name not in answers)
+        options: tuple[str, ...]
+        labels: tuple[str, ...]
+        if session.task.pairwise:
+            options, labels, what = ("1", "2", "0"), VERDICT_LABELS, "the verdict"
+        else:
+            options = tuple(str(v) for v in range(int(criterion.low), int(criterion.high) + 1))
+            labels, what = (), f"the {criterion.name} score ({criterion.scale})"
+
+        def answered(value: str | None) -> None:
+            if value is None:
+                done(None)
+                return
+            answers[criterion.name] = value if session.task.pairwise else float(value)
+            if session.task.pairwise or len(answers) == len(session.criteria):
+                done(answers)
+            else:
+                next_question()
+
+        app.push_screen(DecisionDialog(f"No tier trusted its answer ({said(rungs)}). Decide {what}.", options,
+                                       labels, tuple(details), escape="Escape leaves it waiting for a person",
+                                       report=lambda: app.open_report(session)), answered)
+
+    next_question()
 
 
 class LadderPlay:
     def __init__(self, app: DebateTUI, tiers: list[Tier], policy: str) -> None:
         self.app, self.tiers, self.policy = app, tiers, policy
         self.rungs: list[dict[str, Any]] = []
+        self.climb: list[str] = []
+        """One line per tier that ran: shown on every later tier's screen."""
 
     def start(self, session: Session) -> None:
         self._play(0, session)
 
     def _play(self, index: int, session: Session) -> None:
         tier = self.tiers[index]
-        kind = f"tier {tier.number} of {len(self.tiers)}, trusted at confidence >= {tier.threshold:.2f}"
-        self.app.run_tier(session, kind, lambda screen: self.finished(index, screen))
+        kind = f"tier {tier.number} of {len(self.tiers)} ({tier.label}), trusted at confidence >= {tier.threshold:.2f}"
+        self.app.run_tier(session, kind, lambda screen: self.finished(index, screen), climb="\n".join(self.climb))
 
     def finished(self, index: int, screen: DebateScreen) -> None:
         """A tier's run ended: trust it, escalate, or ask the person."""
@@ -48,66 +93,53 @@ class LadderPlay:
         trusted = tier.trusts(confidence)
         self.rungs.append(rung(tier, session, confidence, trusted))
         later = self.tiers[index + 1] if index + 1 < len(self.tiers) else None
-        shown = "none" if confidence is None else f"{confidence:.2f}"
-        screen.status.trust = (f"trust ladder: confidence {shown}, threshold {tier.threshold:.2f}: "
-                               + step_message(tier, confidence, trusted, later, session.status))
-        if trusted or session.status != "completed":
-            self._close(session)
-        elif later is not None:
+        line = step_message(tier, confidence, trusted, later, session.status)
+        if trusted:
+            shown = "none" if confidence is None else f"{confidence:.2f}"
+            line = f"trust ladder: confidence {shown}, threshold {tier.threshold:.2f}: {line}"
+        self._say(screen, line)
+        if trusted or session.status != "completed" or later is None:
+            self._close(screen)
+        else:
             self._play(index + 1, tier_session(later, session.task))
-        else:
-            self._ask(screen)
 
-    def _said(self) -> str:
-        def one(r: dict[str, Any]) -> str:
-            answer = r["verdict"] or ", ".join(f"{k} {v:g}" for k, v in r["scores"].items() if v is not None)
-            sure = "no confidence" if r["confidence"] is None else f"confidence {r['confidence']:.2f}"
-            return f"tier {r['tier']} {r['protocol']}: {answer or 'none'} ({sure})"
+    def _say(self, screen: DebateScreen, line: str) -> None:
+        self.climb.append(line)
+        screen.status.trust = "\n".join(self.climb)
 
-        return "; ".join(one(r) for r in self.rungs)
-
-    def _ask(self, screen: DebateScreen, names: list[str] | None = None) -> None:
-        """The decision dialog, once for a pair's verdict, else once per criterion."""
+    def _close(self, screen: DebateScreen) -> None:
+        """The ladder goes into the last session, saved, so its report (r, e) shows it; with no tier trusted, the
+        session waits and the person is asked."""
         session = screen.session
-        names = [c.name for c in session.criteria] if names is None else names
-        criterion = next(c for c in session.criteria if c.name == names[0])
-        options: tuple[str, ...]
-        labels: tuple[str, ...]
-        if session.task.pairwise:
-            options, labels, what = ("1", "2", "0"), VERDICT_LABELS, "the verdict"
-        else:
-            options = tuple(str(v) for v in range(int(criterion.low), int(criterion.high) + 1))
-            labels, what = (), f"the {criterion.name} score ({criterion.scale})"
-        question = f"No tier trusted its answer ({self._said()}). Decide {what}."
+        decided = record_ladder(session, self.rungs, self.policy, self.tiers)
+        screen.refresh_outcome()
+        if not self._save(session):
+            return
+        if decided is not None or session.status != "needs_human":
+            self.app.notify(f"decided by {decided or 'nobody: the tier ended ' + session.status}",
+                            title="Trust ladder", markup=False)
+            return
 
-        def done(value: str | None) -> None:
-            if value is None:
-                self._close(session)
+        def done(answers: Answers | None) -> None:
+            if answers is None:
+                self._say(screen, "waiting for a person: no tier trusted its answer")
+                self.app.notify(f"No tier trusted its answer: session {session.id} waits for a person (decide it "
+                                "from the sessions list, F2, or `debate-tui resume ID --decide SCORE`).",
+                                title="Trust ladder: needs a person", severity="warning", markup=False, timeout=10)
                 return
-            action = HumanAction(kind="override", criterion=criterion.name, who=self.app.user,
-                                 value=value if session.task.pairwise else float(value),
-                                 after_turn=sum(1 for t in session.turns if t.error is None),
-                                 text="trust ladder: no tier trusted its answer", where="tui ladder", source="decision")
-            session.actions.append(stamp(action, session))
-            if session.outcome is not None:
-                session.outcome = apply_overrides(session.outcome, [action])
+            who = decide(session, answers, self.app.user, "TUI decision dialog")
             screen.refresh_outcome()
-            if len(names) > 1 and not session.task.pairwise:
-                self._ask(screen, names[1:])
-                return
-            self._close(session, person=self.app.user)
-            screen.status.trust = f"decided by {self.app.user}"
+            self._say(screen, f"decided by {who}")
+            if self._save(session):
+                self.app.notify(f"decided by {who}", title="Trust ladder", markup=False)
 
-        self.app.push_screen(DecisionDialog(question, options, labels,
-                                            escape="Escape leaves it undecided (the report says so)"), done)
+        ask_decision(self.app, session, done)
 
-    def _close(self, session: Session, person: str | None = None) -> None:
-        """The ladder goes into the last session, saved, so its report (r, e) shows it."""
-        who = record_ladder(session, self.rungs, self.policy, person)
+    def _save(self, session: Session) -> bool:
         try:
             write_session(self.app.store.path_for(session.id), session)
         except OSError as exc:
             self.app.notify(f"cannot save the ladder into the session: {exc.strerror or exc}", severity="error",
                             markup=False)
-            return
-        self.app.notify(f"decided by {who}", title="Trust ladder", markup=False)
+            return False
+        return True

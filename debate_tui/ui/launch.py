@@ -116,7 +116,8 @@ def fitted(remembered: Choices, texts: dict[str, str], notes: list[str]) -> Choi
 
 def _ladder(launch: Launch, policy: str) -> None:
     """The ladder's tiers and tier 1's session; InputError (one line) when the policy cannot be run live."""
-    from debate_tui.batch.ladder import LadderError, load_tiers, tier_session
+    from debate_tui.batch.climb import tier_session
+    from debate_tui.batch.ladder import LadderError, load_tiers
 
     try:
         launch.ladder = load_tiers(Path(policy).expanduser(), task_of(launch.texts))

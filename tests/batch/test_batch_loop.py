@@ -73,3 +73,17 @@ def test_asyncios_own_loop_keeps_its_threads_it_looks_host_names_up_in_them():
     with asyncio.Runner() as runner:
         made, ident = runner.run(where())
     assert made is False and ident != threading.get_ident()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no SIGTERM handlers on Windows")
+def test_after_a_batch_ctrl_c_and_sigterm_reach_the_process_again(capsys, llm_server, tmp_path):
+    """uvloop's remove_signal_handler leaves its handler, bound to the closed loop, installed: a process that went
+    on after a batch (ladder_demo --serve) lost every Ctrl+C and SIGTERM."""
+    import signal
+
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    agreeing_debate(llm_server)
+    items, out = write_items(tmp_path / "in.jsonl", 1), tmp_path / "out.jsonl"
+    code, _, _ = run_batch(capsys, str(items), "--out", str(out), *model_args(llm_server))
+    assert code == 0
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before

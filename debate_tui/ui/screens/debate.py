@@ -21,6 +21,7 @@ from textual.content import Content
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
+from debate_tui.batch.climb import waiting
 from debate_tui.domain import HumanAction, Session
 from debate_tui.engine.control import RunControl
 from debate_tui.engine.events import (
@@ -39,6 +40,7 @@ from debate_tui.engine.events import (
     Waiting,
 )
 from debate_tui.llm import DEMO_MODEL
+from debate_tui.report.facts import confidence_lines, no_result
 from debate_tui.store import summarize
 from debate_tui.ui.export import start_export
 from debate_tui.ui.host import tui
@@ -106,8 +108,9 @@ class DebateScreen(BaseScreen[None]):
 
     def __init__(self, session: Session, control: RunControl, make_player: PlayerFactory, *,
                  kind: str = "live", clock: Callable[[], float] = time.monotonic,
-                 after: Callable[[DebateScreen], None] | None = None) -> None:
-        """`after`: called once the run has finished and its outcome is shown (a trust ladder's next step)."""
+                 after: Callable[[DebateScreen], None] | None = None, climb: str = "") -> None:
+        """`after`: called once the run has finished and its outcome is shown (a trust ladder's next step);
+        `climb`: the ladder's lines so far (why this tier runs), kept on show under the status line."""
         super().__init__()
         self.after = after
         self.session = session
@@ -124,6 +127,7 @@ class DebateScreen(BaseScreen[None]):
         agents = [a for a in session.agents if a.role != "human"]
         self.panes = {a.name: AgentPane(a, scales, id=f"pane-{index}") for index, a in enumerate(agents)}
         self.status = StatusLine(id="status")
+        self.status.trust = climb
         self._streamed: dict[int, list[str]] = {}
         """Tokens not shown yet, by turn slot."""
         self._shown_at = 0.0
@@ -261,21 +265,28 @@ class DebateScreen(BaseScreen[None]):
             self.status.mode = self._mode()
 
     def refresh_outcome(self) -> None:
-        """Show the outcome again, after something outside the run changed it (a ladder's decision)."""
+        """Show the outcome and status again, after something outside the run changed them (a ladder's decision)."""
         self._show_outcome()
+        self.status.mode = self._mode()
 
     def _show_outcome(self) -> None:
         outcome = self.session.outcome
         verdict = self.query_one("#verdict", Static)
         if outcome is None:
-            if self.finished:
+            if self.finished and waiting(self.session):
+                verdict.update(literal(f"{no_result(self.session)} Decide it from the sessions list (F2).",
+                                       "bold $warning"))
+                verdict.display = True
+            elif self.finished:
                 hint = " Resume it from the sessions list (F2)." if self.session.status != "completed" else ""
                 verdict.update(literal(f"No result: the run is {self.session.status}.{hint}", "bold $warning"))
                 verdict.display = True
             return
         result = summarize(self.session, Path()).result or "no score"
         how = f" ({outcome.method})" if outcome.method else ""
-        verdict.update(literal(f"Final: {result}{how}", "bold $success"))
+        confident = confidence_lines(self.session)
+        sure = f"\nConfidence: {'; '.join(confident)}" if confident else ""
+        verdict.update(literal(f"Final: {result}{how}{sure}", "bold $success"))
         verdict.display = True
         for agent, scores in outcome.per_agent.items():
             if agent in self.panes:
@@ -361,7 +372,8 @@ class DebateScreen(BaseScreen[None]):
                           source="decision")
             self.status.mode = self._mode()
 
-        self.app.push_screen(DecisionDialog(asked.question, asked.options, asked.labels, asked.details), done)
+        self.app.push_screen(DecisionDialog(asked.question, asked.options, asked.labels, asked.details,
+                                            report=self.action_report), done)
 
     def action_report(self) -> None:
         self.app.push_screen(ReportScreen(self.session))

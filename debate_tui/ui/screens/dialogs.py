@@ -6,6 +6,7 @@ screen that opened it decides what to do with the answer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -153,7 +154,11 @@ class DecisionDialog(Dialog[str | None]):
 
     AUTO_FOCUS = ""  # nothing: see above
     BINDINGS = [
-        *(Binding(digit, f"pick('{digit}')", show=False, id=f"decision.{digit}") for digit in "0123456789"),
+        Binding("f1", "app.help", "Help", id="decision.help", tooltip="Every key of this dialog, and the protocols"),
+        Binding("r", "report", "Report", id="decision.report",
+                tooltip="Read the report so far (every answer, the transcript) before deciding"),
+        *(Binding(digit, f"pick('{digit}')", "Decide", show=False, id=f"decision.{digit}",
+                  tooltip=f"Answer {digit}, where {digit} is one of the options") for digit in "0123456789"),
         Binding("left,up", "move(-1)", "Previous", show=False, id="decision.previous"),
         Binding("right,down,tab", "move(1)", "Next", show=False, id="decision.next"),
         Binding("shift+tab", "move(-1)", show=False),
@@ -161,9 +166,12 @@ class DecisionDialog(Dialog[str | None]):
 
     def __init__(self, question: str, options: tuple[str, ...], labels: tuple[str, ...] = (),
                  details: tuple[tuple[str, str], ...] = (),
-                 escape: str = "Escape stops the run (it can be resumed)") -> None:
+                 escape: str = "Escape stops the run (it can be resumed)",
+                 report: Callable[[], None] | None = None) -> None:
+        """`report`: what `r` opens (the report of the session the question is about), over this dialog."""
         super().__init__("Your decision is needed")
         self.escape = escape
+        self.report = report
         self.question = question
         self.options = options
         self.labels = labels if len(labels) == len(options) else ()
@@ -182,8 +190,12 @@ class DecisionDialog(Dialog[str | None]):
                 yield Button(literal(shown), id=f"decide-{index}", variant="primary")
         keys = "/".join(o for o in self.options if len(o) == 1 and o.isdigit())
         yield Static((f"{keys} decide{'s' if '/' not in keys else ''}, " if keys else "")
-                     + f"arrows move, Enter presses the highlighted button; {self.escape}",
-                     classes="dialog-help")
+                     + f"arrows move, Enter presses the highlighted button; {'r the report, ' if self.report else ''}"
+                     f"F1 help; {self.escape}", classes="dialog-help")
+
+    def action_report(self) -> None:
+        if self.report is not None:
+            self.report()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         index = int(str(event.button.id).removeprefix("decide-"))

@@ -1,5 +1,8 @@
 """The sessions list: past runs and the shipped examples, to read, replay, resume, delete or compare.
 
+A trust ladder that no tier trusted waits for a person: opening or resuming it
+asks for the decision (the ladder's dialog), which becomes its result.
+
 Listing reads an index (see `SessionStore.list`): about 30 ms for a thousand
 sessions, done on the event loop, since in a thread its thousand `stat` calls
 queued for the interpreter lock behind the busy UI and took ten times as long.
@@ -21,8 +24,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Input, Static
 
+from debate_tui.batch.climb import decide, waiting
 from debate_tui.domain import Session
-from debate_tui.store import SessionFileError, SessionStore, SessionSummary, read_session
+from debate_tui.inputs import InputError
+from debate_tui.safefile import SessionLock
+from debate_tui.store import SessionFileError, SessionStore, SessionSummary, read_session, write_session
 from debate_tui.ui.host import tui
 from debate_tui.ui.literal import cell, literal, one_line
 from debate_tui.ui.screens.base import BaseScreen
@@ -197,7 +203,9 @@ class SessionsScreen(BaseScreen[None]):
         except SessionFileError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
-        if how == "read":
+        if how != "replay" and waiting(session):  # a trust ladder no tier trusted: its person decides here
+            self._decide(session, row.summary.path)
+        elif how == "read":
             tui(self).open_report(session)
         elif how == "replay":
             tui(self).replay(session)
@@ -250,6 +258,30 @@ class SessionsScreen(BaseScreen[None]):
             self.notify(str(exc), severity="error", markup=False)
             return
         tui(self).compare(compare_sessions(a, b))
+    def _decide(self, session: Session, path: Path) -> None:
+        """The ladder's decision dialog; the answer is saved under the session's lock, and the list redrawn."""
+        from debate_tui.ui.ladder_play import ask_decision
+
+        def done(answers: dict[str, float | str] | None) -> None:
+            if answers is None:
+                return
+            try:
+                lock = SessionLock(path, session.id).acquire()
+            except InputError as exc:  # another process holds it
+                self.notify(str(exc), severity="error", markup=False)
+                return
+            try:
+                who = decide(session, answers, tui(self).user, "TUI sessions screen")
+                write_session(path, session)
+            except OSError as exc:
+                self.notify(f"cannot save the decision: {exc.strerror or exc}", severity="error", markup=False)
+                return
+            finally:
+                lock.release()
+            self.notify(f"decided by {who}", title="Trust ladder", markup=False)
+            self.action_refresh()
+
+        ask_decision(tui(self), session, done)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.words = event.value.lower().split()

@@ -35,8 +35,9 @@ class StatusLine(Static, KeptLines):
     calls: reactive[int] = reactive(0)
     tokens: reactive[int] = reactive(0)
     cost: reactive[float] = reactive(0.0)
-    trust: reactive[str] = reactive("")
-    """With a trust ladder (`--policy`): this tier's confidence against its threshold, and what follows."""
+    trust: reactive[str] = reactive("", layout=True)
+    """With a trust ladder (`--policy`): the climb so far, a line per tier (what it said, and what follows).
+    A new line makes the line taller: `layout`, else the height measured for the first line stayed."""
 
     def watch_trust(self, trust: str) -> None:
         """A ladder's message gets lines of its own under the usual one, wrapped to the width."""
