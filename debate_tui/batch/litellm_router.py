@@ -24,7 +24,8 @@ from typing import Any
 from debate_tui.domain import Usage
 from debate_tui.inputs import InputError
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient
-from debate_tui.llm.litellm_client import classify, finish_reason, load_litellm
+from debate_tui.llm.guard import plausible_usage
+from debate_tui.llm.litellm_client import classify, finish_reason, first_choice, load_litellm
 from debate_tui.readfile import read_text
 
 ROUTER_SECTIONS = ("model_list", "router_settings")
@@ -93,11 +94,12 @@ class RouterClient:
             response = await self.router.acompletion(model=request.model, messages=request.messages, **params)
         except Exception as exc:
             raise classify(exc) from None
-        choice = response.choices[0]
+        choice = first_choice(response)
         text = choice.message.content or ""
         if on_delta is not None and text:
             on_delta(text)
-        return Completion(text=text, usage=_usage(response), finish_reason=finish_reason(choice.finish_reason))
+        usage = plausible_usage(_usage(response), request, text)
+        return Completion(text=text, usage=usage, finish_reason=finish_reason(choice.finish_reason))
 
 
 def _usage(response: Any) -> Usage:
