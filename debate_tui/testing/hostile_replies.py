@@ -8,6 +8,8 @@ way a body can hurt the client that reads it, by size or by shape.
 - "endless_line": an SSE stream whose first `data:` line never ends.
 - "html": a web server's 200 page instead of OpenAI's JSON (a wrong api_base).
 - "no_choices": a well-formed completion with `choices: []`.
+- "odd_shapes": a completion whose fields have the wrong types, carrying `ODD_VALUE` (the provider's input
+  that a library's warning would print).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import zlib
 from functools import cache
 from typing import Any
 
-HOSTILE_FAULTS = ("gzip_bomb", "huge", "endless_line", "html", "no_choices")
+HOSTILE_FAULTS = ("gzip_bomb", "huge", "endless_line", "html", "no_choices", "odd_shapes")
+ODD_VALUE = "provider-said-this-7f3a"
 BOMB_INFLATED_BYTES = 2 * 1024**3
 """What the gzip bomb inflates to: 2 GiB of spaces (legal JSON whitespace), from a body of about 2 MB."""
 HUGE_BYTES = 1024**3
@@ -59,9 +62,14 @@ async def send_hostile(fault: str, writer: asyncio.StreamWriter, envelope: dict[
     if fault == "html":
         await _write(writer, _head(200, {"Content-Type": "text/html", "Content-Length": str(len(HTML_PAGE))})
                      + HTML_PAGE)
-    elif fault == "no_choices":
+    elif fault in ("no_choices", "odd_shapes"):
         body = json.dumps(envelope | {"object": "chat.completion", "choices": [],
-                                      "usage": {"prompt_tokens": 1, "completion_tokens": 0, "total_tokens": 1}})
+                                      "usage": {"prompt_tokens": 1, "completion_tokens": 0, "total_tokens": 1}}
+                          if fault == "no_choices" else envelope | {
+                              "object": "chat.completion", "created": ODD_VALUE,
+                              "choices": [{"index": 0, "message": {"role": "assistant", "content": [ODD_VALUE]},
+                                           "finish_reason": "stop"}],
+                              "usage": {"prompt_tokens": ODD_VALUE, "completion_tokens": 1, "total_tokens": 2}})
         await _write(writer, _head(200, {"Content-Type": "application/json", "Content-Length": str(len(body))})
                      + body.encode())
     elif fault == "gzip_bomb":
