@@ -102,3 +102,18 @@ def test_absurd_token_counts_are_counted_from_the_text_and_spend_no_budget(capfd
     assert code == 0 and summary["status"] == "completed" and summary["scores"] == {"coherence": 3.0}
     assert 0 < summary["prompt_tokens"] < 5000 and 0 < summary["completion_tokens"] < 50
     assert any("prompt_tokens 1e+30, completion_tokens 1e+30" in r.message for r in caplog.records)
+
+
+@pytest.mark.parametrize("command", ["run", "batch"])
+def test_max_cost_for_a_model_litellm_cannot_price_says_it_cannot_be_enforced(capfd, llm_server, tmp_path, command):
+    code, _, err, _ = single(capfd, llm_server, tmp_path, command, "--max-cost", "0.01")
+    assert code == 0
+    assert ("debate-tui: warning: --max-cost cannot be enforced for openai/fake-model: litellm has no price for it, "
+            "so its calls count $0; bound them with --max-tokens N\n") in err
+
+
+def test_max_cost_for_a_priced_model_gives_no_such_warning():
+    from debate_tui.engine.budget import Budget
+
+    assert Budget(max_cost=1.0).unenforceable(["gpt-4o-mini"]) is None
+    assert Budget(max_tokens=100).unenforceable(["openai/fake-model"]) is None
