@@ -44,7 +44,7 @@ EXIT_CODES = {
     "calibrate": "0 policy written (a tier may never trust), 2 bad input (one line on stderr)",
     "escalate": "0 decisions written (items needing a person included), 2 bad input (one line on stderr)",
     "serve": "0 stopped with Ctrl+C, 2 the serve extra is missing, the address is refused or not loopback "
-             "without --public",
+             "without --public, or --port / --max-tabs is out of range",
     "completion": "0 printed",
 }
 """Every command's exit codes, shown at the end of its --help and in the CLI reference (130: interrupted before
