@@ -177,12 +177,17 @@ fetch("PAGE_URL", {credentials: "include"}).then(r => r.text().then(t => { windo
 </script></body></html>"""
 
 
+class QuietFiles(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002  (the standard library's name)
+        """No request lines on the test's output."""
+
+
 @contextlib.contextmanager
 def foreign_site(folder: Path, page: str):
     """Another origin on this machine (127.0.0.1, another port: the same site, so the served page's cookie is
     sent along; only the Origin check stands in the way)."""
     (folder / "evil.html").write_text(page)
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    handler = functools.partial(QuietFiles, directory=str(folder))
     with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as site:
         threading.Thread(target=site.serve_forever, daemon=True).start()
         try:
@@ -203,7 +208,7 @@ async def test_the_served_app_refuses_a_tokenless_url_and_a_page_from_another_or
         async with Chromium() as browser:
             page = await browser.new_page()
             await page.goto(bare)  # no token
-            assert await page.eval("document.body.innerText") == (
+            assert (await page.eval("document.body.innerText")).strip() == (
                 "debate-tui serve: this page needs its token: open the URL that debate-tui serve printed")
             await page.screenshot(shots / "served-no-token.png")
             await page.goto(url)  # the person's own tab: the token's cookie is set
