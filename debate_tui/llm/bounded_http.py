@@ -34,6 +34,8 @@ ACCEPTED = "gzip, deflate"
 NOT_OPENAI_FORMAT = "the server did not answer in OpenAI's format"
 MARKUP = ("text/html", "application/xhtml+xml")
 """What a web server, a login portal or a proxy's error page answers: never a model's reply."""
+BOUNDED_PATHS = ("/chat/completions", "/completions", "/responses")
+"""The calls whose replies are a model's: bounded. Other endpoints (a provider batch's result files) are not."""
 EVENTS = "text/event-stream"
 STREAM_FLAG = re.compile(rb'"stream"\s*:\s*true')
 """A request body asking for a stream (inside a JSON string, a quote is escaped: a prompt cannot fake this)."""
@@ -116,13 +118,15 @@ class BoundedTransport(httpx.AsyncBaseTransport):
         return transport
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if not request.url.path.endswith(BOUNDED_PATHS):  # a provider batch's files may well pass the cap
+            return await self._transport().handle_async_request(request)
         request.headers["Accept-Encoding"] = ACCEPTED
         response = await self._transport().handle_async_request(request)
         media = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if response.is_success and media in MARKUP:
             await response.aclose()
             raise ReplyRefused(f"{NOT_OPENAI_FORMAT} (a {response.status_code} {media} page: is the api_base right?)")
-        if response.is_success and media != EVENTS and STREAM_FLAG.search(request.content):
+        if response.is_success and media != EVENTS and _asks_for_stream(request):
             await response.aclose()
             raise ReplyRefused(f"{NOT_OPENAI_FORMAT} (a streamed call answered with {media[:40] or 'an untyped body'}, "
                                "not server-sent events)")
@@ -139,6 +143,13 @@ class BoundedTransport(httpx.AsyncBaseTransport):
     async def aclose(self) -> None:
         for transport in list(self._inner.values()):
             await transport.aclose()
+
+
+def _asks_for_stream(request: httpx.Request) -> bool:
+    try:
+        return STREAM_FLAG.search(request.content) is not None
+    except httpx.RequestNotRead:  # a body sent as a stream (an upload) is no chat request
+        return False
 
 
 def bounded_client() -> httpx.AsyncClient:
