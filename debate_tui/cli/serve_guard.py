@@ -24,6 +24,9 @@ COOKIE = "debate_tui_token"
 STATIC = "/static/"
 """textual-serve's own script, styles and fonts: the same for everyone, so no token is asked for them."""
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+WILDCARDS = ("0.0.0.0", "::", "")
+"""Addresses that listen everywhere (with --public): the names a browser will use cannot be known, so any Host is
+taken, and a browser's Origin must then be that Host's."""
 
 
 def served_hosts(host: str, port: int) -> tuple[str, ...]:
@@ -40,6 +43,7 @@ class GuardedServer(Server):
         super().__init__(command, host=host, port=port, **kwargs)
         self.token = secrets.token_urlsafe(24)
         self.hosts = served_hosts(host, port)
+        self.any_host = host in WILDCARDS
         self.origins = frozenset(f"http://{h}" for h in self.hosts)
         self.max_tabs = max_tabs
         self.tabs = 0
@@ -60,17 +64,17 @@ class GuardedServer(Server):
     @web.middleware
     async def _guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         host = request.headers.get("Host", "")
-        if host not in self.hosts:
+        if not self.any_host and host not in self.hosts:
             return _refused(f"this server answers to {self.hosts[0]} only, not to Host {host[:80]!r}")
         origin = request.headers.get("Origin")
-        if origin is not None and origin not in self.origins:
+        if origin is not None and origin not in (frozenset({f"http://{host}"}) if self.any_host else self.origins):
             return _refused(f"a page from {origin[:80]!r} may not use this server")
         if request.path.startswith(STATIC):
             return await handler(request)
         given = request.query.get("token") or request.cookies.get(COOKIE) or ""
         if not hmac.compare_digest(given.encode(), self.token.encode()):
             return _refused("this page needs its token: open the URL that debate-tui serve printed")
-        if request.path == "/" and host != self.hosts[0]:  # the page's own URLs name the canonical host
+        if request.path == "/" and not self.any_host and host != self.hosts[0]:  # the page's URLs name that one
             raise web.HTTPFound(self.url)
         response = await handler(request)
         if request.path == "/":

@@ -23,6 +23,7 @@ from tests.helpers.ui import RecordingDemo, debate_then_report, export_as, freez
 def test_without_the_extra_it_names_the_extra_and_exits_2(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "textual_serve", None)
     monkeypatch.setitem(sys.modules, "textual_serve.server", None)
+    monkeypatch.delitem(sys.modules, "debate_tui.cli.serve_guard", raising=False)  # imported again: it needs the extra
     assert main(["serve"]) == 2
     err = capsys.readouterr().err
     assert "pip install 'debate-tui[serve]'" in err and err.count("\n") == 1

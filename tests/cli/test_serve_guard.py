@@ -69,3 +69,21 @@ def test_tabs_past_max_tabs_are_refused(tmp_path):
 
         held, second = asyncio.run(two_tabs())
         assert held and second == 503
+
+
+async def test_listening_everywhere_takes_any_host_but_only_its_own_origin():
+    """--public --host 0.0.0.0: the names a browser uses are unknown; the Origin must match the Host it used.
+    Driven in-process (aiohttp's test client on 127.0.0.1), so nothing listens beyond the loopback address."""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from debate_tui.cli.serve_guard import GuardedServer
+
+    served = GuardedServer("true", host="0.0.0.0", port=8000, max_tabs=1, title="t")
+    async with TestClient(TestServer(await served._make_app())) as client:
+        token = {"token": served.token}
+        lan = {"Host": "192.168.1.5:8000"}
+        assert (await client.get("/", params=token, headers=lan)).status == 200
+        assert (await client.get("/", params=token, headers=lan | {"Origin": "http://192.168.1.5:8000"})).status == 200
+        assert (await client.get("/", params=token, headers=lan | {"Origin": "http://evil.example"})).status == 403
+        client.session.cookie_jar.clear()  # the token's cookie, set by the first answer
+        assert (await client.get("/", headers=lan)).status == 403
