@@ -282,6 +282,8 @@ class LiteLLMClient:
                         delta = choice.delta.content
                         provider_finish = choice.finish_reason or provider_finish
                         tokens += token_logprobs(getattr(choice, "logprobs", None))
+                        if delta is not None and not isinstance(delta, str):  # litellm passes a chunk's fields on
+                            raise LLMError("reply", f"{NOT_OPENAI_FORMAT} (a streamed chunk whose content is not text)")
                         if delta:
                             parts.append(delta)
                             on_delta(delta)
@@ -290,13 +292,15 @@ class LiteLLMClient:
                                 break
                     raw = getattr(chunk, "usage", None)
                     if raw:
-                        usage.prompt_tokens = raw.prompt_tokens or 0
-                        usage.completion_tokens = raw.completion_tokens or 0
+                        usage.prompt_tokens = _count(raw.prompt_tokens)
+                        usage.completion_tokens = _count(raw.completion_tokens)
                         usage.cost_usd = known_cost(getattr(raw, "cost", None))
         except TimeoutError as exc:
             if not parts:
                 raise classify(exc) from None
             ended = "deadline"
+        except LLMError:
+            raise
         except Exception as exc:
             if not (parts and ENDED_WITHOUT_FINISH in str(exc)):
                 raise classify(exc, partial_text="".join(parts)) from None
@@ -311,6 +315,11 @@ class LiteLLMClient:
                 usage.completion_tokens = min(usage.completion_tokens, meter.cap or usage.completion_tokens)
             usage.prompt_tokens = usage.prompt_tokens or prompt_tokens(request.model, request.messages)
         return text, usage, tokens, ended or finish_reason(provider_finish)
+
+
+def _count(value: Any) -> int:
+    """A token count as a stream's usage gave it; anything but a whole number (a string, a list) counts 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def first_choice(response: Any) -> Any:

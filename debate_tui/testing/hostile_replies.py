@@ -9,7 +9,8 @@ way a body can hurt the client that reads it, by size or by shape.
 - "html": a web server's 200 page instead of OpenAI's JSON (a wrong api_base).
 - "no_choices": a well-formed completion with `choices: []`.
 - "odd_shapes": a completion whose fields have the wrong types, carrying `ODD_VALUE` (the provider's input
-  that a library's warning would print).
+  that a library's warning would print); "odd_stream": the same in a stream's chunks (a list for the text,
+  a string for the usage), which litellm passes on as they are.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import zlib
 from functools import cache
 from typing import Any
 
-HOSTILE_FAULTS = ("gzip_bomb", "huge", "endless_line", "html", "no_choices", "odd_shapes")
+HOSTILE_FAULTS = ("gzip_bomb", "huge", "endless_line", "html", "no_choices", "odd_shapes", "odd_stream")
 ODD_VALUE = "provider-said-this-7f3a"
 BOMB_INFLATED_BYTES = 2 * 1024**3
 """What the gzip bomb inflates to: 2 GiB of spaces (legal JSON whitespace), from a body of about 2 MB."""
@@ -86,6 +87,14 @@ async def send_hostile(fault: str, writer: asyncio.StreamWriter, envelope: dict[
                      + opening.encode())
         for _ in range(HUGE_BYTES // PIECE - 1):
             await _write(writer, b"a" * PIECE)
+    elif fault == "odd_stream":
+        chunk = envelope | {"object": "chat.completion.chunk", "created": ODD_VALUE}
+        events = [chunk | {"choices": [{"index": 0, "delta": {"role": "assistant", "content": [ODD_VALUE]},
+                                        "finish_reason": None}]},
+                  chunk | {"choices": [], "usage": {"prompt_tokens": ODD_VALUE, "completion_tokens": [1]}}]
+        body = b"".join(b"data: %s\n\n" % json.dumps(event).encode() for event in events) + b"data: [DONE]\n\n"
+        await _write(writer, _head(200, {"Content-Type": "text/event-stream", "Content-Length": str(len(body))})
+                     + body)
     elif fault == "endless_line":
         chunk = json.dumps(envelope | {"object": "chat.completion.chunk"})[:-1] + ', "choices": [{"index": 0, ' \
             '"delta": {"content": "'

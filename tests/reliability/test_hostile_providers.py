@@ -82,6 +82,15 @@ def test_a_body_that_is_not_a_completion_says_so_in_run_and_batch_alike(capfd, l
     assert "IndexError" not in out + err and "Traceback" not in out + err
 
 
+def test_a_stream_whose_chunks_have_the_wrong_types_says_so(capfd, llm_server, tmp_path):
+    """litellm passes a chunk's fields on as they came: a list as the text was 'internal error: TypeError'."""
+    llm_server.add_rule(fault="odd_stream")
+    code, out, err, _ = single(capfd, llm_server, tmp_path, "run")
+    assert code == 3 and json.loads(out.splitlines()[-1])["error"] == (
+        f"Judge (openai/fake-model): {NOT_OPENAI_FORMAT} (a streamed chunk whose content is not text), not retried")
+    assert ODD_VALUE not in err and "internal error" not in out + err
+
+
 def test_library_warnings_carrying_the_providers_values_stay_off_stderr(llm_server, tmp_path):
     """In a child process: pytest records warnings itself, so only a real stderr shows what a person sees."""
     llm_server.add_rule(fault="odd_shapes")
