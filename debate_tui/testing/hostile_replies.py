@@ -88,13 +88,13 @@ async def send_hostile(fault: str, writer: asyncio.StreamWriter, envelope: dict[
         for _ in range(HUGE_BYTES // PIECE - 1):
             await _write(writer, b"a" * PIECE)
     elif fault == "odd_stream":
-        chunk = envelope | {"object": "chat.completion.chunk", "created": ODD_VALUE}
-        events = [chunk | {"choices": [{"index": 0, "delta": {"role": "assistant", "content": [ODD_VALUE]},
-                                        "finish_reason": None}]},
-                  chunk | {"choices": [], "usage": {"prompt_tokens": ODD_VALUE, "completion_tokens": [1]}}]
-        body = b"".join(b"data: %s\n\n" % json.dumps(event).encode() for event in events) + b"data: [DONE]\n\n"
-        await _write(writer, _head(200, {"Content-Type": "text/event-stream", "Content-Length": str(len(body))})
-                     + body)
+        odd = envelope | {"object": "chat.completion.chunk", "created": ODD_VALUE}
+        events = [odd | {"choices": [{"index": 0, "delta": {"role": "assistant", "content": [ODD_VALUE]},
+                                      "finish_reason": None}]},
+                  odd | {"choices": [], "usage": {"prompt_tokens": ODD_VALUE, "completion_tokens": [1]}}]
+        sse = b"".join(b"data: %s\n\n" % json.dumps(event).encode() for event in events) + b"data: [DONE]\n\n"
+        await _write(writer, _head(200, {"Content-Type": "text/event-stream", "Content-Length": str(len(sse))})
+                     + sse)
     elif fault == "endless_line":
         chunk = json.dumps(envelope | {"object": "chat.completion.chunk"})[:-1] + ', "choices": [{"index": 0, ' \
             '"delta": {"content": "'
