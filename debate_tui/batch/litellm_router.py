@@ -24,7 +24,8 @@ from typing import Any
 from debate_tui.domain import Usage
 from debate_tui.inputs import InputError
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient
-from debate_tui.llm.litellm_client import classify, finish_reason, load_litellm
+from debate_tui.llm.guard import plausible_usage
+from debate_tui.llm.litellm_client import classify, finish_reason, first_choice, load_litellm
 from debate_tui.readfile import read_text
 
 ROUTER_SECTIONS = ("model_list", "router_settings")
@@ -46,13 +47,13 @@ def load_config(path: Path) -> dict[str, Any]:
         raise RouterConfigError(str(exc)) from None
     try:
         if path.suffix in (".yaml", ".yml"):
-            import yaml
-
-            data = yaml.safe_load(text)
+            data = _yaml_without_aliases(text, path)
         elif path.suffix == ".toml":
             data = tomllib.loads(text)
         else:
             data = json.loads(text)
+    except RouterConfigError:
+        raise
     except RecursionError:
         raise RouterConfigError(f"{path}: not readable (nested too deeply)") from None
     except Exception as exc:  # each parser has its own error type; all mean the same here
@@ -63,6 +64,19 @@ def load_config(path: Path) -> dict[str, Any]:
     if not isinstance(settings, dict):
         raise RouterConfigError(f"{path}: 'router_settings' must be a table of Router options")
     return {"model_list": data["model_list"], **settings}
+
+
+def _yaml_without_aliases(text: str, path: Path) -> Any:
+    """YAML with no `*alias`: safe_load shares an alias's node, but litellm's Router copies the model list, so
+    nine nested aliases in 565 bytes became 1.86 GB and 50 s of copying. A router file has no use for them."""
+    import yaml
+
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.AliasEvent):
+            mark = event.start_mark
+            raise RouterConfigError(f"{path}: YAML aliases are not accepted (*{event.anchor} on line "
+                                    f"{mark.line + 1 if mark else '?'}): write each deployment out")
+    return yaml.safe_load(text)
 
 
 class RouterClient:
@@ -81,7 +95,8 @@ class RouterClient:
         try:
             router = load_litellm().Router(**kwargs)
         except Exception as exc:
-            raise RouterConfigError(f"{origin}: litellm refused the configuration ({exc})") from None
+            raise RouterConfigError(f"{origin}: litellm refused the configuration "
+                                    f"({type(exc).__name__}{f': {exc}' if str(exc) else ''})") from None
         return cls(router, fallback)
 
 
@@ -93,11 +108,12 @@ class RouterClient:
             response = await self.router.acompletion(model=request.model, messages=request.messages, **params)
         except Exception as exc:
             raise classify(exc) from None
-        choice = response.choices[0]
+        choice = first_choice(response)
         text = choice.message.content or ""
         if on_delta is not None and text:
             on_delta(text)
-        return Completion(text=text, usage=_usage(response), finish_reason=finish_reason(choice.finish_reason))
+        usage = plausible_usage(_usage(response), request, text)
+        return Completion(text=text, usage=usage, finish_reason=finish_reason(choice.finish_reason))
 
 
 def _usage(response: Any) -> Usage:

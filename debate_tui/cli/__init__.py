@@ -50,7 +50,7 @@ EXIT_CODES = {
                "less than A, 2 bad input (one line on stderr: a file or line that cannot be read, no pair, a results "
                "file against a session, --fail-if-worse without labels)",
     "serve": "0 stopped with Ctrl+C, 2 the serve extra is missing, the address is refused or not loopback "
-             "without --public",
+             "without --public, or --port / --max-tabs is out of range",
     "completion": "0 printed",
 }
 """Every command's exit codes, shown at the end of its --help and in the CLI reference (130: interrupted before

@@ -365,8 +365,12 @@ def batch_for(args: argparse.Namespace, config: Config, template: Session, items
 
     _check_tasks(template, items)
     limits = config.limits
+    budget = Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens)
+    models = [agent.model for agent in template.agents]
+    if not getattr(args, "router", None) and (unenforceable := budget.unenforceable(models)):
+        warn_stderr(unenforceable)  # a router's deployments are priced by litellm under their group's name
     settings = BatchSettings(
-        concurrency=limits.concurrency, budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens),
+        concurrency=limits.concurrency, budget=budget,
         retry=RetryPolicy.of(limits),
         seed=args.seed, progress_interval_s=args.progress_interval,
     )

@@ -33,6 +33,7 @@ STATUS = {
     "not_found": "model not found",
     "bad_request": "rejected",
     "rate_limit": "rate limited",
+    "reply": "not a model's reply",
 }
 """LLMError kind -> what the check reports; any other kind is a server error."""
 NO_CREDENTIALS = re.compile(r"(?i)missing credentials|api[_ ]?key")
@@ -91,6 +92,9 @@ def fix_for(config: Config, model: str, kind: str) -> str:
         return f"check the model name and its provider prefix; litellm model list at {PROVIDERS_URL}"
     if kind == "rate_limit":
         return "the model answered but refused for rate or quota: wait, or check the plan's limits"
+    if kind == "reply":
+        where = f"the api_base URL {api_base}" if api_base else "the provider"
+        return f"check {where}: is it an OpenAI-compatible endpoint (usually ending in /v1)?"
     return "the server failed: try again later, or check its logs"
 
 

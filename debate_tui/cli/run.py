@@ -159,9 +159,11 @@ def play(session: Session, session_path: Path, config: Config | None = None) -> 
     limits = (config or load_config()).limits
     control = RunControl()
     save = SaveGuard(session_path, control)  # a session file that cannot be written stops the run
+    budget = Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens)
+    if (unenforceable := budget.unenforceable([agent.model for agent in session.agents])) is not None:
+        warn_stderr(unenforceable)
     runner = runner_for(session, ModelRouter(timeout_s=limits.timeout), emit=PlainPrinter(sys.stderr),
-                        control=control, retry=RetryPolicy.of(limits),
-                        budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens), save=save)
+                        control=control, retry=RetryPolicy.of(limits), budget=budget, save=save)
     _run_on_new_loop(runner, control)
     if save.error is not None:
         save.mark_failed(session)

@@ -3,7 +3,10 @@
 Each browser tab that opens the page starts its own `debate-tui tui` on this
 machine: the debates run here, with this machine's keys and files. The app has
 no login, so it listens on the loopback address only, unless --public is given
-with another --host. In the browser, export and copy hand the file or the text
+with another --host; the URL printed at start carries a token made for this
+run (as Jupyter's does), without which the server answers nothing, and a page
+from another origin or a request naming another host is refused. At most
+--max-tabs tabs run at once. In the browser, export and copy hand the file or the text
 to the browser (a download, a new tab) instead of writing on this machine.
 """
 
@@ -15,6 +18,7 @@ import shlex
 import sys
 
 EXIT_BAD_INPUT = 2
+DEFAULT_MAX_TABS = 4
 INSTALL = "debate-tui serve needs the serve extra: pip install 'debate-tui[serve]' (textual-serve)"
 LOOPBACK_NAMES = ("localhost",)
 
@@ -25,6 +29,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--host", default="127.0.0.1", metavar="ADDRESS",
                         help="address to listen on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, metavar="N", help="port to listen on (default 8000)")
+    parser.add_argument("--max-tabs", type=int, default=DEFAULT_MAX_TABS, metavar="N",
+                        help=f"most browser tabs served at once, each a TUI process holding this machine's keys "
+                             f"(default {DEFAULT_MAX_TABS})")
     parser.add_argument("--public", action="store_true",
                         help="allow a --host other than the loopback address: anyone who reaches it can run debates "
                              "with this machine's keys (there is no login)")
@@ -49,21 +56,30 @@ def tab_command(tui_args: list[str]) -> str:
 
 
 def handle(args: argparse.Namespace) -> int:
+    if not 1 <= args.port <= 65535:
+        print(f"debate-tui: error: --port {args.port} is not a port (1-65535)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.max_tabs < 1:
+        print(f"debate-tui: error: --max-tabs {args.max_tabs} must be at least 1", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if not is_loopback(args.host) and not args.public:
         print(f"debate-tui: error: --host {args.host} would let anyone who reaches it run debates with this "
               "machine's keys (the app has no login); add --public to listen there anyway", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
-        from textual_serve.server import Server
+        from debate_tui.cli.serve_guard import GuardedServer
     except ImportError:
         print(f"debate-tui: error: {INSTALL}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if not is_loopback(args.host):
         print(f"debate-tui: warning: listening on {args.host}:{args.port} with no login: anyone who reaches it "
               "can run debates with this machine's keys and read its sessions", file=sys.stderr)
-    print(f"debate-tui: serving the TUI at http://{args.host}:{args.port} (Ctrl+C stops)", file=sys.stderr)
+    server = GuardedServer(tab_command(args.tui_args), host=args.host, port=args.port, max_tabs=args.max_tabs,
+                           title="debate-tui")
+    print(f"debate-tui: serving the TUI at {server.url} (the token is this run's; Ctrl+C stops)", file=sys.stderr,
+          flush=True)
     try:
-        Server(tab_command(args.tui_args), host=args.host, port=args.port, title="debate-tui").serve()
+        server.serve()
     except OSError as exc:
         print(f"debate-tui: error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -13,8 +13,11 @@ from dataclasses import dataclass
 
 from debate_tui.domain import Usage
 from debate_tui.engine.control import Stopped
-from debate_tui.llm import tokens
+from debate_tui.llm import DEMO_MODEL, tokens
 from debate_tui.llm.base import Message
+
+PRICE_PROBE_TOKENS = 1_000_000
+"""Prompt tokens priced to learn whether a model has a price at all (a million: no real price rounds to 0)."""
 
 
 class BudgetExceeded(Stopped):
@@ -43,6 +46,17 @@ class Budget:
             raise BudgetExceeded(
                 f"cost budget reached: ${spent.cost_usd:.4f} spent and the next call's prompt costs about "
                 f"${next_cost:.4f}, over --max-cost ${self.max_cost:g}")
+
+    def unenforceable(self, models: list[str]) -> str | None:
+        """Why `--max-cost` cannot hold for some of `models`, or None: litellm has no price for them, so their
+        calls count $0 and the cap never comes (12 calls at "$0" with no word, before)."""
+        if self.max_cost is None:
+            return None
+        unpriced = sorted({m for m in models if m != DEMO_MODEL and tokens.prompt_cost(m, PRICE_PROBE_TOKENS) <= 0})
+        if not unpriced:
+            return None
+        return (f"--max-cost cannot be enforced for {', '.join(unpriced)}: litellm has no price for "
+                f"{'it' if len(unpriced) == 1 else 'them'}, so its calls count $0; bound them with --max-tokens N")
 
     def check_prompt(self, spent: Usage, model: str, messages: list[Message]) -> None:
         """`check` for the next call's prompt, counting its tokens exactly only when that could matter.

@@ -460,6 +460,8 @@ def failure_message(spec: AgentSpec, exc: LLMError, attempts: int) -> str:
                       "Lower --max-history-tokens or --max-reply-tokens, or shorten the text")
     if exc.kind in ("bad_request", "not_found"):
         return redact(f"{who}: the provider rejected the request, not retried: {exc}")
+    if exc.kind == "reply":
+        return redact(f"{who}: {exc}, not retried")
     tries = f"after {attempts} attempt{'s' if attempts > 1 else ''}" if exc.retryable else "not retried"
     return redact(f"{who}: {exc.kind.replace('_', ' ')} error {tries}: {exc}")
 

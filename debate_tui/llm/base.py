@@ -18,8 +18,10 @@ DeltaCallback = Callable[[str], None]
 
 ErrorKind = Literal[
     "auth", "bad_request", "not_found", "context_window", "rate_limit",
-    "timeout", "connection", "server", "stream", "empty", "budget",
+    "timeout", "connection", "server", "stream", "empty", "budget", "reply",
 ]
+"""`reply`: the server answered, but not with a reply that can be read (not OpenAI's format, past the byte
+bound): no retry makes it one."""
 RETRYABLE: frozenset[str] = frozenset({"rate_limit", "timeout", "connection", "server", "stream"})
 
 

@@ -2,7 +2,8 @@
 
 A provider (or a proxy in front of it) can echo the API key inside an ordinary
 reply, even split across two stream chunks; and it can report negative token
-counts, which would drive a run's totals and a batch's cost below zero. Every
+counts, which would drive a run's totals and a batch's cost below zero, or
+absurd ones (10^30), which would end any `--max-tokens` budget at once. Every
 client that reaches a provider is wrapped in `GuardedClient`, below the response
 cache, so neither reaches a session, a report, the cache or the screen.
 """
@@ -13,10 +14,14 @@ import logging
 
 from debate_tui.domain import Usage
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient, LLMError
+from debate_tui.llm.tokens import prompt_tokens, reply_tokens
 from debate_tui.redact import StreamRedactor, redact_known, secret_values
 
 log = logging.getLogger(__name__)
 _negative_logged = False
+_absurd_logged = False
+MOST_TOKENS = 100_000_000
+"""More tokens than any model's window holds (the largest hold 10^7): a count past it is no count at all."""
 
 
 def clamp_usage(usage: Usage) -> Usage:
@@ -32,6 +37,26 @@ def clamp_usage(usage: Usage) -> Usage:
                         ", ".join(f"{name} {value}" for name, value in negative.items()))
         for name in negative:
             setattr(usage, name, type(getattr(usage, name))(0))
+    return usage
+
+
+def plausible_usage(usage: Usage, request: ChatRequest, text: str) -> Usage:
+    """Token counts past MOST_TOKENS are replaced by our own count of the prompt and the reply, before the call is
+    priced (a price worked out from them is dropped too); the first time in a process it is logged."""
+    global _absurd_logged
+    absurd = {name: value for name in ("prompt_tokens", "completion_tokens")
+              if (value := getattr(usage, name)) > MOST_TOKENS}
+    if not absurd:
+        return usage
+    if not _absurd_logged:
+        _absurd_logged = True
+        log.warning("the provider reported %s for one call; counted from the prompt and the reply instead",
+                    ", ".join(f"{name} {value:.3g}" for name, value in absurd.items()))
+    if "prompt_tokens" in absurd:
+        usage.prompt_tokens = prompt_tokens(request.model, request.messages)
+    if "completion_tokens" in absurd:
+        usage.completion_tokens = reply_tokens(request.model, text)
+    usage.cost_usd = 0.0
     return usage
 
 

@@ -16,6 +16,8 @@ from typing import Any
 from debate_tui.domain import FinishReason, Usage
 from debate_tui.llm import DEFAULT_TIMEOUT_S
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMError, TokenLogprobs
+from debate_tui.llm.bounded_http import NOT_OPENAI_FORMAT, refusal_in
+from debate_tui.llm.guard import plausible_usage
 from debate_tui.llm.litellm_loader import load_litellm
 from debate_tui.llm.tokens import ReplyMeter, prompt_tokens, reply_tokens
 from debate_tui.redact import protect_env, redact
@@ -88,6 +90,9 @@ _WRAPPER = re.compile(r"^\s*(?:litellm\.)?\w*(?:Error|Exception|Timeout)\s*(?::|
 OVERFLOW = re.compile(r"(?i)context[ _](?:window|length)|exceeds? (?:the )?(?:model's )?(?:maximum )?context|"
                       r"maximum context|prompt is too long|too many tokens")
 """How servers say a prompt (and its reply) do not fit the model's window; llama.cpp does it inside a 200."""
+UNREADABLE = re.compile(r"Invalid response object|Empty or invalid response from LLM endpoint")
+"""How litellm says a 200's body is not a completion (a field of the wrong type, a body that is not JSON); its
+message then goes on with a traceback and the body itself."""
 
 
 def short_reason(message: str) -> str:
@@ -118,6 +123,11 @@ def _kind_by_status(exc: Exception, kind: str) -> str:
 
 def classify(exc: Exception, partial_text: str = "") -> LLMError:
     """Map litellm's exception zoo onto our few kinds, with secrets scrubbed from the one-line message."""
+    if (refused := refusal_in(exc)) is not None:  # a bound or a shape of ours ended the read: it says which
+        return LLMError("reply", str(refused), partial_text=partial_text)
+    if UNREADABLE.search(str(exc)):
+        return LLMError("reply", f"{NOT_OPENAI_FORMAT} (litellm could not read the reply as a completion)",
+                        partial_text=partial_text)
     litellm = load_litellm()
     reason = short_reason(redact(str(exc)))  # scrubbed whole: a key cut in two would no longer look like one
     message = f"{type(exc).__name__}: {reason}" if reason else type(exc).__name__
@@ -226,7 +236,7 @@ class LiteLLMClient:
                 if error.kind == "timeout":
                     self.overran.add(server)
                 raise error from None
-            choice = response.choices[0]
+            choice = first_choice(response)
             text = choice.message.content or ""
             tokens = token_logprobs(getattr(choice, "logprobs", None))
             raw = getattr(response, "usage", None)
@@ -239,6 +249,7 @@ class LiteLLMClient:
             finish = finish_reason(getattr(choice, "finish_reason", None))
         else:
             text, usage, tokens, finish = await self._stream(litellm, request, kwargs, on_delta)
+        usage = plausible_usage(usage, request, text)
         usage.cost_usd = _cost(litellm, request.model, usage)
         return Completion(text=text, usage=usage, top_logprobs=tokens or None, finish_reason=finish)
 
@@ -271,6 +282,8 @@ class LiteLLMClient:
                         delta = choice.delta.content
                         provider_finish = choice.finish_reason or provider_finish
                         tokens += token_logprobs(getattr(choice, "logprobs", None))
+                        if delta is not None and not isinstance(delta, str):  # litellm passes a chunk's fields on
+                            raise LLMError("reply", f"{NOT_OPENAI_FORMAT} (a streamed chunk whose content is not text)")
                         if delta:
                             parts.append(delta)
                             on_delta(delta)
@@ -279,13 +292,15 @@ class LiteLLMClient:
                                 break
                     raw = getattr(chunk, "usage", None)
                     if raw:
-                        usage.prompt_tokens = raw.prompt_tokens or 0
-                        usage.completion_tokens = raw.completion_tokens or 0
+                        usage.prompt_tokens = _count(raw.prompt_tokens)
+                        usage.completion_tokens = _count(raw.completion_tokens)
                         usage.cost_usd = known_cost(getattr(raw, "cost", None))
         except TimeoutError as exc:
             if not parts:
                 raise classify(exc) from None
             ended = "deadline"
+        except LLMError:
+            raise
         except Exception as exc:
             if not (parts and ENDED_WITHOUT_FINISH in str(exc)):
                 raise classify(exc, partial_text="".join(parts)) from None
@@ -300,6 +315,19 @@ class LiteLLMClient:
                 usage.completion_tokens = min(usage.completion_tokens, meter.cap or usage.completion_tokens)
             usage.prompt_tokens = usage.prompt_tokens or prompt_tokens(request.model, request.messages)
         return text, usage, tokens, ended or finish_reason(provider_finish)
+
+
+def _count(value: Any) -> int:
+    """A token count as a stream's usage gave it; anything but a whole number (a string, a list) counts 0."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def first_choice(response: Any) -> Any:
+    """A plain reply's first choice; a reply with none (`choices: []`) is not OpenAI's format."""
+    choices = getattr(response, "choices", None)
+    if not choices:
+        raise LLMError("reply", f"{NOT_OPENAI_FORMAT} (a reply with no choices)")
+    return choices[0]
 
 
 def _unread(delta: str) -> None:

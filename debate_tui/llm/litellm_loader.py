@@ -36,6 +36,13 @@ def load_litellm() -> Any:
         # cancelled in between (Ctrl+C on a batch: 2-3 interrupts in 8) drops it unawaited, and Python printed
         # "coroutine 'OpenAIChatCompletion.acompletion' was never awaited" over the batch's last lines.
         warnings.filterwarnings("ignore", r"coroutine '[\w.<>]*\.acompletion' was never awaited", RuntimeWarning)
+        if litellm.aclient_session is None:  # every OpenAI-compatible reply read under a byte bound (bounded_http)
+            from debate_tui.llm.bounded_http import bounded_client
+
+            litellm.aclient_session = bounded_client()
+        # A reply of the wrong shape makes pydantic warn with the provider's values in the message
+        # ("input_value='...'"): text from a server, not for the terminal. The call fails on its own, in one line.
+        warnings.filterwarnings("ignore", "Pydantic serializer warnings", UserWarning)
         import openai.resources  # noqa: F401  imported by the first call otherwise: 0.7 s on the UI's loop
         _litellm = litellm
     return _litellm

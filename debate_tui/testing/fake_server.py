@@ -59,6 +59,8 @@ stream's first event), "error_midstream" sends one after half the reply;
 overflow to every request whose prompt and `max_tokens` pass it. A request's
 `max_tokens` is honoured (`length` once the reply has that many fake tokens).
 A rule's `chunk_delay` makes a slow stream: one chunk every few seconds.
+Bodies that hurt by size or shape (a gzip bomb, a 1 GB reply, an SSE line that
+never ends, an HTML page, `choices: []`) are the faults of hostile_replies.
 
 401 and 400: errors no retry can fix. The 401 body echoes the request's
 Authorization header, as some proxies do, so tests can prove that a key in a
@@ -83,6 +85,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from debate_tui.testing.fake_batches import FakeBatches
+from debate_tui.testing.hostile_replies import HOSTILE_FAULTS, send_hostile
 
 Request = dict[str, Any]
 """The JSON body of a chat completion request, as the client sent it."""
@@ -90,7 +93,7 @@ Reply = str | Callable[[Request], str]
 Match = str | re.Pattern[str] | Callable[[Request], bool]
 
 FAULTS = ("429", "500", "hang", "disconnect", "malformed", "empty", "401", "400",
-          "endless", "cut", "length", "error200", "error_midstream", "overflow")
+          "endless", "cut", "length", "error200", "error_midstream", "overflow", *HOSTILE_FAULTS)
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
 MODEL_PATHS = ("/v1/models", "/models")
 BATCH_LINE_PATH = "batch:/v1/chat/completions"
@@ -499,6 +502,8 @@ class FakeLLMServer:
         if plan.rule is not None and plan.rule.error is not None:
             status, message = plan.rule.error
             return await _send_error(writer, status, message, request.keep_alive)
+        if plan.fault in HOSTILE_FAULTS:
+            return await send_hostile(plan.fault, writer, self._envelope(plan, ""), bool(body.get("stream")))
         if plan.fault == "429":
             headers = {"Retry-After": str(math.ceil(self.retry_after)),
                        "retry-after-ms": str(round(self.retry_after * 1000))}

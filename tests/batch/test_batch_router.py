@@ -150,3 +150,27 @@ def test_a_failing_config_deployment_is_cooled_down(capsys, llm_server, tmp_path
         assert code == 0, err
         assert summary["done"] == 20 and healthy.calls == 20
         assert llm_server.calls <= 4  # tried, failed, then left alone while the other takes the rest
+
+
+LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{b}: &{b} [{', '.join([f'*{a}'] * 10)}]\n" for a, b in zip("abcdefgh", "bcdefghi", strict=True)) + \
+    "model_list:\n  - model_name: judge\n    litellm_params: {model: openai/fake-model, extra: *i}\n"
+
+
+def test_a_router_yaml_with_aliases_is_refused_before_it_expands(capsys, llm_server, tmp_path):
+    """Nine nested aliases (the billion laughs, 565 bytes): 1.86 GB and 50 s in litellm's copy of the model list."""
+    router = tmp_path / "router.yaml"
+    router.write_text(LAUGHS)
+    code, _, err = run_batch(capsys, str(write_items(tmp_path / "in.jsonl", 2)), "--out", str(tmp_path / "o.jsonl"),
+                             "--router", str(router), "--model", "judge")
+    assert code == 2 and err.count("\n") == 1 and llm_server.calls == 0
+    assert f"{router}: YAML aliases are not accepted (*a on line 2): write each deployment out" in err
+
+
+def test_litellm_refusing_a_router_names_the_exception_not_only_its_message():
+    """A MemoryError's message is empty: the refusal read 'litellm refused the configuration ()'."""
+    from debate_tui.batch.litellm_router import RouterClient
+    from debate_tui.llm.demo import DemoClient
+
+    with pytest.raises(RouterConfigError, match=r"^r\.yaml: litellm refused the configuration \(KeyError: "):
+        RouterClient.from_settings({"model_list": [{"model_name": "judge"}]}, fallback=DemoClient(), origin="r.yaml")

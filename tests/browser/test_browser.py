@@ -8,11 +8,12 @@ temporary folder).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
+import http.server
 import json
 import os
-import socket
-import subprocess
-import sys
+import threading
 import time
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from debate_tui.store import read_session
 from debate_tui.textsafe import inert
 from tests.browser.chromium import Chromium, executable
 from tests.helpers import STORY
+from tests.helpers.serve import serving
 
 if os.environ.get("DEBATE_TUI_BROWSER_TESTS") != "1":
     pytest.skip("the browser suite runs with `python3 dev.py test-browser` (it installs Chromium)",
@@ -107,12 +109,6 @@ async def test_hostile_report_runs_nothing_and_hides_nothing(tmp_path, shots):
         await page.screenshot(shots / "hostile-report.png")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def completed_sessions(folder: Path) -> list[dict]:
     found = []
     for path in folder.glob("*.json"):
@@ -139,19 +135,10 @@ async def test_the_served_app_renders_and_runs_a_demo_debate_from_key_presses(tm
     sessions = tmp_path / "sessions"
     env = {**os.environ, "DEBATE_TUI_SESSIONS_DIR": str(sessions), "DEBATE_TUI_CONFIG_DIR": str(tmp_path / "config"),
            "DEBATE_TUI_STATE_DIR": str(tmp_path / "state"), "DEBATE_TUI_CACHE_DIR": str(tmp_path / "cache")}
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "debate_tui", "serve", "--port", str(port), "--", "--demo",
-                               "--step", "--text", str(story)], env=env, cwd=tmp_path,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
+    with serving(tmp_path, "--", "--demo", "--step", "--text", str(story), env=env) as url:
         async with Chromium(size=(1400, 900)) as browser:
             page = await browser.new_page()
-            for _ in range(100):
-                try:
-                    await page.goto(f"http://127.0.0.1:{port}/")
-                    break
-                except (TimeoutError, RuntimeError):
-                    await asyncio.sleep(0.2)
+            await page.goto(url)
 
             async def started() -> bool:
                 return bool(await page.eval("document.body.classList.contains('-first-byte')"))
@@ -175,8 +162,66 @@ async def test_the_served_app_renders_and_runs_a_demo_debate_from_key_presses(tm
             await wait_for(finished, 120, "the debate's verdict")
             await asyncio.sleep(1.5)
             await page.screenshot(shots / "served-verdict.png")
-        [done] = completed_sessions(sessions)
-        assert done["outcome"]["scores"] and done["protocol"] == "debate"
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    [done] = completed_sessions(sessions)
+    assert done["outcome"]["scores"] and done["protocol"] == "debate"
+
+
+FOREIGN_PAGE = """<!DOCTYPE html><html><body><script>
+window.seen = {ws: "pending", page: "pending"};
+const ws = new WebSocket("WS_URL");
+ws.onopen = () => { window.seen.ws = "open"; };
+ws.onmessage = () => { window.seen.ws = "tui bytes"; };
+ws.onclose = (event) => { if (window.seen.ws === "pending") window.seen.ws = "closed " + event.code; };
+fetch("PAGE_URL", {credentials: "include"}).then(r => r.text().then(t => { window.seen.page = r.status + " " + t; }))
+  .catch(e => { window.seen.page = "blocked: " + e; });
+</script></body></html>"""
+
+
+class QuietFiles(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002  (the standard library's name)
+        """No request lines on the test's output."""
+
+
+@contextlib.contextmanager
+def foreign_site(folder: Path, page: str):
+    """Another origin on this machine (127.0.0.1, another port: the same site, so the served page's cookie is
+    sent along; only the Origin check stands in the way)."""
+    (folder / "evil.html").write_text(page)
+    handler = functools.partial(QuietFiles, directory=str(folder))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as site:
+        threading.Thread(target=site.serve_forever, daemon=True).start()
+        try:
+            yield f"http://127.0.0.1:{site.server_address[1]}/evil.html"
+        finally:
+            site.shutdown()
+
+
+async def test_the_served_app_refuses_a_tokenless_url_and_a_page_from_another_origin(tmp_path, shots):
+    pytest.importorskip("textual_serve")
+    with serving(tmp_path, "--", "--demo") as url:
+        bare = url.split("?")[0]
+        port = bare.split(":")[2].strip("/")
+        evil = tmp_path / "evil"
+        evil.mkdir()
+        page_text = FOREIGN_PAGE.replace("WS_URL", f"ws://127.0.0.1:{port}/ws?width=80&height=24").replace(
+            "PAGE_URL", bare)
+        async with Chromium() as browser:
+            page = await browser.new_page()
+            await page.goto(bare)  # no token
+            assert (await page.eval("document.body.innerText")).strip() == (
+                "debate-tui serve: this page needs its token: open the URL that debate-tui serve printed")
+            await page.screenshot(shots / "served-no-token.png")
+            await page.goto(url)  # the person's own tab: the token's cookie is set
+            await wait_for(lambda: page.eval("document.body.classList.contains('-first-byte')"), 60, "the TUI")
+            with foreign_site(evil, page_text) as evil_url:
+                other = await browser.new_page()
+                await other.goto(evil_url)
+
+                async def settled() -> bool:
+                    seen = await other.eval("window.seen")
+                    return seen["ws"] != "pending" and seen["page"] != "pending"
+
+                await wait_for(settled, 30, "the foreign page's attempts")
+                seen = await other.eval("window.seen")
+        assert seen["ws"].startswith("closed ") and seen["page"].startswith("blocked: ")
+        print("foreign-origin page saw:", seen)

@@ -103,7 +103,17 @@ class FailingRouter:
     ("rate_limit", "rate limited", "wait, or check the plan's limits"),
     ("connection", "unreachable", "check the network connection and the provider's status"),
     ("server", "server error", "try again later"),
+    ("reply", "not a model's reply", "check the provider: is it an OpenAI-compatible endpoint"),
 ])
 async def test_each_failure_comes_with_its_fix(kind, status, fix):
     check = await probe(FailingRouter(LLMError(kind, "it failed")), load_config(), "gpt-4o-mini", 5.0)
     assert check.status == status and check.detail == "it failed" and fix in check.fix
+
+
+def test_check_of_a_web_page_instead_of_an_api_says_so(capsys, monkeypatch, llm_server):
+    write_config(fake_model_config(llm_server.base_url))
+    monkeypatch.setenv("FAKE_LLM_KEY", FAKE_KEY)
+    llm_server.add_rule(fault="html")
+    code, out = models(capsys, "--check", "--timeout", "10")
+    assert code != 0 and "not a model's reply: the server did not answer in OpenAI's format" in out
+    assert f"check the api_base URL {llm_server.base_url}: is it an OpenAI-compatible endpoint" in out

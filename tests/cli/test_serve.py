@@ -6,7 +6,6 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 
 import pytest
@@ -17,18 +16,14 @@ from debate_tui.cli.serve import is_loopback, tab_command
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
 from tests.helpers.cli import cli_command, cli_env
+from tests.helpers.serve import serving
 from tests.helpers.ui import RecordingDemo, debate_then_report, export_as, freeze, wait_until
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_without_the_extra_it_names_the_extra_and_exits_2(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "textual_serve", None)
     monkeypatch.setitem(sys.modules, "textual_serve.server", None)
+    monkeypatch.delitem(sys.modules, "debate_tui.cli.serve_guard", raising=False)  # imported again: it needs the extra
     assert main(["serve"]) == 2
     err = capsys.readouterr().err
     assert "pip install 'debate-tui[serve]'" in err and err.count("\n") == 1
@@ -48,22 +43,16 @@ def test_loopback_addresses_and_the_tab_command():
 
 def test_with_the_extra_it_serves_the_page(tmp_path):
     pytest.importorskip("textual_serve")
-    port = free_port()
-    server = subprocess.Popen([*cli_command(), "serve", "--port", str(port), "--", "--demo"], env=cli_env(tmp_path),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        page = ""
-        for _ in range(100):
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as reply:
-                    page = reply.read().decode()
-                break
-            except OSError:
-                time.sleep(0.2)
-        assert "debate-tui" in page and f"ws://127.0.0.1:{port}/ws" in page, page[:300]
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    with serving(tmp_path, "--", "--demo") as url, urllib.request.urlopen(url, timeout=10) as reply:
+        page = reply.read().decode()
+    port = url.split(":")[2].split("/")[0]
+    assert "debate-tui" in page and f"ws://127.0.0.1:{port}/ws" in page, page[:300]
+
+
+def test_a_port_out_of_range_is_one_line_and_exit_2(capsys):
+    assert main(["serve", "--port", "99999"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err == "debate-tui: error: --port 99999 is not a port (1-65535)\n" and captured.out == ""
 
 
 class Delivered:
