@@ -11,7 +11,9 @@ from scipy import stats
 
 from debate_tui.cli import main
 from tests.helpers import STORY
+from tests.helpers.batch import write_items
 from tests.helpers.cli import cli_command, cli_env, run_cli, write_jsonl
+from tests.helpers.scripts import CRITIC
 
 RESULTS_FIELDS = {"kind", "pairs", "only_a", "only_b", "scores", "verdicts", "agreement", "cost", "worse"}
 HUMANS = [1, 2, 3, 4, 5] * 8
@@ -244,3 +246,27 @@ def test_session_refusals_are_one_line_exit_2(capsys, story_file):
     assert len(capsys.readouterr().err.splitlines()) == 1
     assert main(["compare", a, a, "--fail-if-worse"]) == 2
     assert "--fail-if-worse compare results files" in capsys.readouterr().err
+
+
+def test_single_and_debate_on_the_fake_server_compared_and_gated_both_ways(capsys, tmp_path, llm_server):
+    """The whole real path (litellm to the fake server, batch, compare): the single judge says 2 to every story,
+    DEBATE's Scorer 4 and its Critic accepts; people said 1-5, so the debate agrees with them less."""
+    llm_server.add_rule("NO ISSUE", match=CRITIC)
+    llm_server.add_rule("Reasoning about the text.\nScore: 4", model="fake-debater")
+    llm_server.add_rule("Reasoning about the text.\nScore: 2", model="fake-judge")
+    items = write_items(tmp_path / "items.jsonl", 20)  # human coherence 1 + i % 5
+    for name, protocol, model in (("single", "single", "fake-judge"), ("debate", "debate", "fake-debater")):
+        out = tmp_path / f"{name}.jsonl"
+        assert main(["batch", str(items), "--protocol", protocol, "--criteria", "coherence", "--model",
+                     f"openai/{model}", "--api-base", llm_server.base_url, "--out", str(out)]) == 0
+    capsys.readouterr()
+    single, debate = str(tmp_path / "single.jsonl"), str(tmp_path / "debate.jsonl")
+    code, summary, _ = run_cli(capsys, "compare", single, debate, "--fail-if-worse")
+    assert code == 0  # the agreement interval of 20 items: 4 agree on each side, so the difference holds 0
+    assert summary["scores"] == {**summary["scores"], "pairs": 20, "mean_a": 2.0, "mean_b": 4.0, "changed": 20}
+    assert summary["agreement"]["a"] == summary["agreement"]["b"] == 0.2
+    assert summary["agreement"]["mcnemar_p"] == pytest.approx(stats.binomtest(4, 8, 0.5).pvalue)
+    assert summary["cost"]["a_calls"] == 20 and summary["cost"]["b_calls"] == 40
+    labels = write_jsonl(tmp_path / "labels.jsonl", [{"id": f"i{i}", "human": {"coherence": 2}} for i in range(20)])
+    assert main(["compare", single, debate, "--labels", str(labels), "--fail-if-worse"]) == 1
+    assert main(["compare", debate, single, "--labels", str(labels), "--fail-if-worse"]) == 0
