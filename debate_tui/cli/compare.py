@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING
 from debate_tui.cli.common_flags import add_resampling, add_sessions_dir
 from debate_tui.domain import AGREE_TOLERANCE
 from debate_tui.meta.stats import bootstrap_problem
-from debate_tui.textsafe import inert, inert_json
+from debate_tui.textsafe import inert, inert_json, inert_line
 
 if TYPE_CHECKING:
     from debate_tui.meta.compare import ResultsComparison
@@ -78,8 +79,8 @@ def handle(args: argparse.Namespace) -> int:
         results, session = (args.a, args.b) if kinds[0] else (args.b, args.a)
         return _fail(f"compare takes two results files or two sessions, not one of each: {results} is a results "
                      f"file, {session} a session")
-    if args.tolerance < 0:
-        return _fail("--tolerance must be 0 or more")
+    if not math.isfinite(args.tolerance) or args.tolerance < 0:
+        return _fail("--tolerance must be a number, 0 or more")
     return handle_results(args) if kinds[0] else handle_sessions(args)
 
 
@@ -128,7 +129,7 @@ def handle_results(args: argparse.Namespace) -> int:
                      "nothing to compare")
     for keys, path in ((comparison.only_a, args.a), (comparison.only_b, args.b)):
         if keys:
-            print(inert(f"note: {len(keys)} (id, criterion) only in {path}: {_named(keys)}"), file=sys.stderr)
+            print(inert_line(f"note: {len(keys)} (id, criterion) only in {path}: {_named(keys)}"), file=sys.stderr)
     if args.fail_if_worse and comparison.summary["agreement"] is None:
         return _fail("--fail-if-worse needs labels: no pair has a human label (give them with the results, or "
                      "--labels FILE)")

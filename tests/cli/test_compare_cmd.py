@@ -270,3 +270,19 @@ def test_single_and_debate_on_the_fake_server_compared_and_gated_both_ways(capsy
     labels = write_jsonl(tmp_path / "labels.jsonl", [{"id": f"i{i}", "human": {"coherence": 2}} for i in range(20)])
     assert main(["compare", single, debate, "--labels", str(labels), "--fail-if-worse"]) == 1
     assert main(["compare", debate, single, "--labels", str(labels), "--fail-if-worse"]) == 0
+
+
+def test_text_from_the_files_stays_inert_in_the_table_the_note_and_the_json(capsys, tmp_path):
+    hostile = "x\n\x1b]52;c;cGF5\x07forged\u202e"
+    a = write_jsonl(tmp_path / "a.jsonl", [{"id": hostile, "predicted": 1}, {"id": "left", "predicted": 1},
+                                           {"id": "only\nA", "predicted": 1}])
+    b = write_jsonl(tmp_path / "b.jsonl", [{"id": hostile, "predicted": 5, "session": "s\x1b[2J"},
+                                           {"id": "left", "predicted": 1}])
+    assert main(["compare", str(a), str(b), "--bootstrap", "0"]) == 0
+    out, err = capsys.readouterr()
+    for stream in (out, err):
+        assert "\x1b" not in stream and "\x07" not in stream and "\u202e" not in stream
+    assert len(err.splitlines()) == 1 and "only\\nA" in err
+    assert not any(line.startswith("forged") for line in out.splitlines())
+    assert json.loads(out.splitlines()[-1])["pairs"] == 2
+    assert main(["compare", str(a), str(b), "--tolerance", "nan"]) == 2
