@@ -71,3 +71,9 @@ def test_text_from_the_files_is_inert_on_its_own_line():
     text = format_sessions(compare_sessions(a, b))
     assert "\x1b" not in text and "forged line" in text
     assert not any(line.startswith("\x1b") or line.startswith("forged") for line in text.splitlines())
+
+
+def test_each_error_keeps_its_span_for_a_view_that_marks_it():
+    a = example()
+    [error] = compare_sessions(a, a).both
+    assert a.task.text[error.a.start:error.a.end] == error.a.quote == error.b.quote
