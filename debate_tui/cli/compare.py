@@ -125,7 +125,7 @@ def handle_results(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     comparison = compare_results(a, b, tolerance=args.tolerance, bootstrap=args.bootstrap, seed=args.seed)
     if not comparison.pairs:
-        return _fail(f"no (id, criterion) is in both {args.a} ({len(a)} lines) and {args.b} ({len(b)} lines): "
+        return _fail(f"no (id, criterion) is in both {args.a} ({len(a)} of them) and {args.b} ({len(b)}): "
                      "nothing to compare")
     for keys, path in ((comparison.only_a, args.a), (comparison.only_b, args.b)):
         if keys:
