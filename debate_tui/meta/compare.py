@@ -9,8 +9,9 @@ labelled pairs: agreement with people as `domain.agrees` defines it, the paired
 bootstrap interval of its delta and the exact McNemar test (a two-sided binomial
 test, p 0.5, on the pairs where exactly one side agrees).
 
-Every bootstrap draws from the sorted values, so the same pairs give the same
-interval in any line order, and the same seed the same interval.
+Every bootstrap draws from the values alone (their distinct values and counts,
+see `paired_interval`), so the same pairs give the same interval in any line
+order, and the same seed the same interval.
 """
 
 from __future__ import annotations
