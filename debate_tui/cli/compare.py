@@ -49,8 +49,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="results only: human labels in a .csv, .tsv or .jsonl file in `dataset` form, joined "
                              "by id into both files (as meta --labels)")
     parser.add_argument("--tolerance", type=float, default=AGREE_TOLERANCE, metavar="T",
-                        help="a score agrees with a label, and a score has changed, beyond T in the criterion's "
-                             f"units (default {AGREE_TOLERANCE:g}, as calibrate)")
+                        help="a score agrees with a label within T, and has changed when it moved by more than T, "
+                             f"in the criterion's units (default {AGREE_TOLERANCE:g}, as calibrate)")
     add_resampling(parser)
     parser.add_argument("--json", action="store_true", help="print only the JSON summary line")
     parser.add_argument("--html", metavar="FILE.html",
