@@ -231,13 +231,14 @@ def test_two_pairwise_sessions_show_both_verdicts(capsys, tmp_path):
     one, two = tmp_path / "one.txt", tmp_path / "two.txt"
     one.write_text("Paris is the capital of France.")
     two.write_text("The capital of France is Lyon, I think.")
-    ids = []
+    runs = []
     for first, second in ((one, two), (two, one)):
         argv = ["run", "--demo", "--protocol", "scaleeval", "--text", str(first), "--text-b", str(second)]
         assert main(argv) in (0, 5)  # 5: the speakers did not agree and a person decides
-        ids.append(json.loads(capsys.readouterr().out.splitlines()[-1])["session"])
-    code, summary, _ = run_cli(capsys, "compare", *ids)
-    assert code == 0 and set(summary["verdict"]) == {"a", "b"}
+        runs.append(json.loads(capsys.readouterr().out.splitlines()[-1]))
+    code, summary, _ = run_cli(capsys, "compare", *(r["session"] for r in runs))
+    assert code == 0 and summary["verdict"] == {"a": runs[0]["verdict"], "b": runs[1]["verdict"]}
+    assert summary["a"]["protocol"] == "scaleeval" and summary["same_text"] is False
 
 
 def test_session_refusals_are_one_line_exit_2(capsys, story_file):
