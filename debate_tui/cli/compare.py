@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING
 from debate_tui.cli.common_flags import add_resampling, add_sessions_dir
 from debate_tui.domain import AGREE_TOLERANCE
 from debate_tui.meta.stats import bootstrap_problem
-from debate_tui.textsafe import inert, inert_json
+from debate_tui.textsafe import inert, inert_json, inert_line
 
 if TYPE_CHECKING:
     from debate_tui.meta.compare import ResultsComparison
@@ -51,8 +52,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="results only: human labels in a .csv, .tsv or .jsonl file in `dataset` form, joined "
                              "by id into both files (as meta --labels)")
     parser.add_argument("--tolerance", type=float, default=AGREE_TOLERANCE, metavar="T",
-                        help="a score agrees with a label, and a score has changed, beyond T in the criterion's "
-                             f"units (default {AGREE_TOLERANCE:g}, as calibrate)")
+                        help="a score agrees with a label within T, and has changed when it moved by more than T, "
+                             f"in the criterion's units (default {AGREE_TOLERANCE:g}, as calibrate)")
     add_resampling(parser)
     parser.add_argument("--json", action="store_true", help="print only the JSON summary line")
     parser.add_argument("--html", metavar="FILE.html",
@@ -84,8 +85,8 @@ def handle(args: argparse.Namespace) -> int:
         results, session = (args.a, args.b) if kinds[0] else (args.b, args.a)
         return _fail(f"compare takes two results files or two sessions, not one of each: {results} is a results "
                      f"file, {session} a session")
-    if args.tolerance < 0:
-        return _fail("--tolerance must be 0 or more")
+    if not math.isfinite(args.tolerance) or args.tolerance < 0:
+        return _fail("--tolerance must be a number, 0 or more")
     return handle_results(args) if kinds[0] else handle_sessions(args)
 
 
@@ -130,11 +131,11 @@ def handle_results(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     comparison = compare_results(a, b, tolerance=args.tolerance, bootstrap=args.bootstrap, seed=args.seed)
     if not comparison.pairs:
-        return _fail(f"no (id, criterion) is in both {args.a} ({len(a)} lines) and {args.b} ({len(b)} lines): "
+        return _fail(f"no (id, criterion) is in both {args.a} ({len(a)} of them) and {args.b} ({len(b)}): "
                      "nothing to compare")
     for keys, path in ((comparison.only_a, args.a), (comparison.only_b, args.b)):
         if keys:
-            print(inert(f"note: {len(keys)} (id, criterion) only in {path}: {_named(keys)}"), file=sys.stderr)
+            print(inert_line(f"note: {len(keys)} (id, criterion) only in {path}: {_named(keys)}"), file=sys.stderr)
     if args.fail_if_worse and comparison.summary["agreement"] is None:
         return _fail("--fail-if-worse needs labels: no pair has a human label (give them with the results, or "
                      "--labels FILE)")

@@ -9,8 +9,9 @@ labelled pairs: agreement with people as `domain.agrees` defines it, the paired
 bootstrap interval of its delta and the exact McNemar test (a two-sided binomial
 test, p 0.5, on the pairs where exactly one side agrees).
 
-Every bootstrap draws from the sorted values, so the same pairs give the same
-interval in any line order, and the same seed the same interval.
+Every bootstrap draws from the values alone (their distinct values and counts,
+see `paired_interval`), so the same pairs give the same interval in any line
+order, and the same seed the same interval.
 """
 
 from __future__ import annotations
@@ -26,27 +27,21 @@ from debate_tui.meta.trust import Judgment, Key, Row, finite_number, reading
 
 CHUNK_CELLS = 2_000_000
 """Resampled values held at once: the bootstrap draws in chunks of this many, whatever N and the pair count."""
+FEW_VALUES = 8
+"""Deltas count as few distinct values (drawn as counts) when the pairs are at least this many times as many."""
 
 
 @dataclass(frozen=True)
 class Pair:
-    """One (id, criterion) judged by both sides; `label` is the human one, from A's line or else B's."""
+    """One (id, criterion) judged by both sides, its figures read once (`pair_of`); `label` is the human one,
+    from A's line or else B's."""
 
     key: Key
     a: Judgment
     b: Judgment
-
-    @property
-    def scores(self) -> tuple[float | None, float | None]:
-        return finite_number(self.a.row.get("predicted")), finite_number(self.b.row.get("predicted"))
-
-    @property
-    def verdicts(self) -> tuple[str | None, str | None]:
-        return _verdict(self.a.row), _verdict(self.b.row)
-
-    @property
-    def label(self) -> float | str | None:
-        return self.a.human if self.a.human is not None else self.b.human
+    scores: tuple[float | None, float | None]
+    verdicts: tuple[str | None, str | None]
+    label: float | str | None
 
     @property
     def delta(self) -> float | None:
@@ -60,10 +55,14 @@ class Pair:
 
     def agreement(self, tolerance: float) -> tuple[bool, bool] | None:
         """Whether A and B agree with the label; None when the pair has none."""
-        label = self.label
-        if label is None:
+        if self.label is None:
             return None
-        return agrees(self.a.answer, label, tolerance), agrees(self.b.answer, label, tolerance)
+        return agrees(self.a.answer, self.label, tolerance), agrees(self.b.answer, self.label, tolerance)
+
+
+def pair_of(key: Key, a: Judgment, b: Judgment) -> Pair:
+    return Pair(key, a, b, (finite_number(a.row.get("predicted")), finite_number(b.row.get("predicted"))),
+                (_verdict(a.row), _verdict(b.row)), a.human if a.human is not None else b.human)
 
 
 def _verdict(row: Row) -> str | None:
@@ -117,22 +116,33 @@ def by_key(rows: Sequence[tuple[int, Row]], name: str) -> dict[Key, Judgment]:
 
 def pair_up(a: dict[Key, Judgment], b: dict[Key, Judgment]) -> tuple[list[Pair], list[Key], list[Key]]:
     """The pairs sorted by key, and the keys only A or only B has (sorted too)."""
-    pairs = [Pair(key, a[key], b[key]) for key in sorted(a.keys() & b.keys())]
+    pairs = [pair_of(key, a[key], b[key]) for key in sorted(a.keys() & b.keys())]
     return pairs, sorted(a.keys() - b.keys()), sorted(b.keys() - a.keys())
 
 
 def paired_interval(deltas: Sequence[float], bootstrap: int, seed: int) -> Interval:
-    """The percentile 95% interval of the mean of `deltas` over `bootstrap` resamples of the pairs (the values
-    sorted first: any line order gives the same draws); [None, None] with no resampling or fewer than 2 pairs."""
+    """The percentile 95% interval of the mean of `deltas` over `bootstrap` resamples of the pairs; [None, None]
+    with no resampling or fewer than 2 pairs.
+
+    A resample's mean depends only on how many times it drew each distinct value, so where the values are few
+    (a score scale's steps; agreement's -1, 0, 1) those counts are drawn at once, multinomially: the same
+    distribution as drawing pairs, in time that does not grow with the pairs. Otherwise pairs are drawn from
+    the sorted values. Either way the draws depend on the values alone, never on the lines' order."""
     if bootstrap <= 0 or len(deltas) < 2:
         return [None, None]
     import numpy as np
 
-    values = np.sort(np.asarray(deltas, dtype=float))
-    rng = np.random.default_rng(seed)
-    rows = max(1, CHUNK_CELLS // values.size)
-    means = [values[rng.integers(0, values.size, size=(min(rows, bootstrap - done), values.size))].mean(axis=1)
-             for done in range(0, bootstrap, rows)]
+    values, counts = np.unique(np.asarray(deltas, dtype=float), return_counts=True)
+    n, rng = len(deltas), np.random.default_rng(seed)
+    few = values.size * FEW_VALUES <= n
+    width = values.size if few else n
+    rows = max(1, CHUNK_CELLS // width)
+    sizes = [min(rows, bootstrap - done) for done in range(0, bootstrap, rows)]
+    if few:
+        means = [rng.multinomial(n, counts / n, size=size) @ values / n for size in sizes]
+    else:
+        ordered = np.repeat(values, counts)
+        means = [ordered[rng.integers(0, n, size=(size, n))].mean(axis=1) for size in sizes]
     return _interval(np.concatenate(means))
 
 
@@ -205,9 +215,10 @@ def _cost(pairs: Sequence[Pair]) -> dict[str, Any]:
 
 def changed_most(pairs: Sequence[Pair], tolerance: float) -> list[Changed]:
     """The pairs that flipped or moved by more than the tolerance: flips first, then by |delta|, then by key."""
-    moved = [p for p in pairs if p.flipped or (p.delta is not None and abs(p.delta) > tolerance + 1e-9)]
-    moved.sort(key=lambda p: (not p.flipped, -abs(p.delta or 0.0), p.key))
-    return [Changed(p, tolerance) for p in moved]
+    moved = [(p.flipped, abs(d) if (d := p.delta) is not None else 0.0, p) for p in pairs]
+    moved = [m for m in moved if m[0] or m[1] > tolerance + 1e-9]
+    moved.sort(key=lambda m: (not m[0], -m[1], m[2].key))
+    return [Changed(p, tolerance) for _, _, p in moved]
 
 
 def compare_results(a: dict[Key, Judgment], b: dict[Key, Judgment], *, tolerance: float = AGREE_TOLERANCE,

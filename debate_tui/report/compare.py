@@ -36,6 +36,9 @@ class LocatedError:
     column: int | None
     which: str
     """"a" for the text (a pair's first), "b" for a pair's second text."""
+    start: int | None = None
+    end: int | None = None
+    """The span in that text, for a view that marks it (None: not located)."""
 
     @property
     def where(self) -> str:
@@ -167,7 +170,7 @@ def located_errors(session: Session) -> list[LocatedError]:
 def _located(session: Session, error: ErrorSpan) -> LocatedError:
     text = session.task.text_b if error.which == "b" and session.task.text_b else session.task.text
     line, column = line_col(text, error.start) if error.start is not None else (None, None)
-    return LocatedError(error.type, error.quote, line, column, error.which)
+    return LocatedError(error.type, error.quote, line, column, error.which, error.start, error.end)
 
 
 def match_errors(a: list[LocatedError], b: list[LocatedError]) -> tuple[list[SharedError], list[LocatedError],

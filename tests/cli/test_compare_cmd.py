@@ -11,7 +11,9 @@ from scipy import stats
 
 from debate_tui.cli import main
 from tests.helpers import STORY
+from tests.helpers.batch import write_items
 from tests.helpers.cli import cli_command, cli_env, run_cli, write_jsonl
+from tests.helpers.scripts import CRITIC
 
 RESULTS_FIELDS = {"kind", "pairs", "only_a", "only_b", "scores", "verdicts", "agreement", "cost", "worse"}
 HUMANS = [1, 2, 3, 4, 5] * 8
@@ -229,13 +231,14 @@ def test_two_pairwise_sessions_show_both_verdicts(capsys, tmp_path):
     one, two = tmp_path / "one.txt", tmp_path / "two.txt"
     one.write_text("Paris is the capital of France.")
     two.write_text("The capital of France is Lyon, I think.")
-    ids = []
+    runs = []
     for first, second in ((one, two), (two, one)):
         argv = ["run", "--demo", "--protocol", "scaleeval", "--text", str(first), "--text-b", str(second)]
         assert main(argv) in (0, 5)  # 5: the speakers did not agree and a person decides
-        ids.append(json.loads(capsys.readouterr().out.splitlines()[-1])["session"])
-    code, summary, _ = run_cli(capsys, "compare", *ids)
-    assert code == 0 and set(summary["verdict"]) == {"a", "b"}
+        runs.append(json.loads(capsys.readouterr().out.splitlines()[-1]))
+    code, summary, _ = run_cli(capsys, "compare", *(r["session"] for r in runs))
+    assert code == 0 and summary["verdict"] == {"a": runs[0]["verdict"], "b": runs[1]["verdict"]}
+    assert summary["a"]["protocol"] == "scaleeval" and summary["same_text"] is False
 
 
 def test_session_refusals_are_one_line_exit_2(capsys, story_file):
@@ -244,3 +247,43 @@ def test_session_refusals_are_one_line_exit_2(capsys, story_file):
     assert len(capsys.readouterr().err.splitlines()) == 1
     assert main(["compare", a, a, "--fail-if-worse"]) == 2
     assert "--fail-if-worse compare results files" in capsys.readouterr().err
+
+
+def test_single_and_debate_on_the_fake_server_compared_and_gated_both_ways(capsys, tmp_path, llm_server):
+    """The whole real path (litellm to the fake server, batch, compare): the single judge says 2 to every story,
+    DEBATE's Scorer 4 and its Critic accepts; people said 1-5, so the debate agrees with them less."""
+    llm_server.add_rule("NO ISSUE", match=CRITIC)
+    llm_server.add_rule("Reasoning about the text.\nScore: 4", model="fake-debater")
+    llm_server.add_rule("Reasoning about the text.\nScore: 2", model="fake-judge")
+    items = write_items(tmp_path / "items.jsonl", 20)  # human coherence 1 + i % 5
+    for name, protocol, model in (("single", "single", "fake-judge"), ("debate", "debate", "fake-debater")):
+        out = tmp_path / f"{name}.jsonl"
+        assert main(["batch", str(items), "--protocol", protocol, "--criteria", "coherence", "--model",
+                     f"openai/{model}", "--api-base", llm_server.base_url, "--out", str(out)]) == 0
+    capsys.readouterr()
+    single, debate = str(tmp_path / "single.jsonl"), str(tmp_path / "debate.jsonl")
+    code, summary, _ = run_cli(capsys, "compare", single, debate, "--fail-if-worse")
+    assert code == 0  # the agreement interval of 20 items: 4 agree on each side, so the difference holds 0
+    assert summary["scores"] == {**summary["scores"], "pairs": 20, "mean_a": 2.0, "mean_b": 4.0, "changed": 20}
+    assert summary["agreement"]["a"] == summary["agreement"]["b"] == 0.2
+    assert summary["agreement"]["mcnemar_p"] == pytest.approx(stats.binomtest(4, 8, 0.5).pvalue)
+    assert summary["cost"]["a_calls"] == 20 and summary["cost"]["b_calls"] == 40
+    labels = write_jsonl(tmp_path / "labels.jsonl", [{"id": f"i{i}", "human": {"coherence": 2}} for i in range(20)])
+    assert main(["compare", single, debate, "--labels", str(labels), "--fail-if-worse"]) == 1
+    assert main(["compare", debate, single, "--labels", str(labels), "--fail-if-worse"]) == 0
+
+
+def test_text_from_the_files_stays_inert_in_the_table_the_note_and_the_json(capsys, tmp_path):
+    hostile = "x\n\x1b]52;c;cGF5\x07forged\u202e"
+    a = write_jsonl(tmp_path / "a.jsonl", [{"id": hostile, "predicted": 1}, {"id": "left", "predicted": 1},
+                                           {"id": "only\nA", "predicted": 1}])
+    b = write_jsonl(tmp_path / "b.jsonl", [{"id": hostile, "predicted": 5, "session": "s\x1b[2J"},
+                                           {"id": "left", "predicted": 1}])
+    assert main(["compare", str(a), str(b), "--bootstrap", "0"]) == 0
+    out, err = capsys.readouterr()
+    for stream in (out, err):
+        assert "\x1b" not in stream and "\x07" not in stream and "\u202e" not in stream
+    assert len(err.splitlines()) == 1 and "only\\nA" in err
+    assert not any(line.startswith("forged") for line in out.splitlines())
+    assert json.loads(out.splitlines()[-1])["pairs"] == 2
+    assert main(["compare", str(a), str(b), "--tolerance", "nan"]) == 2

@@ -218,3 +218,22 @@ def test_structured_on_reads_a_matevals_report_from_its_json_answers(tmp_path: P
     assert all(summary["scores"][name] == 0 for name in types if answers[name] == "no")
     assert all(summary["scores"][name] is not None for name in types)
     assert elapsed <= _bound("mateval") * 2  # each answer asked twice at most: the report, then its JSON
+
+
+def test_two_versions_of_a_story_compared_keep_every_error_on_its_side(tmp_path: Path) -> None:
+    """`compare` on MATEval sessions of a story with a repeated sentence and of the story without it. What the
+    small model finds is its own affair; every error of each session is in `both` or in that side's own list."""
+    story = (Path(__file__).resolve().parents[2] / "examples" / "story.txt").read_text()
+    v1, v2 = tmp_path / "v1.txt", tmp_path / "v2.txt"
+    v1.write_text(story)
+    v2.write_text(story.replace("He went to the pool every morning. He went", "He went"))
+    summaries = [_run("mateval", tmp_path, "--text", str(path))[2] for path in (v1, v2)]
+    done = subprocess.run([CLI, "compare", *(s["session_path"] for s in summaries), "--json"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    compared = json.loads(done.stdout)
+    assert compared["kind"] == "sessions" and compared["same_text"] is False
+    sessions = [json.loads(Path(s["session_path"]).read_text()) for s in summaries]
+    found = [len((session["outcome"] or {}).get("errors", [])) for session in sessions]
+    errors = compared["errors"]
+    assert (len(errors["both"]) + len(errors["only_a"]), len(errors["both"]) + len(errors["only_b"])) == tuple(found)

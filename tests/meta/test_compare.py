@@ -61,6 +61,15 @@ def test_the_paired_interval_is_scipys_percentile_bootstrap_of_the_mean_in_distr
     assert ours[0] == pytest.approx(theirs.low, abs=0.12) and ours[1] == pytest.approx(theirs.high, abs=0.12)
 
 
+def test_many_pairs_of_few_values_drawn_as_counts_give_scipys_interval_too():
+    deltas = [float(d) for d in random.Random(4).choices([-1, 0, 0, 1, 1], k=400)]  # agreement's -1, 0, 1
+    ours = paired_interval(deltas, 4000, 2)
+    theirs = stats.bootstrap((deltas,), lambda x, axis: x.mean(axis=axis), n_resamples=4000, method="percentile",
+                             confidence_level=0.95, random_state=5).confidence_interval
+    assert ours[0] == pytest.approx(theirs.low, abs=0.02) and ours[1] == pytest.approx(theirs.high, abs=0.02)
+    assert paired_interval(deltas, 4000, 2) == ours and paired_interval(sorted(deltas), 4000, 2) == ours
+
+
 def test_the_bootstrap_is_the_same_for_the_same_seed_in_any_line_order():
     a, b = rows(A), rows(B)
     first = compared(a, b, bootstrap=300, seed=7).summary

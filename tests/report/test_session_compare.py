@@ -87,3 +87,9 @@ def test_segments_cut_the_round_where_the_debates_part_at_that_turn_and_mark_it_
     assert [t for s in segments for t in s.b] == b.turns
     same = compare_sessions(a, example("debate"))
     assert same.segments() == same.rounds() and not any(s.parts_here for s in same.segments())
+
+
+def test_each_error_keeps_its_span_for_a_view_that_marks_it():
+    a = example()
+    [error] = compare_sessions(a, a).both
+    assert a.task.text[error.a.start:error.a.end] == error.a.quote == error.b.quote
