@@ -61,7 +61,7 @@ MAX_JOB_REQUESTS = 50_000
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
 TRANSPORT = frozenset({
     "api_base", "base_url", "api_key", "api_key_env", "api_version", "timeout", "request_timeout", "num_retries",
-    "max_retries", "extra_headers", "headers", "metadata", "stream", "stream_options", "custom_llm_provider",
+    "max_retries", "extra_headers", "headers", "metadata", "stream", "stream_options", "custom_llm_provider", "no_key",
 })
 """Request parameters that say where and how to call, not what to answer: kept out of a job's lines."""
 CHAT_ENDPOINT = "/v1/chat/completions"

@@ -125,10 +125,12 @@ def _main(argv: list[str]) -> int:
         return 0
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
         argv = ["tui", *argv]
-    from debate_tui.envfile import load_env_file
+    from debate_tui.envfile import load_env_file, notice
 
     if warning := load_env_file():  # before any command can import litellm
         print(f"debate-tui: warning: {inert(warning)}", file=sys.stderr)
+    if (read := notice()) is not None:  # a file someone else may have written: say what it set
+        print(f"debate-tui: note: {inert(read)}", file=sys.stderr)
     if argv[:2] == ["batch", "merge"]:  # `batch` takes an input file first; see cli/batch_merge.py
         from debate_tui.cli.batch_merge import main as merge
 

@@ -12,6 +12,7 @@ from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.cli.run import EXIT_BAD_INPUT, add_limit_arguments, check_report, execute
 from debate_tui.config import effective_config, flag_values, resolve_current
 from debate_tui.domain import HumanAction
+from debate_tui.endpoints import SESSION_FILE, own_connections
 from debate_tui.factory import check_session, kept_settings_note
 from debate_tui.inputs import InputError
 from debate_tui.locations import examples_dir
@@ -139,6 +140,8 @@ def _resume(args: argparse.Namespace, store: SessionStore, path: Path) -> int:
         return _fail(str(exc))
     if (note := kept_settings_note(session, resolve_choices(Choices(), resolved))) is not None:
         print(f"debate-tui: note: {inert(note)}", file=sys.stderr)
+    for note in own_connections(session.agents, f"{SESSION_FILE} {path}", resolved.config.model_params):
+        print(f"debate-tui: warning: {inert(note)}", file=sys.stderr)
     return execute(session, session_path=path, report_path=report, config=resolved.config)
 
 

@@ -38,7 +38,7 @@ from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClien
 DB_NAME = "responses.sqlite3"
 IGNORED_PARAMS = frozenset({
     "api_key", "extra_headers", "headers", "timeout", "request_timeout", "num_retries", "max_retries",
-    "metadata", "stream", "stream_options", "user", "mock_response", "api_key_env",
+    "metadata", "stream", "stream_options", "user", "mock_response", "api_key_env", "no_key",
 })
 """Parameters that never change a reply, or may carry a credential: kept out of the key."""
 
