@@ -9,7 +9,8 @@ sees either the old file or the new one.
 
 A batch and a review must not rewrite the same file at once: an atomic
 replace would orphan the batch's open append handle and lose its lines. Each
-holds an advisory lock on `RESULTS.jsonl.lock` while it works (POSIX flock).
+holds an advisory lock on `RESULTS.jsonl.lock` while it works (POSIX flock; beside the file a link names,
+opened without following a link, removed at the end: safefile.LockFile).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import IO, Any
 
 from debate_tui.inputs import InputError
 from debate_tui.readfile import MissingFile, jsonl_lines, jsonl_value, read_text
-from debate_tui.safefile import lock_file, unlock_file, write_problem
+from debate_tui.safefile import FULL, LockBusy, LockFile, LockRefused, lock_beside, write_problem
 from debate_tui.store import write_atomic
 
 Row = dict[str, Any]
@@ -66,7 +67,8 @@ class ResultsFile:
 
     @property
     def lock_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".lock")
+        """Beside the file the path really names: a link to the results file takes the same lock."""
+        return lock_beside(self.path, hidden=False)
 
     def exists(self) -> bool:
         return self.path.exists()
@@ -158,32 +160,23 @@ class ResultsFile:
 
     @contextmanager
     def locked(self, purpose: str) -> Iterator[None]:
-        """Hold the file's advisory lock, or raise ResultsBusy at once if someone else does."""
+        """Hold the file's advisory lock, or raise ResultsBusy at once if someone else does; the lock file is
+        removed when done."""
+        lock = LockFile(self.lock_path)
         try:
-            self.lock_path.parent.mkdir(parents=True, exist_ok=True)
-            lock = self.lock_path.open("a+", encoding="utf-8")  # noqa: SIM115 - closed by the `with` below
+            lock.acquire(f"{purpose}, pid {os.getpid()}\n")
+        except LockBusy as exc:
+            holder = exc.holder or "another process"
+            raise ResultsBusy(f"{self.path} is in use ({holder}); wait for it to finish") from None
+        except LockRefused as exc:
+            raise ResultsError(str(exc)) from None
         except OSError as exc:
-            raise ResultsError(write_problem(exc, f"beside {self.path}", "or give another path")) from None
-        with lock:
-            try:
-                lock_file(lock)
-            except OSError:
-                lock.seek(0)
-                try:
-                    holder = lock.read().strip() or "another process"
-                except OSError:  # Windows: the holder's locked byte cannot be read
-                    holder = "another process"
-                raise ResultsBusy(f"{self.path} is in use ({holder}); wait for it to finish") from None
-            try:  # who holds it, for the message above; a full disk refuses even that
-                os.ftruncate(lock.fileno(), 0)  # unbuffered: nothing is left to fail again at close
-                os.pwrite(lock.fileno(), f"{purpose}, pid {os.getpid()}\n".encode(), 0)
-            except OSError as exc:
-                unlock_file(lock)
-                raise ResultsError(write_problem(exc, self.lock_path, "or give another path")) from None
-            try:
-                yield
-            finally:
-                unlock_file(lock)
+            where = self.lock_path if exc.errno in FULL else f"beside {self.path}"
+            raise ResultsError(write_problem(exc, where, "or give another path")) from None
+        try:
+            yield
+        finally:
+            lock.release()
 
 
 def settled(rows: Iterable[Row]) -> dict[tuple[str, str], Row]:
