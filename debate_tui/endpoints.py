@@ -11,21 +11,34 @@ and so any config.toml that file would point to). What those ask for is not foll
   (config.toml's `[models."M"]` api_base and api_key_env); when they configure no endpoint for that model but the
   file names one, the file's endpoint is called without any key (`NO_KEY`): none of the person's secrets goes there.
 
+A session this program built from the person's own sources carries a seal: an HMAC of its agents' connections
+with a key kept in the person's state folder (`seal`). A resume of a sealed session follows its connections as
+they were made (the person chose them then); a session file without a valid seal came from elsewhere.
+
 `may_steer_keys` is the one classifier; docs/RELIABILITY.md states the rule for people.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
+import os
 import re
+import secrets
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from debate_tui.choices import CONNECTION
+from debate_tui.locations import state_dir
 
 if TYPE_CHECKING:
-    from debate_tui.domain import AgentSpec
+    from debate_tui.domain import AgentSpec, Session
 
 SESSION_FILE = "session file"
+OWN_SESSION = "your own session"
+"""The origin of a sealed session file's connections (one this machine built from the person's own sources)."""
 POLICY_FILE = "policy file"
 ENV_FILE = ".env"
 UNTRUSTED = (SESSION_FILE, POLICY_FILE, ENV_FILE)
@@ -107,3 +120,68 @@ def endpoint_lines(agents: Iterable[AgentSpec]) -> list[str]:
                else "the provider's usual key variable")
         lines.setdefault(agent.model, f"{agent.model} calls {params.get('api_base') or 'its provider'} with {key}")
     return list(lines.values())
+
+
+SEAL_KEY = "session-seal.key"
+"""The file in the state folder holding this machine's seal key (32 random bytes, readable by the person only)."""
+
+
+def seal(agents: Iterable[AgentSpec]) -> str | None:
+    """The mark that these agents' connections came from the person's own sources; None when they name none (the
+    demo model, a provider's defaults: nothing to vouch for) or no key can be kept."""
+    text = _connections(agents)
+    key = _seal_key(create=True) if text else None
+    return None if key is None else hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def session_origin(session: Session, path: Path) -> str:
+    """Where a session file's connections come from, for `may_steer_keys`: the person's own when its seal holds."""
+    text = _connections(session.agents)
+    key = _seal_key(create=False) if text and session.seal else None
+    if key is not None and session.seal is not None:
+        expected = hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
+        if hmac.compare_digest(expected, session.seal):
+            return f"{OWN_SESSION} {path}"
+    return f"{SESSION_FILE} {path}"
+
+
+def resumed_connections(session: Session, path: Path, own: Callable[[str], Mapping[str, Any]]) -> list[str]:
+    """Before a resume: a session file that is not the person's own gets their connections (`own_connections`),
+    and is sealed as such; the lines say what it had asked for."""
+    notes = own_connections(session.agents, session_origin(session, path), own)
+    if notes:
+        session.seal = seal(session.agents)
+    return notes
+
+
+def _connections(agents: Iterable[AgentSpec]) -> str:
+    """What a seal covers: each agent's parameters beyond generation settings (its endpoint, key variable, ...)."""
+    named = [[agent.name, agent.model, {k: v for k, v in agent.params.items() if k not in GENERATION_PARAMS}]
+             for agent in agents]
+    if not any(params for _, _, params in named):
+        return ""
+    return json.dumps(named, sort_keys=True, default=str)
+
+
+def _seal_key(*, create: bool) -> bytes | None:
+    path = state_dir() / SEAL_KEY
+    try:
+        with open(path, "rb") as handle:
+            key = handle.read(64)
+        return key if len(key) >= 32 else None
+    except FileNotFoundError:
+        if not create:
+            return None
+    except OSError:
+        return None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    except FileExistsError:  # another process made it just now
+        return _seal_key(create=False)
+    except OSError:  # a read-only state folder: sessions go unsealed, and are resumed by the rule
+        return None
+    key = secrets.token_bytes(32)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(key)
+    return key

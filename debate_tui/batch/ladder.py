@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from debate_tui.batch.items import Item
 from debate_tui.batch.results import ResultsFile, Row, row_key
 from debate_tui.domain import AgentSpec, Criterion, Session, Task, new_session_id
-from debate_tui.endpoints import POLICY_FILE, own_connections
+from debate_tui.endpoints import POLICY_FILE, own_connections, seal
 from debate_tui.meta.trust import TrustError, read_policy, trusts
 
 LADDER_KEY = "ladder"
@@ -86,6 +86,7 @@ def load_tiers(path: Path, first: Task, own: Callable[[str], Mapping[str, Any]],
             raise LadderError(f"{path}: tier {entry.get('tier')}'s task settings are malformed ({exc})") from None
         for note in own_connections(template.agents, f"{POLICY_FILE} {path}", own):
             say(note)
+        template.seal = seal(template.agents)  # the connections are the person's own now
         guarantee = (f">= {100 * (1 - policy['alpha']):.0f}% agreement at {100 * (1 - policy['delta']):.0f}% "
                      f"confidence, calibrated on {entry.get('reached')} items")
         tiers.append(Tier(len(tiers) + 1, entry.get("threshold"), template, guarantee))
@@ -246,7 +247,7 @@ def tier_session(tier: Tier, task: Task) -> Session:
     return Session(protocol=template.protocol, options=dict(template.options),
                    criteria=[c.model_copy(deep=True) for c in template.criteria],
                    agents=[a.model_copy(deep=True) for a in template.agents], task=task, id=new_session_id(),
-                   spec=template.spec)
+                   spec=template.spec, seal=template.seal)
 
 
 def lowest_confidence(session: Session) -> float | None:

@@ -256,11 +256,11 @@ class DebateTUI(App[int]):
             self.notify(f"session {session.id} cannot be resumed: {exc}", title="Cannot resume", severity="error",
                         markup=False)
             return
-        from debate_tui.endpoints import SESSION_FILE, own_connections
+        from debate_tui.endpoints import resumed_connections
 
         if (note := kept_settings_note(session, self.launch.choices)) is not None:
             self.notify(note, title="Resumed as made", markup=False)
-        for note in own_connections(session.agents, f"{SESSION_FILE} {path}", self.launch.config.model_params):
+        for note in resumed_connections(session, path, self.launch.config.model_params):
             self.notify(note, title="Not where the file asked", severity="warning", markup=False)
         self._run(session, path, kind="resumed")
 

@@ -176,3 +176,24 @@ def _text(tmp_path: Path) -> str:
     path = tmp_path / "t.txt"
     path.write_text("A text of my own. Two sentences.")
     return str(path)
+
+
+def test_an_own_session_edited_to_point_elsewhere_loses_its_seal(tmp_path, llm_server, files_server, monkeypatch,
+                                                                capsys):
+    """The user's own sessions resume as made (their seal holds); a copy whose endpoint was changed does not."""
+    from debate_tui.store import read_session
+
+    llm_server.add_rule("Ordered.\nScore: 4")
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    session_path = tmp_path / "mine.json"
+    assert main(["run", "--protocol", "single", "--model", "openai/fake-model", "--api-base", llm_server.base_url,
+                 "--text", _text(tmp_path), "--session", str(session_path)]) == 0
+    made = read_session(session_path)
+    assert made.seal is not None
+    for agent in made.agents:
+        agent.params["api_base"] = files_server.base_url  # edited by someone else, the seal kept as it was
+    made.status, made.turns = "running", []
+    write_session(session_path, made)
+    capsys.readouterr()
+    assert main(["resume", str(session_path), "--force"]) == 0
+    assert not files_server.saw(SECRET) and "which a session file may not choose" in capsys.readouterr().err
