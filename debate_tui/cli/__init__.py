@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import gc
 import importlib
+import os
 import sys
 
 from debate_tui.batch.heap import settle
@@ -119,6 +120,15 @@ def freeze_loaded() -> None:
         settle()
 
 
+def cwd_gone() -> str | None:
+    """Why nothing relative can be found, when the working directory was deleted (or cannot be read) under us."""
+    try:
+        os.getcwd()
+    except OSError as exc:
+        return f"the working directory is gone ({exc.strerror}): cd to one that exists, or give absolute paths"
+    return None
+
+
 def _main(argv: list[str]) -> int:
     if argv[:1] == ["--version"]:  # before the TUI rewrite below would read it as the TUI's option
         print(version_line())
@@ -157,6 +167,9 @@ def _main(argv: list[str]) -> int:
     except Exception as exc:  # a full disk, a used-up quota or a read-only file system, wherever it struck
         from debate_tui.safefile import disk_problem, write_problem
 
+        if isinstance(exc, OSError) and (gone := cwd_gone()) is not None:  # a relative path needed it
+            print(f"debate-tui: error: {inert(gone)}", file=sys.stderr)
+            return 2
         if (full := disk_problem(exc)) is None:
             raise
         print(f"debate-tui: error: {inert(write_problem(full, full.filename or 'a file'))}", file=sys.stderr)
