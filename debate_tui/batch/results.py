@@ -82,6 +82,7 @@ class ResultsFile:
         except InputError as exc:
             raise ResultsError(str(exc)) from None
         lines = list(jsonl_lines(text))
+        cut = not text.endswith("\n")  # every line is appended with its newline: only a crash leaves one without
         rows: list[Row] = []
         truncated = False
         for index, (number, line) in enumerate(lines):
@@ -90,7 +91,7 @@ class ResultsFile:
                 if not isinstance(row, dict):
                     raise ValueError("not a JSON object")
             except ValueError as exc:
-                if index == len(lines) - 1:  # the half line a crash leaves
+                if index == len(lines) - 1 and cut:  # the half line a crash leaves
                     truncated = True
                     continue
                 raise ResultsError(f"{self.path}:{number}: unreadable results line ({exc})") from None

@@ -23,11 +23,37 @@ VERDICTS = ("1", "2", "0")
 
 Interval = list[float | None]
 
+MAX_BOOTSTRAP = 100_000
+"""The most resamples any `--bootstrap` takes (`meta`, `compare`, ...): a 95% percentile interval is settled long
+before; 10^9 asked numpy for 447 GiB. Check a flag with `check_bootstrap`."""
+DRAW_CELLS = 1_000_000
+"""Resampled cells drawn at once (about 8 MB a matrix): more resamples are drawn in slices of this size, so the
+memory a bootstrap takes does not grow with the number of items times resamples."""
 
-def _scored(pred: Sequence[float | None]) -> tuple[list[int], int]:
-    """Indices of rows with a finite prediction, and how many were unscored."""
-    keep = [i for i, p in enumerate(pred) if p is not None and math.isfinite(p)]
-    return keep, len(pred) - len(keep)
+
+def check_bootstrap(resamples: int, flag: str = "--bootstrap") -> int:
+    """`resamples` when 0 (no interval) to MAX_BOOTSTRAP, else ValueError in one line naming `flag`."""
+    if not 0 <= resamples <= MAX_BOOTSTRAP:
+        raise ValueError(f"{flag} must be between 0 and {MAX_BOOTSTRAP:,} (resamples), got {resamples:,}")
+    return resamples
+
+
+def _slices(b: int, width: int) -> list[int]:
+    """How many resamples each slice draws, so that one slice holds at most DRAW_CELLS cells."""
+    step = max(1, DRAW_CELLS // max(1, width))
+    return [min(step, b - start) for start in range(0, b, step)]
+
+
+OFF_SCALE = 1e9
+"""A score beyond this magnitude is on no criterion's scale (1e308 was read from a "1-5" answer): it is left out
+and counted as off-scale, and the sums of squares behind a correlation stay far from overflowing."""
+
+
+def _scored(pred: Sequence[float | None]) -> tuple[list[int], int, int]:
+    """Indices of rows with a finite prediction on a scale, how many were unscored and how many off any scale."""
+    keep = [i for i, p in enumerate(pred) if p is not None and math.isfinite(p) and abs(p) <= OFF_SCALE]
+    unscored = sum(1 for p in pred if p is None or not math.isfinite(p))
+    return keep, unscored, len(pred) - len(keep) - unscored
 
 
 def _constant(values: Sequence[float]) -> bool:
@@ -89,17 +115,22 @@ def _bootstrap_rows(pred: Sequence[float], human: Sequence[float], b: int, seed:
     from scipy import stats
 
     x, y = np.asarray(pred, dtype=float), np.asarray(human, dtype=float)  # in canonical order (turn_level)
-    idx = np.random.default_rng(seed).integers(0, len(x), size=(b, len(x)))
-    xs, ys = x[idx], y[idx]
-    varied = (xs.min(axis=1) < xs.max(axis=1)) & (ys.min(axis=1) < ys.max(axis=1))
-    kendall = np.full(b, np.nan)
-    for i in np.flatnonzero(varied):
-        kendall[i] = stats.kendalltau(xs[i], ys[i]).statistic
-    spearman = _rowwise_pearson(stats.rankdata(xs, axis=1), stats.rankdata(ys, axis=1))
+    rng = np.random.default_rng(seed)
+    pearson, spearman, kendall = [], [], []
+    for size in _slices(check_bootstrap(b), len(x)):  # the same draws as one (b, n) matrix, a slice at a time
+        idx = rng.integers(0, len(x), size=(size, len(x)))
+        xs, ys = x[idx], y[idx]
+        varied = (xs.min(axis=1) < xs.max(axis=1)) & (ys.min(axis=1) < ys.max(axis=1))
+        taus = np.full(size, np.nan)
+        for i in np.flatnonzero(varied):
+            taus[i] = stats.kendalltau(xs[i], ys[i]).statistic
+        pearson.append(_rowwise_pearson(xs, ys))
+        spearman.append(_rowwise_pearson(stats.rankdata(xs, axis=1), stats.rankdata(ys, axis=1)))
+        kendall.append(taus)
     return {
-        "pearson": _interval(_rowwise_pearson(xs, ys)),
-        "spearman": _interval(spearman),
-        "kendall": _interval(kendall),
+        "pearson": _interval(np.concatenate(pearson)),
+        "spearman": _interval(np.concatenate(spearman)),
+        "kendall": _interval(np.concatenate(kendall)),
     }
 
 
@@ -111,7 +142,7 @@ def turn_level(
     pred: Sequence[float | None], human: Sequence[float], *, bootstrap: int = 1000, seed: int = 0
 ) -> dict[str, Any]:
     """Correlation over all scored rows, with a row-bootstrap 95% interval."""
-    keep, unscored = _scored(pred)
+    keep, unscored, off_scale = _scored(pred)
     # in a canonical order, so that the figures (to the last bit) and their intervals ignore the lines' order
     pairs = sorted((float(pred[i]), float(human[i])) for i in keep)  # type: ignore[arg-type]
     p, h = [x for x, _ in pairs], [y for _, y in pairs]
@@ -122,6 +153,7 @@ def turn_level(
         groups_used=None,
         groups_skipped=None,
         unscored=unscored,
+        off_scale=off_scale,
         ci=_bootstrap_rows(p, h, bootstrap, seed) if defined else _no_interval(),
     )
     return result
@@ -145,7 +177,7 @@ def summary_level(
     """
     import numpy as np
 
-    keep, unscored = _scored(pred)
+    keep, unscored, off_scale = _scored(pred)
     by_group: dict[Hashable, list[tuple[float, float]]] = {g: [] for g in groups}
     for i in keep:
         by_group[groups[i]].append((float(pred[i]), float(human[i])))  # type: ignore[arg-type]
@@ -161,6 +193,7 @@ def summary_level(
         groups_used=int(used.sum()),
         groups_skipped=int((~used).sum()),
         unscored=unscored,
+        off_scale=off_scale,
         ci=_bootstrap_groups(values, bootstrap, seed) if bootstrap > 0 and used.any() else _no_interval(),
     )
     return result
@@ -176,12 +209,14 @@ def _bootstrap_groups(values: Any, b: int, seed: int) -> dict[str, Interval]:
     """Resample groups (rows of `values`, in canonical order; NaN = skipped) and average the defined ones."""
     import numpy as np
 
-    idx = np.random.default_rng(seed).integers(0, len(values), size=(b, len(values)))
-    draws = values[idx]  # (b, groups, methods)
-    defined = np.isfinite(draws)
-    counts = defined.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(defined, draws, 0.0).sum(axis=1) / counts
+    rng = np.random.default_rng(seed)
+    parts = []
+    for size in _slices(check_bootstrap(b), len(values) * len(METHODS)):
+        draws = values[rng.integers(0, len(values), size=(size, len(values)))]  # (size, groups, methods)
+        defined = np.isfinite(draws)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            parts.append(np.where(defined, draws, 0.0).sum(axis=1) / defined.sum(axis=1))
+    means = np.concatenate(parts)
     return {m: _interval(means[:, j]) for j, m in enumerate(METHODS)}
 
 
