@@ -153,10 +153,9 @@ def turn_level(
         groups_used=None,
         groups_skipped=None,
         unscored=unscored,
-        off_scale=off_scale,
         ci=_bootstrap_rows(p, h, bootstrap, seed) if defined else _no_interval(),
     )
-    return result
+    return _with_off_scale(result, off_scale)
 
 
 def summary_level(
@@ -193,10 +192,14 @@ def summary_level(
         groups_used=int(used.sum()),
         groups_skipped=int((~used).sum()),
         unscored=unscored,
-        off_scale=off_scale,
         ci=_bootstrap_groups(values, bootstrap, seed) if bootstrap > 0 and used.any() else _no_interval(),
     )
-    return result
+    return _with_off_scale(result, off_scale)
+
+
+def _with_off_scale(result: dict[str, Any], off_scale: int) -> dict[str, Any]:
+    """`off_scale` is there only when some prediction was: a result's shape stays as it was for sound data."""
+    return {**result, "off_scale": off_scale} if off_scale else result
 
 
 def _group_figures(pairs: list[tuple[float, float]]) -> list[float]:
