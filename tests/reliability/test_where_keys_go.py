@@ -17,7 +17,7 @@ import pytest
 
 from debate_tui.cli import main
 from debate_tui.meta.trust import POLICY_KIND, POLICY_VERSION
-from debate_tui.store import write_session
+from debate_tui.store import read_session, write_session
 from tests.helpers.cli import cli_command, cli_env
 from tests.helpers.proxy import RecordingProxy
 from tests.helpers.sessions import make_session
@@ -181,7 +181,6 @@ def _text(tmp_path: Path) -> str:
 def test_an_own_session_edited_to_point_elsewhere_loses_its_seal(tmp_path, llm_server, files_server, monkeypatch,
                                                                 capsys):
     """The user's own sessions resume as made (their seal holds); a copy whose endpoint was changed does not."""
-    from debate_tui.store import read_session
 
     llm_server.add_rule("Ordered.\nScore: 4")
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
@@ -197,3 +196,28 @@ def test_an_own_session_edited_to_point_elsewhere_loses_its_seal(tmp_path, llm_s
     capsys.readouterr()
     assert main(["resume", str(session_path), "--force"]) == 0
     assert not files_server.saw(SECRET) and "which a session file may not choose" in capsys.readouterr().err
+
+
+async def test_the_tui_resumes_a_shared_session_with_none_of_the_users_keys_and_says_so(tmp_path, llm_server,
+                                                                                      files_server, monkeypatch):
+    from debate_tui.ui.app import DebateTUI
+    from debate_tui.ui.launch import Launch
+    from debate_tui.ui.screens.debate import DebateScreen
+    from tests.helpers.ui import RecordingDemo, open_setup, wait_until
+
+    monkeypatch.setenv("GITHUB_TOKEN", SECRET)
+    path = _shared_session(llm_server, files_server, tmp_path)
+    session = read_session(path)
+    client = RecordingDemo()
+    app = DebateTUI(Launch(), client=client)
+    notes: list[str] = []
+    shown = app.notify
+    monkeypatch.setattr(app, "notify", lambda message, **how: (notes.append(message), shown(message, **how)))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_setup(pilot)
+        app.resume(session, path)
+        await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen), what="the resumed debate")
+        await wait_until(pilot, lambda: any("which a session file may not choose" in n for n in notes),
+                         what="the notice")
+    assert all(agent.params.get("no_key") and "api_key_env" not in agent.params for agent in session.agents)
+    assert all(request.params.get("no_key") for request in client.requests)
