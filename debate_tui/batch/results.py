@@ -39,6 +39,15 @@ class ResultsError(Exception):
     """The results file cannot be used; the message names the file and line."""
 
 
+class UnreadableLine(ResultsError):
+    """A line that is not a results row (not a crash's half line: that one is forgiven)."""
+
+    def __init__(self, message: str, *, first: bool):
+        super().__init__(message)
+        self.first = first
+        """It is the file's first line: the file may be no results file at all."""
+
+
 class ResultsBusy(ResultsError):
     """Another batch or review is writing this results file."""
 
@@ -94,7 +103,8 @@ class ResultsFile:
                 if index == len(lines) - 1 and cut:  # the half line a crash leaves
                     truncated = True
                     continue
-                raise ResultsError(f"{self.path}:{number}: unreadable results line ({exc})") from None
+                raise UnreadableLine(f"{self.path}:{number}: unreadable results line ({exc})",
+                                     first=index == 0) from None
             rows.append(row)
         return ReadResult(rows, truncated)
 
@@ -110,8 +120,13 @@ class ResultsFile:
             return
         if not stat.S_ISREG(mode):
             raise ResultsError(f"{flag} {self.path} is not a regular file; give a results file or a new path")
-        read = self.read()
-        first = read.rows[0] if read.rows else None
+        try:
+            rows = self.read().rows
+        except UnreadableLine as exc:  # a text file's first line: not a results file (a later one: a damaged one)
+            if not exc.first:
+                raise
+            rows = []
+        first = rows[0] if rows else None
         if first is None and self.path.stat().st_size == 0:
             return
         if first is None or not {"id", "criterion", "session"} <= first.keys():
