@@ -96,7 +96,7 @@ def own_connections(agents: Iterable[AgentSpec], origin: str, own: Callable[[str
 
 
 def _note(origin: str, model: str, asked: Mapping[str, Any], given: Mapping[str, Any]) -> str:
-    wanted = ", ".join(f"{key} {value}" for key, value in asked.items())
+    wanted = ", ".join(f"{key} {_shown(value)}" for key, value in asked.items())
     if given.get(NO_KEY):
         done = f"calling {given['api_base']} without any key (configure it in your config.toml to send one)"
     elif given:
@@ -105,6 +105,12 @@ def _note(origin: str, model: str, asked: Mapping[str, Any], given: Mapping[str,
         done = "using the provider's own endpoint and key variable"
     kind = next(source for source in UNTRUSTED if origin.startswith(source))
     return f"{origin} asks {model} for {wanted}, which a {kind} may not choose: {done}"
+
+
+def _shown(value: Any, most: int = 120) -> str:
+    """A file's value as a line shows it: cut, so a file cannot fill the screen through it."""
+    text = str(value)
+    return text if len(text) <= most else text[:most] + "..."
 
 
 def endpoint_lines(agents: Iterable[AgentSpec]) -> list[str]:
