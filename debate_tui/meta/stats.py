@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
 METHODS = ("pearson", "spearman", "kendall")
@@ -38,10 +38,15 @@ def check_bootstrap(resamples: int, flag: str = "--bootstrap") -> int:
     return resamples
 
 
-def _slices(b: int, width: int) -> list[int]:
-    """How many resamples each slice draws, so that one slice holds at most DRAW_CELLS cells."""
-    step = max(1, DRAW_CELLS // max(1, width))
-    return [min(step, b - start) for start in range(0, b, step)]
+def draws(count: int, b: int, seed: int, width: int = 1) -> Iterator[Any]:
+    """`b` seeded resamples of `count` positions with replacement, as index matrices of at most DRAW_CELLS cells
+    (`width` values drawn per position): the same draws as one (b, count) matrix, in bounded memory."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    step = max(1, DRAW_CELLS // max(1, count * width))
+    for start in range(0, check_bootstrap(b), step):
+        yield rng.integers(0, count, size=(min(step, b - start), count))
 
 
 OFF_SCALE = 1e9
@@ -115,13 +120,11 @@ def _bootstrap_rows(pred: Sequence[float], human: Sequence[float], b: int, seed:
     from scipy import stats
 
     x, y = np.asarray(pred, dtype=float), np.asarray(human, dtype=float)  # in canonical order (turn_level)
-    rng = np.random.default_rng(seed)
     pearson, spearman, kendall = [], [], []
-    for size in _slices(check_bootstrap(b), len(x)):  # the same draws as one (b, n) matrix, a slice at a time
-        idx = rng.integers(0, len(x), size=(size, len(x)))
+    for idx in draws(len(x), b, seed):
         xs, ys = x[idx], y[idx]
         varied = (xs.min(axis=1) < xs.max(axis=1)) & (ys.min(axis=1) < ys.max(axis=1))
-        taus = np.full(size, np.nan)
+        taus = np.full(len(idx), np.nan)
         for i in np.flatnonzero(varied):
             taus[i] = stats.kendalltau(xs[i], ys[i]).statistic
         pearson.append(_rowwise_pearson(xs, ys))
@@ -212,13 +215,12 @@ def _bootstrap_groups(values: Any, b: int, seed: int) -> dict[str, Interval]:
     """Resample groups (rows of `values`, in canonical order; NaN = skipped) and average the defined ones."""
     import numpy as np
 
-    rng = np.random.default_rng(seed)
     parts = []
-    for size in _slices(check_bootstrap(b), len(values) * len(METHODS)):
-        draws = values[rng.integers(0, len(values), size=(size, len(values)))]  # (size, groups, methods)
-        defined = np.isfinite(draws)
+    for idx in draws(len(values), b, seed, width=len(METHODS)):
+        drawn = values[idx]  # (resamples, groups, methods)
+        defined = np.isfinite(drawn)
         with np.errstate(invalid="ignore", divide="ignore"):
-            parts.append(np.where(defined, draws, 0.0).sum(axis=1) / defined.sum(axis=1))
+            parts.append(np.where(defined, drawn, 0.0).sum(axis=1) / defined.sum(axis=1))
     means = np.concatenate(parts)
     return {m: _interval(means[:, j]) for j, m in enumerate(METHODS)}
 
