@@ -55,10 +55,32 @@ def ensure_venv() -> None:
     if not (BIN / "python").exists():
         print("creating .venv ...", file=sys.stderr)
         venv.create(VENV, with_pip=True)
-    print(f"installing debate-tui and its dependencies (pinned by {LOCK.name}) into .venv ...", file=sys.stderr)
-    subprocess.run([*PIP, "install", "-q", "-c", str(LOCK), "-e", f"{ROOT}[plot,serve]", *group("test", "lint")],
-                   check=True)
+    print(f"installing debate-tui and its dependencies (pinned by {LOCK.name}) into .venv"
+          " (a few minutes the first time) ...", file=sys.stderr)
+    _install_with_progress([*PIP, "install", "-c", str(LOCK), "-e", f"{ROOT}[plot,serve]", *group("test", "lint")])
     STAMP.write_text(_fingerprint())
+
+
+def _install_with_progress(command: list[str]) -> None:
+    """pip's run with one line per package it takes (counted against the lock's pins, with the elapsed time):
+    minutes of silence read as a hang, and pip's own output is hundreds of lines. Everything pip said is
+    shown when it fails."""
+    import time
+
+    pins = sum(1 for line in LOCK.read_text().splitlines() if "==" in line)
+    started, taken, said = time.monotonic(), 0, []
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as pip:
+        for line in pip.stdout or ():
+            said.append(line)
+            if line.startswith(("Collecting ", "Obtaining ")):
+                taken += 1
+                name = line.split()[1]
+                print(f"  [{taken}/{pins + 1}] {name}  ({time.monotonic() - started:.0f} s)", file=sys.stderr)
+            elif line.startswith(("Installing collected packages", "Building editable", "Successfully installed")):
+                print(f"  {line.split(':')[0].strip()}  ({time.monotonic() - started:.0f} s)", file=sys.stderr)
+    if pip.returncode != 0:
+        sys.stderr.write("".join(said[-60:]))
+        sys.exit(f"pip failed (exit {pip.returncode}): its last lines are above")
 
 
 def group(*names: str) -> list[str]:
@@ -102,7 +124,8 @@ def lint() -> int:
 
 
 def test(rest: list[str]) -> int:
-    """Without a file or folder named, the whole suite in parallel, then the `serial` tests alone.
+    """Without a file or folder named, the whole suite in parallel, then the `serial` tests alone, and one
+    summary of both phases at the end.
 
     Tests marked `serial` assert wall time or kill a process on a deadline: beside
     a busy worker they measure the neighbour. `-n 0` runs everything serially.
@@ -111,11 +134,65 @@ def test(rest: list[str]) -> int:
     named = any(not arg.startswith("-") and (ROOT / arg.split("::")[0]).exists() for arg in rest)
     if named or any(arg.startswith(("-n", "--numprocesses")) for arg in rest):
         return subprocess.call([*pytest, *rest], cwd=ROOT)
-    parallel = subprocess.call([*pytest, "-n", "auto", "-m", "not serial", *rest], cwd=ROOT)
-    if parallel not in (0, 5) and "-x" in rest:  # 5: nothing collected
-        return parallel
-    alone = subprocess.call([*pytest, "-m", "serial", *rest], cwd=ROOT)
-    return max(parallel if parallel != 5 else 0, alone if alone != 5 else 0)
+    import tempfile
+    import time
+
+    with tempfile.TemporaryDirectory(prefix="debate-tui-test-") as scratch:
+        phases = [("parallel", ["-n", "auto", "-m", "not serial"]), ("serial", ["-m", "serial"])]
+        results = []
+        for name, args in phases:
+            report = Path(scratch) / f"{name}.xml"
+            started = time.monotonic()
+            code = subprocess.call([*pytest, *args, f"--junitxml={report}", *rest], cwd=ROOT)
+            results.append((name, code, time.monotonic() - started, _outcomes(report)))
+            if code not in (0, 5) and "-x" in rest:  # 5: nothing collected
+                break
+    return _summarize(results)
+
+
+def _outcomes(report: Path) -> dict[str, list[str]]:
+    """passed / failed / skipped test ids from a phase's JUnit XML (empty when pytest wrote none)."""
+    import xml.etree.ElementTree as ElementTree
+
+    found: dict[str, list[str]] = {"passed": [], "failed": [], "skipped": []}
+    if not report.exists():
+        return found
+    for case in ElementTree.parse(report).iter("testcase"):
+        test_id = _node_id(case.get("classname", ""), case.get("name", ""))
+        kinds = {child.tag for child in case}
+        outcome = "failed" if kinds & {"failure", "error"} else "skipped" if "skipped" in kinds else "passed"
+        found[outcome].append(test_id)
+    return found
+
+
+def _node_id(classname: str, name: str) -> str:
+    """pytest's own id (tests/a/test_b.py::TestC::test_d) from JUnit's dotted class name, to paste back."""
+    parts = classname.split(".")
+    for cut in range(len(parts), 0, -1):
+        module = Path(*parts[:cut]).with_suffix(".py")
+        if (ROOT / module).is_file():
+            return "::".join([module.as_posix(), *parts[cut:], name])
+    return f"{classname}::{name}"
+
+
+def _summarize(results: list[tuple[str, int, float, dict[str, list[str]]]]) -> int:
+    """One closing summary of every phase, naming what failed (the serial phase's own last line would
+    otherwise be all a reader sees, far below the parallel phase's failures)."""
+    print("\n" + "=" * 30 + " both phases " + "=" * 30)
+    totals = {"passed": 0, "failed": 0, "skipped": 0}
+    worst = 0
+    for name, code, seconds, found in results:
+        counts = {kind: len(ids) for kind, ids in found.items()}
+        for kind, count in counts.items():
+            totals[kind] += count
+        failed = counts["failed"] or (code not in (0, 5))
+        print(f"{name} phase: {counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped"
+              f" in {seconds:.0f} s" + (f" (pytest exit {code})" if failed else ""))
+        for test_id in found["failed"]:
+            print(f"  FAILED {test_id}")
+        worst = max(worst, 0 if code == 5 else code)
+    print(f"tests: {totals['passed']} passed, {totals['failed']} failed, {totals['skipped']} skipped")
+    return worst
 
 
 def docs(rest: list[str]) -> int:

@@ -233,7 +233,13 @@ TRUNCATED: tuple[FinishReason, ...] = ("length", "deadline", "cut")
 """Finish reasons of a reply that did not end on its own: never taken as a complete answer."""
 
 
-HumanKind = Literal["inject", "override", "decide", "stop"]
+HumanKind = Literal["inject", "override", "decide", "stop", "audit"]
+"""`audit`: a blind audit's answer, kept as a label only: it changes nothing in the run or its result."""
+LabelSource = Literal["override", "decision", "review", "audit"]
+"""Where a person's answer came from, as `debate-tui labels` names it: an override in the TUI, a decision the run
+asked for (a tie, a stalemate, a ladder no tier trusted, `resume --decide`), the `review` queue, a blind audit."""
+LABEL_KINDS: tuple[HumanKind, ...] = ("override", "decide", "audit")
+"""The actions in which a person says what the right answer is."""
 
 
 class HumanAction(BaseModel):
@@ -248,6 +254,25 @@ class HumanAction(BaseModel):
     criterion: str | None = None
     agent: str | None = None
     value: float | str | None = None
+    judge_answer: float | str | None = None
+    """What the judge had answered on `criterion` when the person said `value` (a score, or a pair's verdict in
+    the original numbering): what the label is compared with. None: no answer yet, or a session saved before."""
+    judge_confidence: float | None = None
+    """The judge's confidence in `judge_answer`, by its protocol's rule; None when it had none."""
+    where: str | None = None
+    """The screen or command that took it ("tui override", "resume --decide", "review --audit", ...)."""
+    source: LabelSource | None = None
+    """What kind of label it makes; None (a session saved before): read from `kind` (`label_source`)."""
+    blind: bool = False
+    """The person decided without seeing the judge's answer or confidence (a blind audit)."""
+
+    @property
+    def label_source(self) -> LabelSource:
+        if self.source is not None:
+            return self.source
+        if self.kind == "override":
+            return "override"
+        return "audit" if self.kind == "audit" else "decision"
 
 
 class Vote(BaseModel):

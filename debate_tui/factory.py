@@ -33,7 +33,7 @@ from debate_tui.llm.base import LLMClient
 from debate_tui.locations import config_path
 from debate_tui.protocols import get_protocol
 from debate_tui.protocols.common import ModelChoice, name_key
-from debate_tui.protocols.spec import ProtocolSpec
+from debate_tui.protocols.spec import INPUT_FLAGS, ProtocolSpec
 
 DEMO_HINT = (
     "no model configured: using the offline demo model (its judgments are not real). To use a provider, "
@@ -67,10 +67,12 @@ def demo_hint() -> str:
     return DEMO_HINT.format(config_path=config_path())
 
 
-def build_session(task: Task, choices: Choices, catalog: Catalog | None = None, *, check_inputs: bool = True) -> Built:
+def build_session(task: Task, choices: Choices, catalog: Catalog | None = None, *, check_inputs: bool = True,
+                  input_names: dict[str, str] | None = None) -> Built:
     """Validate every choice of a resolved spec against the protocol's spec; InputError says what is wrong.
 
-    `check_inputs=False` leaves the texts to the caller (`check_task`): a batch checks every line, naming it."""
+    `check_inputs=False` leaves the texts to the caller (`check_task`): a batch checks every line, naming it.
+    `input_names`: how the person gives each text, for the reason (default: the command line's flags)."""
     spec = protocol_spec(choices.protocol or DEFAULT_PROTOCOL)
     try:
         catalog = catalog or catalog_of(choices)
@@ -80,7 +82,7 @@ def build_session(task: Task, choices: Choices, catalog: Catalog | None = None, 
     except CatalogError as exc:
         raise InputError(str(exc)) from None
     if check_inputs:
-        spec.check_inputs(task)
+        spec.check_inputs(task, input_names or INPUT_FLAGS)
     spec.check_choices(task, criteria, options)
     demo_default = not (choices.demo or choices.model or choices.default_model or choices.role_models
                         or options.model_dump().get("jury"))

@@ -193,7 +193,18 @@ async def test_what_run_refuses_the_tui_refuses_with_the_same_reason_on_screen(c
         await form_ready(pilot)
         assert not app.screen.query("DebateScreen")
     started, shown = await from_setup_screen(args)
-    assert started is None and said in shown
+    assert started is None and on_the_form(said) in shown, "the same reason, naming the form's boxes, not flags"
+
+
+def on_the_form(reason: str) -> str:
+    """A refusal as the setup form words it: each text named by its box ("the 'Second answer (pairwise)' box")
+    where the command line names its flag (--text-b)."""
+    from debate_tui.protocols.spec import INPUT_FLAGS
+    from debate_tui.ui.opening import FORM_FIELDS
+
+    for key, flag in sorted(INPUT_FLAGS.items(), key=lambda item: -len(item[1])):
+        reason = reason.replace(flag, FORM_FIELDS[key])
+    return reason
 
 
 async def test_resume_checks_the_saved_session_against_its_protocol_s_spec(files, capsys):

@@ -24,25 +24,46 @@ Overrides use the same queue (`mode="override"`): one item per completed
 score line, the scale's points as answers. A key records an `override` action
 for that criterion, which the runner re-applies whenever the session is
 replayed; nothing is rerun, and a later override of the same score wins.
+
+Blind audits (`mode="audit"`, `AuditDraw`): lines of a `batch --policy` drawn
+at random (seeded) from the trusted ones and, if asked, from the rest, in a
+shuffled order. The person gives the answer without the judge's answer or
+confidence (the screen hides them until then); it is recorded as an `audit`
+action with what the judge had answered: a label only, the result is left as
+it is. The same seed draws the same lines, so a reopened audit shows what is
+left of it. An answer changed after the judge's was shown is no longer blind.
 """
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from debate_tui.batch.results import ResultsFile, Row
 from debate_tui.batch.rows import refresh
 from debate_tui.domain import HumanAction, Session, Usage
 from debate_tui.engine.events import Event, NeedsHuman
+from debate_tui.engine.judged import stamp
 from debate_tui.engine.runner import RetryPolicy, apply_overrides
 from debate_tui.factory import runner_for
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient, LLMError
-from debate_tui.store import SessionStore, write_session
+from debate_tui.meta.concordance import Pair
+from debate_tui.store import SessionFileError, SessionStore, write_session
 
 PREFIX = "review queue: "
 VERDICT_OPTIONS = ("1", "2", "0")
-Mode = Literal["decide", "override"]
+Mode = Literal["decide", "override", "audit"]
+ANSWERS = ("predicted_verdict", "predicted")
+
+
+@dataclass(frozen=True)
+class AuditDraw:
+    """How many lines a blind audit draws from the trusted ones and from the rest, and the seed of the draw."""
+
+    trusted: int
+    escalated: int = 0
+    seed: int = 0
 
 
 @dataclass(frozen=True)
@@ -68,6 +89,8 @@ class ReviewItem:
     """Override mode, or a ladder's line: the one score (or verdict) this item is about."""
     ladder: bool = False
     """A line no tier of a `batch --policy` ladder trusted: the person gives its answer (see `ladder_question`)."""
+    blind: bool = False
+    """A blind audit's line: the judge's answer and confidence stay hidden until the person has answered."""
 
     @property
     def about(self) -> str | None:
@@ -77,6 +100,16 @@ class ReviewItem:
     @property
     def status(self) -> str:
         return str(self.rows[0].get("status")) if self.rows else "unknown"
+
+    @property
+    def hidden(self) -> bool:
+        """The judge's answer is not to be shown yet."""
+        return self.blind and self.decision is None
+
+    @property
+    def judge(self) -> tuple[float | str | None, float | None]:
+        """The judge's answer on this item's line and its confidence (an escalated line: its last tier's)."""
+        return line_answer(self.rows[0]) if self.rows else (None, None)
 
     @property
     def pending(self) -> bool:
@@ -149,6 +182,40 @@ def ladder_question(session: Session, row: Row) -> Question:
                     options)
 
 
+def line_answer(row: Row) -> tuple[float | str | None, float | None]:
+    """A result line's answer and confidence; a ladder's line no tier trusted: its last tier's (the line's own
+    answer, if any, is a person's decision)."""
+    tiers = row.get("tiers")
+    said: dict[str, Any] = tiers[-1] if isinstance(tiers, list) and tiers and row.get("tier") is None else row
+    return next((said[name] for name in ANSWERS if said.get(name) is not None), None), said.get("confidence")
+
+
+def audit_question(session: Session, row: Row) -> Question:
+    """A blind audit's question: the answer asked for, and nothing of the judge's."""
+    criterion = str(row.get("criterion"))
+    if session.task.pairwise:
+        return Question(f"Blind audit: which text is better on {criterion}? 1 = the first, 2 = the second, 0 = a "
+                        "tie. The judge's answer is shown once you have given yours.", VERDICT_OPTIONS, criterion)
+    points = scale_points(session, criterion)
+    return Question(f"Blind audit: what {criterion} score ({points[0]}-{points[-1]}) does this text deserve? The "
+                    "judge's answer is shown once you have given yours.", points, criterion)
+
+
+def drawn(rows: list[Row], draw: AuditDraw) -> list[Row]:
+    """The lines of a blind audit: `draw.trusted` at random from the trusted lines of a ladder's results,
+    `draw.escalated` from the rest, shuffled together; ValueError when the file is no ladder's."""
+    lines = list({(r.get("id"), r.get("criterion")): r for r in rows
+                  if r.get("session") and r.get("criterion") and isinstance(r.get("tiers"), list)}.values())
+    if not lines:
+        raise ValueError("--audit draws from the trusted lines of `batch --policy` results; these lines name no tier")
+    rng = random.Random(draw.seed)
+    trusted = [r for r in lines if isinstance(r.get("tier"), int)]
+    rest = [r for r in lines if r.get("tier") is None and r.get("status") in ("completed", "needs_human")]
+    picked = rng.sample(trusted, min(draw.trusted, len(trusted))) + rng.sample(rest, min(draw.escalated, len(rest)))
+    rng.shuffle(picked)
+    return picked
+
+
 def rewind(session: Session, action: HumanAction) -> None:
     """Undo `action` and everything after it: the session waits on the same question again."""
     session.actions = session.actions[: session.actions.index(action)]
@@ -174,14 +241,36 @@ class ReviewQueue:
     who: str
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     mode: Mode = "decide"
+    draw: AuditDraw | None = None
+    """Audit mode: what to draw."""
     items: list[ReviewItem] = field(default_factory=list)
     index: int = 0
 
     def load(self) -> None:
-        """The items to review, in file order; starts at the first."""
+        """The items to review, in file order (an audit's in its drawn order); starts at the first."""
         rows = self.results.read().rows
-        self.items = self._scores(rows) if self.mode == "override" else self._waiting(rows)
+        if self.mode == "audit":
+            self.items = self._audited(rows)
+        else:
+            self.items = self._scores(rows) if self.mode == "override" else self._waiting(rows)
         self.index = self._next_pending(0)
+
+    def _audited(self, rows: list[Row]) -> list[ReviewItem]:
+        """The drawn lines, each with the audit answer its session already holds (a reopened audit)."""
+        items = []
+        for row in drawn(rows, self.draw or AuditDraw(0)):
+            item = ReviewItem(str(row.get("id")), str(row["session"]), [row], criterion=str(row["criterion"]),
+                              blind=True)
+            try:
+                session = self.store.load(item.session_id)
+            except (SessionFileError, OSError, ValueError):  # said when the item is opened
+                session = None
+            if session is not None:
+                item.decision = next((a for a in reversed(session.actions)
+                                      if a.kind == "audit" and a.criterion == item.criterion), None)
+                item.answered = audit_question(session, row) if item.decision else None
+            items.append(item)
+        return items
 
     @staticmethod
     def _scores(rows: list[Row]) -> list[ReviewItem]:
@@ -214,6 +303,19 @@ class ReviewQueue:
         return [*by_session.values(), *ladder]
 
     # ----- where we are -------------------------------------------------------------
+
+    def decided_pairs(self, blind: bool | None = None) -> list[Pair]:
+        """(the judge's answer, the person's) over the decisions in this queue; `blind`: only those that were
+        (True) or were not (False) taken blind."""
+        pairs: list[Pair] = []
+        for item in self.items:
+            action = item.decision
+            if action is None or (blind is not None and action.blind != blind):
+                continue
+            pair = bool(item.rows) and "predicted_verdict" in item.rows[0]
+            person = action.value if pair or not isinstance(action.value, str) else float(action.value)
+            pairs.append((action.judge_answer, person))
+        return pairs
 
     @property
     def total(self) -> int:
@@ -248,7 +350,9 @@ class ReviewQueue:
     async def open(self, item: ReviewItem) -> ReviewItem:
         """Load the item's session (and its question, if it still waits on one)."""
         item.session = session = self.store.load(item.session_id)
-        if item.ladder:
+        if item.blind:
+            item.question = audit_question(session, item.rows[0]) if item.pending else None
+        elif item.ladder:
             item.question = ladder_question(session, item.rows[0]) if item.pending else None
         elif item.criterion is not None:
             item.question = override_question(session, item.criterion) if item.pending else None
@@ -259,7 +363,9 @@ class ReviewQueue:
     async def decide(self, item: ReviewItem, value: str) -> Session:
         """Record the decision, let the session go on, write its lines back; move on once it no longer waits."""
         session = self.store.load(item.session_id)
-        if item.ladder:
+        if item.blind:
+            self._audit(item, session, value)
+        elif item.ladder:
             self._answer(item, session, value)
         elif item.criterion is not None:
             self._override(item, session, value)
@@ -283,8 +389,9 @@ class ReviewQueue:
             if value not in question.options:
                 raise ValueError(f"{value!r} is not an answer to this question; expected {', '.join(question.options)}")
             action = HumanAction(kind="decide", value=value, who=self.who, after_turn=completed_turns(session),
-                                 criterion=question.criterion, text=f"{PREFIX}{question.text}{replaces}")
-            session.actions.append(action)
+                                 criterion=question.criterion, text=f"{PREFIX}{question.text}{replaces}",
+                                 where="review", source="review")
+            session.actions.append(stamp(action, session))
             path = self.store.path_for(session.id)
             await runner_for(session, self.client, save=lambda s: write_session(path, s), stream=False,
                              retry=self.retry).run()
@@ -300,8 +407,9 @@ class ReviewQueue:
             raise ValueError(f"{value!r} is not an answer to this question; expected {', '.join(question.options)}")
         pair = session.task.pairwise
         action = HumanAction(kind="override", criterion=item.criterion, value=value if pair else float(value),
-                             who=self.who, after_turn=completed_turns(session), text=f"{PREFIX}{question.text}")
-        session.actions.append(action)
+                             who=self.who, after_turn=completed_turns(session), text=f"{PREFIX}{question.text}",
+                             where="review", source="review")
+        session.actions.append(stamp(action, session))
         if session.outcome is not None:
             session.outcome = apply_overrides(session.outcome, [action])
         write_session(self.store.path_for(session.id), session)
@@ -313,14 +421,32 @@ class ReviewQueue:
         item.rows = [row]
         item.decision, item.answered = action, question
 
+    def _audit(self, item: ReviewItem, session: Session, value: str) -> None:
+        """A blind audit's answer, kept in the session as a label: the result is left as it is. Changing it once
+        the judge's answer has been shown keeps the new answer, no longer blind."""
+        question = audit_question(session, item.rows[0])
+        if value not in question.options:
+            raise ValueError(f"{value!r} is not an answer to this question; expected {', '.join(question.options)}")
+        blind = item.decision is None
+        judge, confidence = item.judge
+        text = f"{PREFIX}{question.text}" + ("" if blind else " (changed after the judge's answer was shown)")
+        action = HumanAction(kind="audit", criterion=item.criterion, value=value if session.task.pairwise else
+                             float(value), who=self.who, after_turn=completed_turns(session), text=text,
+                             judge_answer=judge, judge_confidence=confidence, where="review --audit",
+                             source="audit", blind=blind)
+        session.actions.append(action)
+        write_session(self.store.path_for(session.id), session)
+        item.decision, item.answered = action, question
+
     def _override(self, item: ReviewItem, session: Session, value: str) -> None:
         assert item.criterion is not None and session.outcome is not None
         question = override_question(session, item.criterion)
         if value not in question.options:
             raise ValueError(f"{value!r} is not on the scale; expected {', '.join(question.options)}")
         action = HumanAction(kind="override", criterion=item.criterion, value=float(value), who=self.who,
-                             after_turn=completed_turns(session), text=f"{PREFIX}{question.text}")
-        session.actions.append(action)
+                             after_turn=completed_turns(session), text=f"{PREFIX}{question.text}",
+                             where="review --override", source="review")
+        session.actions.append(stamp(action, session))
         session.outcome = apply_overrides(session.outcome, [action])
         write_session(self.store.path_for(session.id), session)
         lines = [row for row in self.results.read().rows if row.get("session") == session.id]

@@ -23,7 +23,8 @@ from debate_tui.textsafe import inert
 COMMANDS = {
     "tui": "tui", "run": "run", "sessions": "sessions", "resume": "sessions", "export": "sessions",
     "dataset": "dataset", "meta": "meta", "config": "config", "models": "models", "batch": "batch", "review": "review",
-    "probe": "probe", "calibrate": "trust", "escalate": "trust", "serve": "serve", "completion": "completion",
+    "probe": "probe", "calibrate": "trust", "escalate": "trust",
+    "labels": "labels", "audit": "audit", "serve": "serve", "completion": "completion",
 }
 """Command -> module of this package that registers it, in the order `--help` lists them."""
 
@@ -44,6 +45,8 @@ EXIT_CODES = {
     "probe": "0 done, 2 bad input, 3 some items failed",
     "calibrate": "0 policy written (a tier may never trust), 2 bad input (one line on stderr)",
     "escalate": "0 decisions written (items needing a person included), 2 bad input (one line on stderr)",
+    "labels": "0 written, 2 bad input (one line on stderr)",
+    "audit": "0 the guarantee holds (or too few audited items to tell), 1 violated, 2 bad input (one line on stderr)",
     "serve": "0 stopped with Ctrl+C, 2 the serve extra is missing, the address is refused or not loopback "
              "without --public",
     "completion": "0 printed",

@@ -10,6 +10,16 @@ RESULTS.jsonl at once, so the queue can be left and reopened at any point.
 
 `--override` queues the completed score lines instead: a key sets the score,
 recorded as an override (who, when, the score it replaces) in the session.
+
+`--audit K [--seed S] [--escalated K2]` queues a blind audit of a `batch
+--policy` results file: K lines drawn at random from the trusted ones (K2 from
+the rest), shuffled. The judge's answer, its confidence, the positions and the
+debate are hidden until you have answered, then shown. Answers are kept in the
+sessions as labels (source audit, blind), the results are left as they are:
+`debate-tui labels` exports them and `debate-tui audit` checks the policy's
+guarantee with them. The same seed draws the same lines, so a reopened audit
+shows what is left of it (`--decide ID:CRITERION=VALUE` answers without the
+screen). A panel sets the judge against you over the answers so far.
 """
 
 from __future__ import annotations
@@ -23,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported where used: `debate-tui --help` stays light
-    from debate_tui.batch.review import ReviewQueue
+    from debate_tui.batch.review import AuditDraw, ReviewQueue
     from debate_tui.llm.base import LLMClient
 
 from debate_tui.cli.common_flags import add_sessions_dir
@@ -39,6 +49,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--who", default=None, metavar="NAME", help="recorded as the decider (default: your user name)")
     parser.add_argument("--override", action="store_true",
                         help="review the completed score lines instead: a key overrides the score")
+    parser.add_argument("--audit", type=int, metavar="K",
+                        help="a blind audit: K lines drawn at random from the trusted lines of batch --policy results")
+    parser.add_argument("--escalated", type=int, default=0, metavar="K2",
+                        help="with --audit: also K2 lines drawn from the lines no tier trusted")
+    parser.add_argument("--seed", type=int, default=0, metavar="S",
+                        help="with --audit: the draw's seed (default 0; the same seed draws the same lines)")
     parser.add_argument("--list", action="store_true", help="print the waiting items and their questions, then exit")
     parser.add_argument("--decide", action="append", default=[], metavar="ID=VALUE",
                         help="decide an item without the screen (repeatable; with --override: ID:CRITERION=SCORE)")
@@ -85,6 +101,21 @@ def _decisions(pairs: list[str]) -> list[tuple[str, str]]:
     return out
 
 
+def _draw(args: argparse.Namespace) -> AuditDraw | None:
+    """--audit's draw, checked: None without --audit."""
+    from debate_tui.batch.review import AuditDraw
+
+    if args.audit is None:
+        if args.escalated:
+            raise BadInput("--escalated goes with --audit K")
+        return None
+    if args.override:
+        raise BadInput("--audit and --override are two different queues: give one")
+    if args.audit < 0 or args.escalated < 0 or args.audit + args.escalated == 0:
+        raise BadInput("--audit K and --escalated K2 must be 0 or more, and not both 0")
+    return AuditDraw(args.audit, args.escalated, args.seed)
+
+
 async def _list(queue: ReviewQueue) -> None:
     from debate_tui.store import SessionFileError
 
@@ -127,10 +158,15 @@ def handle(args: argparse.Namespace) -> int:
         if not results.exists():
             raise BadInput(f"{results.path}: no such results file")
         decisions = _decisions(args.decide)
+        draw = _draw(args)
         with results.locked("a review"):
             queue = ReviewQueue(results, effective_config(args).session_store(sessions_dir(args)), _client(args),
-                                who=args.who or getpass.getuser(), mode="override" if args.override else "decide")
-            queue.load()
+                                who=args.who or getpass.getuser(), draw=draw,
+                                mode="audit" if draw else "override" if args.override else "decide")
+            try:
+                queue.load()
+            except ValueError as exc:
+                raise BadInput(f"{results.path}: {exc}") from None
             total = queue.total
             if args.list:
                 asyncio.run(_list(queue))

@@ -35,6 +35,7 @@ from debate_tui.engine.events import (
     TurnCompleted,
     TurnFailed,
     TurnStarted,
+    Waiting,
 )
 from debate_tui.engine.runner import RetryPolicy, Runner
 from debate_tui.factory import runner_for
@@ -128,6 +129,8 @@ class PlainPrinter:
                 self._end(slot, f"\n[turn failed: {inert(error)}{'; retrying' if retry else ''}]\n")
             case Notice(message=message):
                 self._write(f"[note] {inert(message)}\n")
+            case Waiting(what=what):
+                self._write(f"[waiting] {inert(what)} ...\n")
             case NeedsHuman(question=question):
                 self._write(f"[needs a human decision] {inert(question)}\n")
             case Finished(status=status, error=error):

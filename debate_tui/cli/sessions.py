@@ -12,8 +12,9 @@ from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.cli.outputs import standard_output
 from debate_tui.cli.run import EXIT_BAD_INPUT, add_limit_arguments, check_report, execute
 from debate_tui.config import effective_config, flag_values, resolve_current
-from debate_tui.domain import HumanAction
+from debate_tui.domain import HumanAction, Session
 from debate_tui.endpoints import resumed_connections
+from debate_tui.engine.judged import stamp
 from debate_tui.factory import check_session, kept_settings_note
 from debate_tui.inputs import InputError
 from debate_tui.locations import examples_dir
@@ -130,9 +131,10 @@ def _resume(args: argparse.Namespace, store: SessionStore, path: Path) -> int:
     if args.decide is not None:
         if session.status != "needs_human":
             return _fail(f"session {session.id} is not waiting for a decision (status {session.status})")
-        session.actions.append(HumanAction(kind="decide", value=args.decide, who="cli",
-                                           after_turn=sum(1 for t in session.turns if t.error is None),
-                                           text=session.pending_question or ""))
+        session.actions.append(stamp(HumanAction(kind="decide", value=args.decide, who="cli",
+                                                 after_turn=sum(1 for t in session.turns if t.error is None),
+                                                 text=session.pending_question or "", criterion=asked_about(session),
+                                                 where="resume --decide", source="decision"), session))
     try:
         report = check_report(args.report, path, force=args.force, session_id=session.id)
         check_distinct({"--report": report}, inputs={"SESSION": path})
@@ -144,6 +146,15 @@ def _resume(args: argparse.Namespace, store: SessionStore, path: Path) -> int:
     for note in resumed_connections(session, path, resolved.config.model_params):
         print(f"debate-tui: warning: {inert(note)}", file=sys.stderr)
     return execute(session, session_path=path, report_path=report, config=resolved.config)
+
+
+def asked_about(session: Session) -> str | None:
+    """The criterion the waiting question is about, as the protocol asks it (replayed without a call)."""
+    import asyncio
+
+    from debate_tui.batch.review import ask
+
+    return asyncio.run(ask(session)).criterion
 
 
 def handle_export(args: argparse.Namespace) -> int:

@@ -64,7 +64,8 @@ def _shared(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tolerance", type=float, default=0.5, metavar="T",
                         help="a score agrees with a label within T, in the criterion's units (default 0.5)")
     parser.add_argument("--labels", metavar="FILE",
-                        help="human labels in a .csv, .tsv or .jsonl file in `dataset` form, joined by id")
+                        help="human labels in a .csv, .tsv or .jsonl file in `dataset` form, or the label lines "
+                             "of `debate-tui labels`, joined by id")
 
 
 def _fail(message: str) -> int:

@@ -88,6 +88,14 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class Waiting:
+    """The run waits for something that is not a model's reply (the provider library's first import): said
+    where the speaker would be, until the next turn starts."""
+
+    what: str
+
+
+@dataclass(frozen=True)
 class Finished:
     status: Status
     error: str | None
@@ -95,5 +103,5 @@ class Finished:
 
 Event = (
     TurnStarted | TextDelta | TurnCompleted | TurnFailed | RoundCompleted | Planned
-    | NeedsHuman | HumanActed | OutcomeReached | Notice | Finished
+    | NeedsHuman | HumanActed | OutcomeReached | Notice | Waiting | Finished
 )

@@ -51,7 +51,9 @@ from debate_tui.engine.events import (
     TurnCompleted,
     TurnFailed,
     TurnStarted,
+    Waiting,
 )
+from debate_tui.engine.judged import stamp
 from debate_tui.engine.mass import score_mass
 from debate_tui.generation import Generation
 from debate_tui.llm import tokens
@@ -269,7 +271,7 @@ class Runner:
     def record_action(self, action: HumanAction) -> None:
         """Store a human action where a replay will find it, and save it at once."""
         action.after_turn = self.completed_turns
-        self.session.actions.append(action)
+        self.session.actions.append(stamp(action, self.session))
         if action.kind == "override" and self.session.outcome is not None:
             self.session.outcome = apply_overrides(self.session.outcome, [action])
         self.emit(HumanActed(action, acted_on(self.session, action)))
@@ -332,6 +334,10 @@ class Runner:
         for attempt in range(self.retry.attempts):
             final = attempt == self.retry.attempts - 1
             self._check_open()
+            if tokens.needs_loading(spec.model):
+                self.emit(Waiting("loading the model library (first call only)"))
+                await self._cancellable(tokens.load_off_loop())
+                self._check_open()
             self._measure(spec, request)
             self.emit(TurnStarted(slot, spec.name, spec.role, key[1], key[2]))
             started, clock = utcnow(), time.perf_counter()

@@ -16,6 +16,11 @@ from debate_tui.envfile import switch_off_litellm_search
 _litellm: Any = None
 
 
+def litellm_loaded() -> bool:
+    """Whether `load_litellm` would return at once (no import left to wait for)."""
+    return _litellm is not None
+
+
 def load_litellm() -> Any:
     """Import litellm once, offline-safe; callable from a background thread to warm up."""
     global _litellm

@@ -9,18 +9,30 @@ litellm for it would cost seconds for nothing.
 
 from __future__ import annotations
 
+import asyncio
 import math
 from functools import lru_cache
 
 from debate_tui.domain import AgentSpec
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.llm.base import Message
-from debate_tui.llm.litellm_loader import load_litellm
+from debate_tui.llm.litellm_loader import litellm_loaded, load_litellm
 
 MESSAGE_OVERHEAD = 4
 """Tokens a chat format spends on each message's role and delimiters (OpenAI's figure)."""
 BOUND_OVERHEAD = 16
 """Per message in `prompt_tokens_bound`: the role, delimiters and a tokenizer's leading marker, generously."""
+
+
+def needs_loading(model: str) -> bool:
+    """Whether measuring `model`'s prompts would first import litellm (seconds of CPU, once a process)."""
+    return model != DEMO_MODEL and not litellm_loaded()
+
+
+async def load_off_loop() -> None:
+    """litellm imported in a thread, awaited: imported on the loop (or waited for there, while a warm-up thread
+    holds its import lock) it froze a screen for 9-15 s at the first real call."""
+    await asyncio.to_thread(load_litellm)
 
 
 def approx_tokens(text: str) -> int:

@@ -213,18 +213,41 @@ def load_labels(path: str | Path, columns: Columns | None) -> dict[str, Line]:
     path = Path(path)
     rows = read_rows(path)
     if columns is not None:
-        lines = to_lines(path, rows, columns)
-    else:
-        lines = [_dataset_line(path, number, row) for number, row in enumerate(rows, start=1)]
-    return unique(path, lines)
+        return unique(path, to_lines(path, rows, columns))
+    lines = [_dataset_line(path, number, row) for number, row in enumerate(rows, start=1)]
+    return by_id(path, lines) if any("criterion" in line for line in lines) else unique(path, lines)
+
+
+def by_id(path: Path, lines: list[Line]) -> dict[str, Line]:
+    """Label lines of one criterion each (`debate-tui labels`) merged per id, as a `dataset` line holds them:
+    human {criterion: number} and the verdict; the same (id, criterion) twice is an error naming both rows."""
+    out: dict[str, Line] = {}
+    first: dict[tuple[str, str], int] = {}
+    for number, line in enumerate(lines, start=1):
+        key = (str(line["id"]), str(line.get("criterion", "")))
+        if key in first:
+            about = f" on {key[1]}" if key[1] else ""
+            raise LabelsError(f"{path}: row {number}: a second label for id {key[0]!r}{about} (first in row "
+                              f"{first[key]})")
+        first[key] = number
+        merged = out.setdefault(key[0], {"id": line["id"]})
+        if "human" in line:
+            merged["human"] = {**merged.get("human", {}), **line["human"]}
+        merged |= {name: line[name] for name in ("human_verdict", "group") if name in line}
+    return out
 
 
 def _dataset_line(path: Path, number: int, row: dict[str, Any]) -> Line:
-    """One line of `dataset` output read back: id, group, human {criterion: number}, human_verdict."""
+    """One line of `dataset` output read back: id, group, human {criterion: number}, human_verdict; or a label
+    line of `debate-tui labels`, whose `human` is the number given on its `criterion`."""
     line: Line = {"id": _ident(path, number, row, "id")}
     if row.get("group") is not None:
         line["group"] = row["group"]
     human = row.get("human")
+    if isinstance(criterion := row.get("criterion"), str) and criterion:
+        line["criterion"] = criterion
+        if human is not None and not isinstance(human, dict):
+            human = {criterion: human}
     if human is not None and not isinstance(human, dict):
         raise LabelsError(f"{path}: row {number}: 'human' must be {{criterion: number}}; "
                           "for a flat file name the columns with --human CRITERION=COL")

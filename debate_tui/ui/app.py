@@ -196,6 +196,8 @@ class DebateTUI(App[int]):
             self.exit(return_code=2)
             return False
         self._use_theme(self.launch.theme or self.state.theme)
+        for note in self.launch.notes:  # what the full read found (a remembered setup that does not fit the texts)
+            self.notify(note, severity="warning", markup=False, timeout=10)
         for screen in self.screen_stack:
             if isinstance(screen, SetupScreen):
                 screen.fill(self.launch.choices, self.launch.criteria_file)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from debate_tui.batch.ladder import Tier, lowest_confidence, record_ladder, rung, step_message, tier_session
 from debate_tui.domain import HumanAction, Session
+from debate_tui.engine.judged import stamp
 from debate_tui.engine.runner import apply_overrides
 from debate_tui.store import write_session
 from debate_tui.ui.screens.dialogs import DecisionDialog
@@ -86,8 +87,8 @@ class LadderPlay:
             action = HumanAction(kind="override", criterion=criterion.name, who=self.app.user,
                                  value=value if session.task.pairwise else float(value),
                                  after_turn=sum(1 for t in session.turns if t.error is None),
-                                 text="trust ladder: no tier trusted its answer")
-            session.actions.append(action)
+                                 text="trust ladder: no tier trusted its answer", where="tui ladder", source="decision")
+            session.actions.append(stamp(action, session))
             if session.outcome is not None:
                 session.outcome = apply_overrides(session.outcome, [action])
             screen.refresh_outcome()

@@ -9,19 +9,20 @@ setup screen over the remembered choices.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from debate_tui.choices import Choices
+from debate_tui.choices import DEFAULT_PROTOCOL, Choices
 from debate_tui.config import Config, load_config, resolve_current
 from debate_tui.domain import HistorySettings, Session, Task
 from debate_tui.engine.condense import history_state
 from debate_tui.factory import build_session
 from debate_tui.inputs import InputError
+from debate_tui.registry import PROTOCOLS
 from debate_tui.resolver import resolve_choices
 from debate_tui.ui.locations import ui_state_path
-from debate_tui.ui.opening import TuiRequest, config_is_newer, read_texts
+from debate_tui.ui.opening import FORM_FIELDS, TuiRequest, config_is_newer, read_texts
 from debate_tui.ui.state import UiState
 
 if TYPE_CHECKING:
@@ -78,7 +79,8 @@ def launch_from(request: TuiRequest, state: UiState, texts: dict[str, str] | Non
                     theme=config.theme)
     launch.texts = read_texts(request.choices.inputs, notes.append) if texts is None else texts
     launch.history = history_state(**request.history) if request.history else HistorySettings()
-    launch.choices = resolve_choices(request.choices, resolved, None if request.autostart else state.setup,
+    remembered = None if request.autostart else fitted(state.setup, launch.texts, notes)
+    launch.choices = resolve_choices(request.choices, resolved, remembered,
                                      config_newer=config_is_newer(resolved.path, ui_state_path()))
     if request.policy:
         _ladder(launch, request.policy)
@@ -90,6 +92,28 @@ def launch_from(request: TuiRequest, state: UiState, texts: dict[str, str] | Non
         except InputError as exc:
             launch.refusal = str(exc)
     return launch
+
+
+def fitted(remembered: Choices, texts: dict[str, str], notes: list[str]) -> Choices:
+    """The remembered setup where it fits the texts given: a protocol that cannot judge them (ScaleEval, which
+    compares two answers, remembered when one text is given) gives way to the default protocol, with its own
+    criteria, options and agents, and a note says so. Without a text the form shows what was remembered.
+
+    After one ScaleEval run, the README's first command (`--text examples/story.txt`, then ctrl+r) was refused
+    with "give the second with --text-b"."""
+    from debate_tui.factory import protocol_spec
+
+    if not remembered.protocol or remembered.protocol not in PROTOCOLS or not texts.get("text"):
+        return remembered
+    spec = protocol_spec(remembered.protocol)
+    try:
+        spec.check_inputs(Task(**{key: value for key, value in texts.items() if value}), FORM_FIELDS)
+    except InputError as exc:
+        notes.append(f"The last setup used {spec.title}, which does not fit these texts ({exc}); this run starts "
+                     f"from {protocol_spec(DEFAULT_PROTOCOL).title}'s defaults instead.")
+        return replace(remembered, protocol=None, criteria=None, options={}, personas=None, agent_models={},
+                       agent_personas={})
+    return remembered
 
 
 def _ladder(launch: Launch, policy: str) -> None:

@@ -31,6 +31,8 @@ INPUT_LABELS = {
     "source": "Source or question",
     "context": "Context or facts",
 }
+FORM_FIELDS = {key: f"the '{label}' box" for key, label in INPUT_LABELS.items()}
+"""How the form gives each text, for a refusal ("give the second with the 'Second answer (pairwise)' box")."""
 DEFAULT_THEME = "debate-dark"
 
 

@@ -42,8 +42,14 @@ def describe_action(action: HumanAction) -> str:
                      else f"overrode {action.criterion}"),
         "decide": f"decided {action.value}",
         "stop": "stopped the run",
+        "audit": f"answered {_shown(action.value)} in a blind audit (a label only: the result is left as it is)",
     }[action.kind]
     return f"{action.who} {what}" + (f": {action.text}" if action.text else "")
+
+
+def _shown(value: float | str | None) -> str:
+    """A value as the scale writes it (3, not 3.0); every entry of `describe_action` is built, whatever the kind."""
+    return "" if value is None else value if isinstance(value, str) else f"{value:g}"
 
 
 class Replayer:

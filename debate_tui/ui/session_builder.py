@@ -18,7 +18,7 @@ from debate_tui.factory import Built, agents_for, build_session
 from debate_tui.inputs import InputError, check_text
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.protocols.spec import ProtocolSpec
-from debate_tui.ui.opening import INPUT_LABELS
+from debate_tui.ui.opening import FORM_FIELDS, INPUT_LABELS
 
 
 @dataclass
@@ -49,6 +49,11 @@ class SetupCatalog:
         except ValueError:
             return None
         return next(qualified for qualified, criterion in self.criteria.items() if criterion is found)
+
+    def judges(self, protocol: str, criterion: Criterion) -> bool:
+        """Whether `protocol` can judge `criterion` (MATEval only error types, the others only scores)."""
+        spec = self.protocols.get(protocol)
+        return spec is None or criterion.kind == spec.criteria.kind
 
     def default_criteria(self, protocol: str) -> list[str]:
         """The criteria the protocol judges when none are picked, as the form ticks them."""
@@ -95,4 +100,4 @@ def build_task(texts: dict[str, str]) -> Task:
 
 def build(catalog: SetupCatalog, choices: Choices, texts: dict[str, str]) -> Built:
     """A ready-to-run session from the factory; InputError with its one-line reason otherwise."""
-    return build_session(build_task(texts), choices, catalog.catalog)
+    return build_session(build_task(texts), choices, catalog.catalog, input_names=FORM_FIELDS)

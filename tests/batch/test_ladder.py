@@ -170,6 +170,9 @@ def test_tui_with_a_policy_trusts_or_escalates_to_the_person(llm_server, tmp_pat
             await wait_until(pilot, lambda: "decided by" in third.status.trust, 10)
             saved = read_session(app.store.path_for(third.session.id))
             assert saved.outcome.scores["coherence"] == 5.0
+            decided = saved.actions[-1]  # a label: the last tier's answer and confidence beside the person's
+            assert (decided.where, decided.source, decided.judge_answer, decided.judge_confidence) == (
+                "tui ladder", "decision", 2.0, 0.0)
             assert saved.state["ladder"]["decided_by"].startswith("a person (")
             assert [r["tier"] for r in saved.state["ladder"]["rungs"]] == [1, 2, 3]
             await pilot.press("escape")  # back to the debate before it: kept and reachable

@@ -70,3 +70,22 @@ def test_review_screen(snap_compare, tmp_path, size):
         await wait_until(pilot, lambda: "Which text is better?" in text_of(pilot.app, "#question"))
 
     assert snap_compare(ReviewApp(queue), terminal_size=size, run_before=loaded)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_blind_audit_screen(snap_compare, llm_server, tmp_path, size):
+    """A blind audit after its first answer: the judge's answer revealed under the next item, hidden on it."""
+    from debate_tui.batch.review import AuditDraw
+    from tools import ladder_demo
+
+    ladder_demo.run_demo(llm_server, tmp_path, calibration_per_kind=8, items_per_kind=1)
+    queue = ReviewQueue(ResultsFile(tmp_path / "results.jsonl"), load_config().session_store(), Speakers(),
+                        who="snapshot", mode="audit", draw=AuditDraw(3, seed=2))
+    queue.load()
+
+    async def answered(pilot):
+        await wait_until(pilot, lambda: "3 of 3 left" in text_of(pilot.app, "#heading"))
+        await pilot.press(queue.current.question.options[0] if queue.current.question else "1")
+        await wait_until(pilot, lambda: "2 of 3 left" in text_of(pilot.app, "#heading"))
+
+    assert snap_compare(ReviewApp(queue), terminal_size=size, run_before=answered)

@@ -217,3 +217,16 @@ async def test_the_log_hands_over_rows_as_textuals_styling_pass_draws_them_and_m
         await pilot.pause()
         shown = log.render_lines(view)
         assert shown == textuals_pass(), "a new theme repaints the log in its colours"
+
+
+async def test_a_single_newline_in_a_reply_is_a_line_break_so_a_report_keeps_its_lines() -> None:
+    """Issue 46: MATEval's Summarizer report (Q/A/Location/Deduction) showed as one run-on paragraph, and
+    "Score: 3" merged into the sentence before it."""
+    report = "Q: Is a sentence repeated?\nA: Yes\nLocation: Tom swam.\nDeduction: -1"
+    async with open_log() as (pilot, log):
+        log.add_turn("round 1", report)
+        log.add_turn("round 2", "It reads well.\nScore: 3")
+        await pilot.pause()
+        lines = texts(log)
+    assert lines[1:5] == ["Q: Is a sentence repeated?", "A: Yes", "Location: Tom swam.", "Deduction: -1"], lines
+    assert "Score: 3" in lines and "It reads well." in lines, lines

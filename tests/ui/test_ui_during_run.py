@@ -187,6 +187,7 @@ async def test_the_status_line_names_the_opening_round_and_keeps_the_time_at_80_
         status = debate.query_one(StatusLine)
         await wait_until(pilot, lambda: status.first_round == 0, what="the run's plan")
         status.round, status.mode, status.speaking = 0, "pausing after this turn", "Critic"
+        debate.clock = lambda: debate._started_at + 754.0  # the live clock's next tick shows 12:34, however late
         status.calls, status.tokens, status.elapsed = 26, 14_317, 754.0
         await pilot.pause()
         line = screen_text(app).splitlines()[-2].strip()
@@ -212,3 +213,25 @@ async def test_a_decision_on_a_1_to_10_scale_keeps_every_button_on_an_80_column_
         assert all(screen.contains_region(b.region) for b in buttons)
         await press_to_the_end(pilot, debate, "1", "0")  # 1 decides at once: 10 is a button, not two digits
         assert decisions(session) == ["1"]
+
+
+async def test_the_status_line_says_what_the_run_waits_for_until_the_next_turn_starts() -> None:
+    """Issue 46: the first real call loads the provider library for seconds; the line says so beside a live clock,
+    where the speaker will be named."""
+    from debate_tui.choices import Choices
+    from debate_tui.engine.events import TurnStarted, Waiting
+    from debate_tui.factory import build_session
+    from debate_tui.ui.messages import RunEvent
+    from debate_tui.ui.widgets.status_line import StatusLine
+
+    session = build_session(Task(text=STORY), Choices(protocol="debate", demo=True)).session
+    app = DebateTUI(Launch(session=session, demo=True, step=True), client=RecordingDemo())
+    async with app.run_test(size=(80, 24)) as pilot:
+        debate = await start(pilot)
+        status = debate.query_one(StatusLine)
+        debate.post_message(RunEvent(Waiting("loading the model library (first call only)")))
+        await wait_until(pilot, lambda: "loading the model library" in screen_text(app).splitlines()[-2],
+                         what="the waiting line")
+        debate.post_message(RunEvent(TurnStarted(99, "Scorer", "scorer", 1, "coherence")))
+        await wait_until(pilot, lambda: status.waiting == "", what="the turn's start")
+        assert "loading the model library" not in screen_text(app).splitlines()[-2]

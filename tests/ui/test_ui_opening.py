@@ -78,7 +78,8 @@ async def test_remembered_choices_and_texts_reach_the_form(tmp_path: Path):
 
 
 async def test_the_first_frame_is_the_text_box_and_the_controls_follow(monkeypatch):
-    """The stylesheet is parsed once at start (no re-parse for the theme); Start and Load wait for their controls."""
+    """The stylesheet is parsed once at start (no re-parse for the theme); Load waits for its controls, Start is
+    offered from the first frame (pressed then, it waits for the form: the next test)."""
     drawn: dict[str, object] = {}
     mount_details = SetupScreen._mount_details
 
@@ -93,12 +94,28 @@ async def test_the_first_frame_is_the_text_box_and_the_controls_follow(monkeypat
     app.stylesheet.reparse = lambda: reparsed.append(True)
     async with app.run_test(size=(120, 36)) as pilot:
         setup = await open_setup(pilot)
-        assert drawn == {"text": True, "protocol": False, "start": None, "load": None}
+        assert drawn == {"text": True, "protocol": False, "start": True, "load": None}
         assert setup.check_action("start", ()) and setup.check_action("load_text", ())
         assert [w.id for w in setup.query_one("#setup").children if w.id] == [
             "demo-notice", "protocol-row", "protocol-desc", "text-text", "setup-rest", "setup-errors", "start"]
         assert setup.styles.background == Color.parse(app.get_theme(DEFAULT_THEME).background)
     assert not reparsed
+
+
+async def test_ctrl_r_pressed_on_the_first_frame_starts_the_run_once_the_form_is_ready(monkeypatch):
+    """Issue 46: ctrl+r pressed in the first second, with the text already drawn, was dropped silently."""
+    from debate_tui.ui.screens.debate import DebateScreen
+
+    mount_details = SetupScreen._mount_details
+
+    async def pressed_on_the_first_frame(screen: SetupScreen) -> None:
+        await screen.run_action("start")
+        await mount_details(screen)
+
+    monkeypatch.setattr(SetupScreen, "_mount_details", pressed_on_the_first_frame)
+    app = DebateTUI(read_opening(args("--demo", "--text", str(Path(__file__).parents[2] / "examples/story.txt"))))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen), what="the debate the early key started")
 
 
 async def test_a_bad_config_stops_the_tui_with_the_same_error():

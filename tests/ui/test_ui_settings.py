@@ -14,6 +14,7 @@ from debate_tui.ui.launch import Launch, launch_from
 from debate_tui.ui.locations import config_dir, ui_state_path
 from debate_tui.ui.screens.debate import DebateScreen
 from debate_tui.ui.state import UiState, load_state
+from tests.helpers import STORY
 from tests.helpers.sessions import make_session
 from tests.helpers.ui import RecordingDemo, configure_and_start, open_setup, wait_until
 
@@ -209,3 +210,29 @@ async def test_setup_uses_the_models_of_config_toml():
         agents = {a.name: a for a in app.screen.session.agents}
         assert agents["Scorer"].model == "openai/judge-a" and agents["Critic"].model == "openai/judge-b"
         assert agents["Scorer"].params.get("api_base") == "http://127.0.0.1:9/v1"
+
+
+async def test_switching_to_mateval_drops_the_criteria_it_cannot_judge_and_lists_only_its_own():
+    """Issue 46: criteria ticked for DEBATE stayed ticked under MATEval, which refused to start ("criterion
+    'coherence' is not one of them"); its five error types sat at the bottom of a 25-entry list."""
+    app = DebateTUI(Launch(texts={"text": STORY}), client=RecordingDemo())
+    async with app.run_test(size=(120, 36)) as pilot:
+        setup = await open_setup(pilot)
+        picker = setup.query_one("#criteria", SelectionList)
+        picker.select(next(name for name in setup.catalog.criteria if name.endswith("/fluency")))
+        await pilot.pause()
+        setup.query_one("#protocol", Select).value = "mateval"
+        await wait_until(pilot, lambda: picker.option_count == 5, what="MATEval's own criteria")
+        assert sorted(picker.selected) == sorted(setup.catalog.default_criteria("mateval"))
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen), what="MATEval's debate")
+        assert app.screen.session.protocol == "mateval"
+
+
+def test_remembered_criteria_give_way_when_the_command_line_picks_mateval(tmp_path: Path):
+    """The remembered criteria belong to the remembered protocol: a protocol from the command line takes its own."""
+    text = tmp_path / "t.txt"
+    text.write_text(STORY)
+    launch = launch_from(parse("--text", str(text), "--protocol", "mateval"),
+                         UiState.model_validate({"setup": {"protocol": "debate", "criteria": ["coherence"]}}))
+    assert launch.choices.criteria is None

@@ -14,6 +14,7 @@ from textual.widgets import Input, Label, SelectionList, TextArea
 
 from debate_tui.cli import build_parser
 from debate_tui.cli.tui import tui_request
+from debate_tui.inputs import InputError
 from debate_tui.locations import config_path
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch, launch_from
@@ -21,7 +22,7 @@ from debate_tui.ui.locations import ui_state_path
 from debate_tui.ui.screens.setup import SetupScreen
 from debate_tui.ui.state import load_state
 from tests.helpers import STORY
-from tests.helpers.ui import screen_text, wait_until
+from tests.helpers.ui import open_setup, screen_text, wait_until
 
 REMEMBERED = {"theme": "debate-dark", "setup": {"protocol": "debate", "model": "demo/offline",
                                                 "api_base": "http://old.example:1"}}
@@ -148,3 +149,48 @@ async def test_the_text_box_shows_every_word_of_the_text_at_any_size(sizes):
         area = app.screen.query_one("#text-text", TextArea)
         await pilot.pause(0.3)
         assert shown_in_box(app, area) == " ".join(STORY.split()) and area.text == STORY
+
+
+def remember_scaleeval() -> None:
+    state = ui_state_path()
+    state.parent.mkdir(parents=True, exist_ok=True)
+    state.write_text(json.dumps({"setup": {"protocol": "scaleeval", "criteria": ["helpfulness"],
+                                           "agent_models": {"Speaker 1": "demo/offline"}}}), encoding="utf-8")
+
+
+async def test_a_remembered_pairwise_setup_gives_way_when_one_text_is_given_and_ctrl_r_starts(tmp_path):
+    """Issue 46: after one ScaleEval run, the README's first command (`--demo --text examples/story.txt`, then
+    ctrl+r) failed with "give the second with --text-b"."""
+    from debate_tui.ui.opening import read_opening
+    from debate_tui.ui.screens.debate import DebateScreen
+
+    remember_scaleeval()
+    story = tmp_path / "story.txt"
+    story.write_text(STORY, encoding="utf-8")
+    opened = launch_from(tui_request(build_parser("tui").parse_args(["tui", "--demo", "--text", str(story)])),
+                         load_state())
+    assert opened.choices.protocol != "scaleeval" and opened.choices.criteria is None
+    assert any("ScaleEval" in note and "does not fit" in note for note in opened.notes), opened.notes
+    app = DebateTUI(read_opening(tui_request(build_parser("tui").parse_args(["tui", "--demo", "--text", str(story)]))))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_setup(pilot)
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen), what="the debate")
+
+
+def test_without_a_text_the_form_shows_the_remembered_pairwise_setup() -> None:
+    remember_scaleeval()
+    opened = launch()
+    assert opened.choices.protocol == "scaleeval" and not opened.notes
+
+
+async def test_a_refusal_inside_the_tui_names_the_form_s_box_not_a_flag() -> None:
+    from debate_tui.ui.session_builder import build
+
+    app = DebateTUI(Launch(texts={"text": STORY}))
+    async with app.run_test(size=(80, 24)) as pilot:
+        setup = await open_setup(pilot)
+        with pytest.raises(InputError) as refused:
+            build(setup.catalog, replace(setup.read_choices(), protocol="scaleeval", criteria=None, options={}),
+                  {"text": STORY})
+    assert "the 'Second answer (pairwise)' box" in str(refused.value) and "--text-b" not in str(refused.value)

@@ -1,7 +1,11 @@
 """The review screen: one undecided item at a time, both texts side by side, a key decides.
 
 Keys: the answer keys the question allows (1, 2, 0 for a pair; the scale's
-points for a score), `s` skip, `b` back, `d` the whole debate, `q` quit. Each
+points for a score), `s` skip, `b` back, `d` the whole debate, `q` quit. In a
+blind audit the judge's answer, its confidence, the positions and the debate
+stay hidden until the person has answered; the answer then says what the judge
+had said. The agreement panel sets the judge against the person over the
+decisions so far (the blind ones apart). Each
 decision is written to the session and to RESULTS.jsonl before the next item
 shows, so quitting at any moment loses nothing; reopening shows what is left.
 The work (loading, replaying, resuming) runs in workers; keys are ignored
@@ -38,6 +42,8 @@ class ReviewApp(App[None]):
     #positions { height: auto; max-height: 35%; border: round $secondary; padding: 0 1; }
     #debate { height: 2fr; border: round $accent; padding: 0 1; display: none; }
     #debate.shown { display: block; }
+    #agreement { height: auto; max-height: 3; padding: 0 1; color: $accent; display: none; }
+    #agreement.shown { display: block; }
     #note { height: auto; padding: 0 1; color: $text-muted; }
     """
     BINDINGS = [
@@ -53,6 +59,8 @@ class ReviewApp(App[None]):
         self.queue = queue
         self.busy = False
         self.options: tuple[str, ...] = ()
+        self.reveal = ""
+        """What the judge had said on the blind item just answered: shown under the next one."""
 
     def compose(self) -> ComposeResult:
         yield Static(id="heading")
@@ -69,6 +77,7 @@ class ReviewApp(App[None]):
             yield Static(id="positions-text")
         with VerticalScroll(id="debate"):
             yield Static(id="debate-text")
+        yield Static(id="agreement")
         yield Static(id="note")
         yield Footer()
 
@@ -125,22 +134,39 @@ class ReviewApp(App[None]):
         self.query_one("#pane-2").display = task.pairwise
         self.query_one("#pane-2", VerticalScroll).border_title = "Submission 2"
         self.query_one("#text-2", Static).update(literal(task.text_b or ""))
+        self.query_one("#positions").display = not item.hidden
         self.query_one("#positions", VerticalScroll).border_title = "Final positions"
         self.query_one("#positions", VerticalScroll).border_subtitle = view.numbering_note(session)
-        self.query_one("#positions-text", Static).update(literal(view.final_positions(session)))
+        self.query_one("#positions-text", Static).update(literal("" if item.hidden else view.final_positions(session)))
         self.query_one("#debate", VerticalScroll).border_title = "Debate (d hides it)"
-        self.query_one("#debate-text", Static).update(literal(view.transcript(session)))
-        self.set_note("")
+        self.query_one("#debate-text", Static).update(literal("" if item.hidden else view.transcript(session)))
+        if item.hidden:
+            self.query_one("#debate").remove_class("shown")
+        self.show_agreement()
+        self.set_note(self.reveal)
         self.refresh_bindings()
+
+    def show_agreement(self) -> None:
+        """The panel, once a decision can be set against a judge's answer (from the start in an audit)."""
+        panel = self.query_one("#agreement", Static)
+        every = self.queue.decided_pairs()
+        panel.set_class(bool(every) or self.queue.mode == "audit", "shown")
+        panel.update(literal(view.agreement(every, self.queue.decided_pairs(blind=True))))
 
     def finish(self) -> None:
         self.options = ()
         total = self.queue.total
-        message = "Nothing to review." if total == 0 else f"All {total} item(s) decided and written back."
-        self.query_one("#heading", Static).update(literal(f"Review queue · 0 of {total} left"))
+        audit = self.queue.mode == "audit"
+        done = f"All {total} item(s) answered and kept as labels." if audit else \
+            f"All {total} item(s) decided and written back."
+        message = "Nothing to review." if total == 0 else done
+        queue = "Blind audit" if audit else "Review queue"
+        self.query_one("#heading", Static).update(literal(f"{queue} · 0 of {total} left"))
         self.query_one("#question", Static).update(literal(message + " Press q to quit, b to go back."))
         for selector in ("#choices", "#text-1", "#text-2", "#positions-text", "#debate-text", "#source-text"):
             self.query_one(selector, Static).update("")
+        self.show_agreement()
+        self.set_note(self.reveal)
         self.refresh_bindings()
 
     # ----- keys -----------------------------------------------------------------------
@@ -162,7 +188,9 @@ class ReviewApp(App[None]):
             self.set_note(f"not recorded: {exc}")
             return
         self.busy = False
-        self.notify(f"{item.id}: {value} recorded ({item.status.replace('_', ' ')})", timeout=2)
+        self.reveal = view.revealed(item) if item.blind else ""
+        if not item.blind:  # a blind answer is acknowledged by the reveal under the next item
+            self.notify(f"{item.id}: {value} recorded ({item.status.replace('_', ' ')})", timeout=2, markup=False)
         self.show_current()
 
     def action_skip(self) -> None:
@@ -176,5 +204,9 @@ class ReviewApp(App[None]):
             self.show_current()
 
     def action_debate(self) -> None:
+        item = self.queue.current
+        if item is not None and item.hidden:
+            self.notify("Blind audit: the debate is shown once you have answered.", timeout=2)
+            return
         self.query_one("#debate").toggle_class("shown")
 

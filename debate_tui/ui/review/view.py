@@ -9,7 +9,8 @@ back (`Session.original_verdict`), so "Speaker 2: 1" always means the first text
 from __future__ import annotations
 
 from debate_tui.batch.review import ReviewItem
-from debate_tui.domain import HumanAction, Session, Turn
+from debate_tui.domain import HumanAction, Session, Turn, agrees
+from debate_tui.meta.concordance import Pair, concordance
 
 REASON_CHARS = 600
 VERDICT_WORDS = {"1": "Submission 1 is better", "2": "Submission 2 is better", "0": "a tie"}
@@ -76,10 +77,58 @@ def heading(item: ReviewItem, left: int, total: int) -> str:
     row = item.rows[0] if item.rows else {}
     group = f" · group {row['group']}" if row.get("group") is not None else ""
     criteria = ", ".join(str(r.get("criterion")) for r in item.rows)
+    if item.blind:  # nothing of the judge's, not even whether a tier trusted the line
+        return f"Blind audit · {left} of {total} left · item {item.id}{group} · {criteria}"
     queue = "Override queue" if item.criterion is not None and not item.ladder else "Review queue"
     return f"{queue} · {left} of {total} left · item {item.id}{group} · {criteria} · {item.status.replace('_', ' ')}"
 
 
+def shown(answer: float | str | None) -> str:
+    if answer is None:
+        return "no answer"
+    return answer if isinstance(answer, str) else f"{float(answer):g}"
+
+
+def judge_said(action: HumanAction) -> str:
+    """What the judge had answered, as a blind audit reveals it once the person has answered."""
+    sure = "" if action.judge_confidence is None else f", confidence {action.judge_confidence:.2f}"
+    verdict = "agree" if agrees(action.judge_answer, _as_answer(action)) else "disagree"
+    return f"the judge had answered {shown(action.judge_answer)}{sure}: you {verdict}"
+
+
+def _as_answer(action: HumanAction) -> float | str | None:
+    value = action.value
+    if isinstance(value, str) and isinstance(action.judge_answer, int | float):
+        return float(value)
+    return value
+
+
 def decided(action: HumanAction) -> str:
-    return (f"Decided {action.value} by {action.who} at {action.at:%Y-%m-%d %H:%M:%S} "
-            f"(after turn {action.after_turn}). Press an answer key to change it.")
+    said = f"; {judge_said(action)}" if action.kind == "audit" else ""
+    blind = " blind" if action.blind else ""
+    return (f"Decided{blind} {shown(action.value)} by {action.who} at {action.at:%Y-%m-%d %H:%M:%S} "
+            f"(after turn {action.after_turn}){said}. Press an answer key to change it.")
+
+
+def revealed(item: ReviewItem) -> str:
+    """Said once a blind answer is recorded: the judge's answer, now that it can no longer sway the person."""
+    action = item.decision
+    if action is None:
+        return ""
+    return f"Item {item.id}, {item.criterion}: you answered {shown(action.value)}; {judge_said(action)}."
+
+
+def agreement(all_pairs: list[Pair], blind_pairs: list[Pair]) -> str:
+    """The judge against the person so far: every decision, then the blind ones, then the blind confusion (or
+    every decision's, when none was blind)."""
+    def part(name: str, pairs: list[Pair]) -> str:
+        c = concordance(pairs)
+        if not c.n:
+            return f"{name} 0"
+        kappa = "n/a" if c.kappa is None else f"{c.kappa:.2f}"  # n/a: both sides gave one same answer throughout
+        return f"{name} {c.n}: agree {100 * (c.agreement or 0):.0f}%, κ {kappa}"
+
+    confused = concordance(blind_pairs or all_pairs).confusion
+    cells = " · ".join(f"{judge}→{person} ×{count}" for (judge, person), count in sorted(confused.items()))
+    table = f"judge→person ({'blind' if blind_pairs else 'all'}): {cells or '-'}"
+    return f"Judge vs person · {part('all', all_pairs)} · {part('blind', blind_pairs)}\n{table}"

@@ -36,6 +36,7 @@ from debate_tui.engine.events import (
     TurnCompleted,
     TurnFailed,
     TurnStarted,
+    Waiting,
 )
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.store import summarize
@@ -213,7 +214,7 @@ class DebateScreen(BaseScreen[None]):
     def on_run_event(self, message: RunEvent) -> None:
         match message.event:
             case TurnStarted(slot=slot, agent=agent, round=round_, criterion=criterion):
-                self.status.round, self.status.speaking = round_, agent
+                self.status.round, self.status.speaking, self.status.waiting = round_, agent, ""
                 if agent in self.panes:
                     self.panes[agent].start_turn(slot, round_, criterion)
             case TurnCompleted(turn=turn):
@@ -237,6 +238,8 @@ class DebateScreen(BaseScreen[None]):
                 self._show_action(action, agents)
             case OutcomeReached():
                 self._show_outcome()
+            case Waiting(what=what):
+                self.status.waiting = what
             case Notice(message=text):
                 self.notify(text, title="Note", markup=False)
             case Finished(status=status, error=error):
@@ -337,7 +340,8 @@ class DebateScreen(BaseScreen[None]):
         def done(answer: OverrideAnswer | None) -> None:
             if answer is None:
                 return
-            self._act(kind="override", criterion=answer.criterion, value=answer.value, text=answer.why)
+            self._act(kind="override", criterion=answer.criterion, value=answer.value, text=answer.why,
+                      where="tui override", source="override")
             self._show_outcome()
             what = (f"the verdict on {answer.criterion} set to {answer.value}" if isinstance(answer.value, str)
                     else f"{answer.criterion} set to {answer.value:g}")
@@ -353,7 +357,8 @@ class DebateScreen(BaseScreen[None]):
             if value is None:
                 self.control.stop("stopped at a decision; resume to decide later")
             else:
-                self._act(kind="decide", value=value)
+                self._act(kind="decide", value=value, criterion=asked.criterion, where="tui decision",
+                          source="decision")
             self.status.mode = self._mode()
 
         self.app.push_screen(DecisionDialog(asked.question, asked.options, asked.labels, asked.details), done)

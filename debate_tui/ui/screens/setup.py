@@ -189,6 +189,8 @@ class SetupScreen(BaseScreen[None]):
         self.criteria_file = criteria_file
         self.refusal = refusal
         self.catalog: SetupCatalog | None = None
+        self._start_requested = False
+        """ctrl+r came before the form was ready: it starts the run once the form is (never dropped silently)."""
         self._agents_timer: Timer | None = None
         self._agents_lock = asyncio.Lock()
         self._form_protocol: str | None = None
@@ -297,8 +299,9 @@ class SetupScreen(BaseScreen[None]):
             self.query_one(selector).tooltip = f"From: {sources.get(key, default)}"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Start and Load need the form's controls: until they are mounted (after the first frame) they do nothing."""
-        if action in ("start", "load_text") and not self.query("#start"):
+        """Load needs the form's controls: until they are mounted (after the first frame) it does nothing. Start is
+        always offered: pressed early, it waits for the form (`action_start`)."""
+        if action == "load_text" and not self.query("#start"):
             return None
         return True
 
@@ -334,6 +337,9 @@ class SetupScreen(BaseScreen[None]):
         self._show_inputs(self._protocol())
         await self._fill_criteria()
         await self._build_options(self._protocol())
+        if self._start_requested:
+            self._start_requested = False
+            self.action_start()
 
     def _remember_custom(self, criterion: Criterion) -> None:
         ticked = self.filled.criteria if self.filled.criteria is not None else ()
@@ -352,12 +358,24 @@ class SetupScreen(BaseScreen[None]):
         options: list[Selection[str]] = [
             Selection(literal(f"{criterion.name} ({criterion.scale}, yours): {one_line(criterion.description, 60)}"),
                       criterion.name, criterion.name in wanted)
-            for criterion in self.filled.custom_criteria]
+            for criterion in self.filled.custom_criteria if self.catalog.judges(self._protocol(), criterion)]
         options += [Selection(literal(f"{qualified} ({criterion.scale}): {one_line(criterion.description, 60)}"),
-                              qualified, qualified in wanted) for qualified, criterion in self.catalog.criteria.items()]
+                              qualified, qualified in wanted) for qualified, criterion in self.catalog.criteria.items()
+                    if self.catalog.judges(self._protocol(), criterion)]  # only what this protocol can judge
         ticked_first = sorted(options, key=lambda option: not option.initial_state)  # ticked first: in view
         picker.add_options(ticked_first)
         self._count_criteria()
+
+    def _criteria_for(self, protocol: str) -> list[str] | None:
+        """The ticked criteria a protocol switch keeps: those the new protocol can judge; None (its defaults) when
+        the ticks were the old protocol's untouched defaults or none of them fits (MATEval judges error types)."""
+        assert self.catalog is not None and self._form_protocol is not None
+        ticked = list(self.query_one("#criteria", SelectionList).selected)
+        if set(ticked) <= set(self.catalog.default_criteria(self._form_protocol)):
+            return None
+        known = {**self.catalog.criteria, **{c.name: c for c in self.filled.custom_criteria}}
+        kept = [name for name in ticked if name in known and self.catalog.judges(protocol, known[name])]
+        return kept or None
 
     @on(SelectionList.SelectedChanged, "#criteria")
     def _count_criteria(self) -> None:
@@ -489,11 +507,8 @@ class SetupScreen(BaseScreen[None]):
             fields = self.catalog.protocols[_shown(self.filled.protocol)].options.model_fields
             self.choices = replace(self.filled, options={k: v for k, v in self.filled.options.items() if k in fields})
         if self.catalog is not None and self._form_protocol not in (None, protocol):
-            picker = self.query_one("#criteria", SelectionList)
-            if set(picker.selected) <= set(self.catalog.default_criteria(self._form_protocol)):
-                # untouched defaults follow the protocol: MATEval's error types, ...
-                self.choices = replace(self.filled, criteria=None)
-                await self._fill_criteria()
+            self.choices = replace(self.filled, criteria=self._criteria_for(protocol))
+            await self._fill_criteria()
         await self._build_options(protocol)
 
     @on(Select.Changed, "#option-form Select")
@@ -601,8 +616,10 @@ class SetupScreen(BaseScreen[None]):
 
     @on(Button.Pressed, "#start")
     def action_start(self) -> None:
-        if self.catalog is None:
-            self.complain("Still loading the protocols; try again in a moment.")
+        if self.catalog is None or not self.query("#start"):
+            if not self._start_requested:
+                self._start_requested = True
+                self.notify("Starting as soon as the form is ready ...", markup=False, timeout=4)
             return
         from debate_tui.ui.session_builder import build
 

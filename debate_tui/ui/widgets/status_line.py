@@ -29,6 +29,8 @@ class StatusLine(Static, KeptLines):
     first_round: reactive[int] = reactive(1)
     mode: reactive[str] = reactive("auto")
     speaking: reactive[str] = reactive("")
+    waiting: reactive[str] = reactive("")
+    """What the run waits for before its next turn, when that is not a model (its library's first import)."""
     elapsed: reactive[float] = reactive(0.0)
     calls: reactive[int] = reactive(0)
     tokens: reactive[int] = reactive(0)
@@ -55,6 +57,7 @@ class StatusLine(Static, KeptLines):
             (self.round_text(), "bold", 9), (self.mode, MODE_STYLES.get(self.mode, ""), 9),
             (f"{self.calls} calls", "", 4), (f"{self.tokens:,} tokens", "", 2), (f"${self.cost:.4f}", "", 3),
             (clock(self.elapsed), "", 8), *([(f"{self.speaking} speaking", "italic", 1)] if self.speaking else []),
+            *([(f"{self.waiting} ...", "italic", 7)] if self.waiting else []),
         ]
         room = self.outer_size.width - self.styles.gutter.width
         while room > 0 and len(" │ ".join(text for text, _, _ in parts)) > room:

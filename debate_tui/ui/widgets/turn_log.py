@@ -57,7 +57,9 @@ def _blank_markdown() -> tuple[Markdown, MarkdownIt]:
 
 
 def markdown(text: str) -> Markdown:
-    """Model text as Markdown: control characters shown, links printed but never made clickable.
+    """Model text as Markdown: control characters shown, links printed but never made clickable, and each
+    single newline kept as a line break (Markdown would join the lines of a report such as MATEval's
+    "Q: ... / A: ... / Location: ... / Deduction: ..." into one run-on paragraph).
 
     Rich builds a markdown-it parser for every document, which costs more than parsing a
     paragraph; the live tail is parsed several times a second, so one parser (configured as
@@ -67,6 +69,10 @@ def markdown(text: str) -> Markdown:
     document = copy(document)
     document.markup = inert(text)
     document.parsed = parser.parse(document.markup)
+    for token in document.parsed:
+        for child in token.children or ():
+            if child.type == "softbreak":  # a model's single newline ends its line ("Score: 3" under its reason)
+                child.type = "hardbreak"
     return document
 
 
