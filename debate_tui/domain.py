@@ -372,6 +372,9 @@ class Session(BaseModel):
     """The resolved run spec the session was built from (set values and their origins, never a key): a resume
     runs as it says, whatever the configuration says by then, and a trust policy's tier keeps it. None: a
     session saved before it was kept."""
+    seal: str | None = None
+    """This machine's mark that its agents' endpoints and key variables were chosen by the person's own sources
+    (endpoints.seal): a resume follows them as made; a file without it (someone else's) may not choose them."""
 
     @field_serializer("spec")
     def _spec_data(self, spec: Choices | None) -> dict[str, Any] | None:

@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from debate_tui.catalog import Catalog, CatalogError, load_catalog, load_criteria_file
 from debate_tui.choices import CONNECTION, DEFAULT_PROTOCOL, Choices
 from debate_tui.domain import AgentSpec, Criterion, Persona, Session, Task, names_from_personas
+from debate_tui.endpoints import seal
 from debate_tui.engine.runner import Runner
 from debate_tui.generation import Generation, ReplySettings
 from debate_tui.inputs import ConfigError, InputError, check_api_base
@@ -87,7 +88,8 @@ def build_session(task: Task, choices: Choices, catalog: Catalog | None = None, 
                         or options.model_dump().get("jury"))
     chosen = options.model_dump()
     generation.record(chosen)
-    session = Session(protocol=spec.name, options=chosen, criteria=criteria, agents=agents, task=task, spec=choices)
+    session = Session(protocol=spec.name, options=chosen, criteria=criteria, agents=agents, task=task, spec=choices,
+                      seal=seal(agents))
     return Built(session, any(a.model == DEMO_MODEL for a in agents), [demo_hint()] if demo_default else [])
 
 

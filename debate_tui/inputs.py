@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import io
 import os
 import re
 import stat
@@ -114,6 +115,29 @@ def read_bounded(stream: BinaryIO, limit: int, refuse: str) -> bytes:
     return data
 
 
+def standard_input(what: str, limit: int) -> BinaryIO:
+    """Standard input as bytes (at most `limit` and one more, read now, from a text stream without a buffer), or
+    InputError when the process was started with it closed (`<&-`)."""
+    if sys.stdin is None:
+        raise InputError(f"{what}: standard input is closed; give a file, or pipe the text in")
+    buffer: BinaryIO | None = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # a test (or an embedding program) may hand a text stream without a buffer
+        return io.BytesIO(sys.stdin.read(limit + 1).encode("utf-8"))
+    return buffer
+
+
+def utf8_name(ref: str, what: str) -> str:
+    """`ref` when it is valid UTF-8; a name that is not (its bytes came through as surrogates) cannot be kept in a
+    session file, a report or a JSON line, so it is refused at once, shown with its bytes escaped."""
+    try:
+        ref.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(ref).decode("ascii", "backslashreplace")
+        raise InputError(f"{what}: the file name {shown} is not valid UTF-8; rename the file (or pass it on "
+                         "standard input: - < FILE)") from None
+    return ref
+
+
 def read_text(ref: str, what: str, warn: Callable[[str], None] = lambda message: None) -> str:
     """Read a file path, or standard input for '-', up to `max_text_bytes()`."""
     limit = max_text_bytes()
@@ -121,9 +145,9 @@ def read_text(ref: str, what: str, warn: Callable[[str], None] = lambda message:
             "(DEBATE_TUI_MAX_TEXT_CHARS)")
     stopped = f"{over}; stopped reading after {limit:,} bytes"
     if ref == "-":
-        raw = read_bounded(sys.stdin.buffer, limit, stopped)
+        raw = read_bounded(standard_input(what, limit), limit, stopped)
     else:
-        path = Path(ref).expanduser()
+        path = Path(utf8_name(ref, what)).expanduser()
         try:
             with path.open("rb") as handle:
                 found = os.fstat(handle.fileno())

@@ -19,7 +19,6 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import IO
 
 from debate_tui.inputs import InputError
 
@@ -177,53 +176,152 @@ class SessionLocked(InputError):
     """Another process is running this session; the message names it."""
 
 
+MAX_LOCK_BYTES = 256
+"""A lock file holds one short line (who holds it); anything bigger at a lock's name is someone's file."""
+
+
+class LockBusy(Exception):
+    """Another process holds the lock; `holder` is what it wrote there (empty when it cannot be read)."""
+
+    def __init__(self, holder: str):
+        super().__init__(holder)
+        self.holder = holder
+
+
+class LockRefused(InputError):
+    """What lies at a lock file's name is not a lock file this program may use (a link, someone's file)."""
+
+
+def lock_beside(path: Path, hidden: bool) -> Path:
+    """The lock file of `path`, named after the file it really is and beside it (`.ID.json.lock` when `hidden`,
+    else `RESULTS.jsonl.lock`): a link to it, or a folder linked to its folder, takes the same lock, so two names
+    of one file never run at once."""
+    try:
+        real = path.resolve()
+    except OSError:  # the working directory is gone: the name as given is all there is
+        real = path.absolute() if path.is_absolute() else path
+    return real.with_name(f"{'.' if hidden else ''}{real.name}.lock")
+
+
+class LockFile:
+    """An OS lock held on a small file of its own, opened without following a link and never truncated unless it is
+    one (a regular file with one name, at most MAX_LOCK_BYTES), and removed when released.
+
+    The lock is the file's inode, and a releaser removes the file while still holding it: so after taking the lock
+    the name is checked to be that inode still, else the file was removed in between and the new one is taken."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._fd: int | None = None
+
+    def acquire(self, holder: str) -> None:
+        """Take it at once or raise LockBusy (who holds it), LockRefused (not a lock file), or OSError (cannot be
+        made). `holder` is written in it for the person a second process tells."""
+        for _ in range(8):
+            fd = _open_lock(self.path)
+            try:
+                lock_file(fd)
+            except OSError:
+                held_by = _read_small(fd)
+                os.close(fd)
+                raise LockBusy(held_by) from None
+            if _names(fd, self.path):
+                break
+            unlock_file(fd)
+            os.close(fd)
+        else:
+            raise LockBusy("")
+        try:  # a full disk refuses even this line
+            os.ftruncate(fd, 0)
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, holder.encode("utf-8", "replace"))
+        except OSError:
+            self._fd = fd
+            self.release()
+            raise
+        self._fd = fd
+
+    def release(self) -> None:
+        """Remove the file (still holding it: no other process can have it then), then let go."""
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        with contextlib.suppress(OSError):  # Windows cannot remove an open file: it stays, unlocked
+            if _names(fd, self.path):
+                os.unlink(self.path)
+        with contextlib.suppress(OSError):
+            unlock_file(fd)
+        os.close(fd)
+
+
+def _open_lock(path: Path) -> int:
+    """The lock file's descriptor: created when absent, never through a link, never a file that is not a lock."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.EMLINK) or path.is_symlink():
+            raise LockRefused(f"{path} is a symbolic link (to {os.readlink(path)}); a lock file is never followed: "
+                              "remove it to go on") from None
+        raise
+    found = os.fstat(fd)
+    why = ("it is not a regular file" if not stat.S_ISREG(found.st_mode) else
+           "it has other names (hard links)" if found.st_nlink > 1 else
+           f"it holds {found.st_size} bytes" if found.st_size > MAX_LOCK_BYTES else None)
+    if why is not None:
+        os.close(fd)
+        raise LockRefused(f"{path} is not a lock file of debate-tui ({why}); it is left as it is: remove it to go on")
+    return fd
+
+
+def _names(fd: int, path: Path) -> bool:
+    """Whether `path` still names the file open as `fd` (its last holder may have removed it since it was opened)."""
+    try:
+        here, there = os.fstat(fd), os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+def _read_small(fd: int) -> str:
+    try:
+        os.lseek(fd, 0, os.SEEK_SET)
+        return os.read(fd, MAX_LOCK_BYTES).decode("utf-8", "replace").strip()
+    except OSError:  # Windows: the holder's locked byte cannot be read
+        return ""
+
+
 class SessionLock:
     """An OS lock on a session while it runs, so two writers never run (and pay for) the same session.
 
-    The lock is held on a hidden file beside the session (`.ID.json.lock`): the session file itself is
-    replaced by every save, so a lock on it would not outlive the first save. The operating system
-    releases it when the process ends, a crash or `kill -9` included; the file stays, unlocked.
+    The lock is held on a hidden file beside the session (`.ID.json.lock`, beside the file a link names): the
+    session file itself is replaced by every save, so a lock on it would not outlive the first save. The operating
+    system releases it when the process ends, a crash or `kill -9` included (the file then stays, unlocked); a
+    clean end removes it.
     """
 
     def __init__(self, session_path: Path, name: str):
-        self.path = session_path.with_name(f".{session_path.name}.lock")
+        self.path = session_lock_path(session_path)
         self.name = name
-        self._handle: IO[str] | None = None
+        self._lock = LockFile(self.path)
 
     def acquire(self) -> SessionLock:
-        """Take the lock, or raise at once (never wait): SessionLocked, or InputError when the directory
-        cannot be written (the run could not save anything there either)."""
+        """Take the lock, or raise at once (never wait): SessionLocked, LockRefused (a link or someone's file at
+        its name), or InputError when the directory cannot be written (the run could not save anything there)."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - the open handle is the lock, until release()
+            self._lock.acquire(str(os.getpid()))
+        except LockBusy as exc:
+            pid = f" (pid {exc.holder})" if exc.holder.isdigit() else ""
+            raise SessionLocked(f"session {self.name} is being run by another process{pid}; "
+                                "not started twice") from None
         except OSError as exc:
-            raise InputError(write_problem(exc, f"in {self.path.parent}", _ELSEWHERE)) from None
-        try:
-            lock_file(handle)
-        except OSError:
-            handle.seek(0)
-            holder = handle.read().strip()
-            handle.close()
-            raise SessionLocked(f"session {self.name} is being run by another process"
-                                f"{f' (pid {holder})' if holder.isdigit() else ''}; not started twice") from None
-        try:  # the pid helps a person see who holds it; a full disk refuses even that
-            handle.truncate(0)
-            handle.write(str(os.getpid()))
-            handle.flush()
-        except OSError as exc:
-            unlock_file(handle)
-            with contextlib.suppress(OSError):  # its buffer cannot be written either
-                handle.close()
-            raise InputError(write_problem(exc, self.path, _ELSEWHERE)) from None
-        self._handle = handle
+            where = self.path if exc.errno in FULL else f"in {self.path.parent}"
+            raise InputError(write_problem(exc, where, _ELSEWHERE)) from None
         return self
 
     def release(self) -> None:
-        if self._handle is not None:
-            self._handle.truncate(0)
-            unlock_file(self._handle)
-            self._handle.close()
-            self._handle = None
+        self._lock.release()
 
     def __enter__(self) -> SessionLock:
         return self.acquire()
@@ -232,49 +330,58 @@ class SessionLock:
         self.release()
 
 
+def session_lock_path(session_path: Path) -> Path:
+    return lock_beside(session_path, hidden=True)
+
+
 def held(session_path: Path) -> bool:
     """Whether a process holds the session's lock now: False when there is no lock file or it is free (the
-    process that ran it is gone, a crash or `kill -9` included). Tried without creating or keeping anything."""
+    process that ran it is gone, a crash or `kill -9` included). Tried without creating, following or keeping
+    anything."""
     try:
-        handle = open(session_path.with_name(f".{session_path.name}.lock"), encoding="utf-8")  # noqa: SIM115 - closed below
-    except OSError:  # opened apart from the `with`: only a failed open means "no lock file"
+        fd = os.open(session_lock_path(session_path), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
         return False
-    with handle:
-        try:
-            lock_file(handle)
-        except OSError:
-            return True
-        unlock_file(handle)
+    try:
+        lock_file(fd)
+    except OSError:
+        return True
+    else:
+        unlock_file(fd)
         return False
+    finally:
+        os.close(fd)
 
 
-def lock_file(handle: IO[str]) -> None:
+def lock_file(fd: int) -> None:
     """Exclusive and non-blocking, OSError when held: msvcrt.locking on Windows, fcntl.flock on POSIX, and
     os.lockf where Python has no fcntl module (a per-process lock: enough to keep two processes apart)."""
     if sys.platform == "win32":
         import msvcrt
 
-        handle.seek(0)
-        msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
         return
     try:
         import fcntl
     except ImportError:
-        os.lockf(handle.fileno(), os.F_TLOCK, 0)
+        os.lseek(fd, 0, os.SEEK_SET)  # lockf locks from the offset on: always the whole file
+        os.lockf(fd, os.F_TLOCK, 0)
         return
-    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
-def unlock_file(handle: IO[str]) -> None:
+def unlock_file(fd: int) -> None:
     if sys.platform == "win32":
         import msvcrt
 
-        handle.seek(0)
-        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
         return
     try:
         import fcntl
     except ImportError:
-        os.lockf(handle.fileno(), os.F_ULOCK, 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.lockf(fd, os.F_ULOCK, 0)
         return
-    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    fcntl.flock(fd, fcntl.LOCK_UN)

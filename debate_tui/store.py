@@ -20,7 +20,7 @@ import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -122,7 +122,7 @@ def _summary_data(summary: SessionSummary) -> dict[str, Any]:
 
 def _summary_from(path: Path, data: dict[str, Any]) -> SessionSummary:
     created = data.get("created_at")
-    return SessionSummary(path, str(data["id"]), datetime.fromisoformat(created) if created else None,
+    return SessionSummary(path, str(data["id"]), listed_time(datetime.fromisoformat(created)) if created else None,
                           data.get("protocol", ""), data.get("status", ""), tuple(data.get("criteria", ())),
                           data.get("snippet", ""), data.get("result", ""), data.get("problem"))
 
@@ -150,7 +150,7 @@ class SummaryIndex:
     """
 
     def __init__(self, root: Path, directory: Path):
-        name = hashlib.sha256(str(root.resolve()).encode("utf-8")).hexdigest()[:24]
+        name = hashlib.sha256(os.fsencode(root.resolve())).hexdigest()[:24]  # a name's bytes, UTF-8 or not
         self.path = directory / f"{name}.json"
 
     def read(self) -> dict[str, Any]:
@@ -185,8 +185,20 @@ def summarize(session: Session, path: Path) -> SessionSummary:
         else:
             result = ", ".join(f"{k} {v:g}" if v is not None else f"{k} unscored" for k, v in outcome.scores.items())
     snippet = " ".join(session.task.text.split())[:60]
-    return SessionSummary(path, session.id, session.created_at, session.protocol, session.status,
+    return SessionSummary(path, session.id, listed_time(session.created_at), session.protocol, session.status,
                           tuple(c.name for c in session.criteria), snippet, result)
+
+
+def listed_time(when: datetime) -> datetime | None:
+    """A session's date as a listing sorts it: one without a time zone is UTC (as this program writes them); one
+    no clock can place (0001-01-01 without a zone is "year 0" in UTC-minus zones) is unknown, so the session is
+    listed last with "?" instead of ending the whole listing."""
+    aware = when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+    try:
+        aware.timestamp()
+    except (ValueError, OverflowError):
+        return None
+    return aware
 
 
 def newest_first(summary: SessionSummary) -> tuple[bool, float]:

@@ -36,7 +36,7 @@ def tier_session(tier: Tier, task: Task) -> Session:
     return Session(protocol=template.protocol, options=dict(template.options),
                    criteria=[c.model_copy(deep=True) for c in template.criteria],
                    agents=[a.model_copy(deep=True) for a in template.agents], task=task, id=new_session_id(),
-                   spec=template.spec)
+                   spec=template.spec, seal=template.seal)
 
 
 def lowest_confidence(session: Session) -> float | None:

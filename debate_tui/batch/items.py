@@ -16,16 +16,14 @@ device cannot be read twice: it is read whole (bounded), as before.
 
 from __future__ import annotations
 
-import io
 import math
-import sys
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
 from debate_tui.domain import Task, Verdict
-from debate_tui.inputs import InputError, check_text, read_bounded
+from debate_tui.inputs import InputError, check_text, read_bounded, standard_input
 from debate_tui.readfile import FileError, decode, jsonl_lines, jsonl_value, limit, opened, read_text
 from debate_tui.textsafe import one_line
 
@@ -59,9 +57,8 @@ def read_items(ref: str | Path) -> list[Item]:
         return parse_items(read_text(Path(ref), "batch"), str(ref))
     most = max_input_bytes()
     over = f"{ref}: over the limit of {most:,} bytes (DEBATE_TUI_MAX_BATCH_BYTES); stopped reading there"
-    try:  # a test (or an embedding program) may hand a text stream without a buffer
-        stdin = getattr(sys.stdin, "buffer", None) or io.BytesIO(sys.stdin.read(most + 1).encode("utf-8"))
-        raw = read_bounded(stdin, most, over)
+    try:
+        raw = read_bounded(standard_input(str(ref), most), most, over)
     except OSError as exc:
         raise InputError(f"standard input: cannot read ({exc.strerror or exc})") from None
     return parse_items(decode(raw, "<stdin>"), "<stdin>")

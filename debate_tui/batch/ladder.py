@@ -20,7 +20,7 @@ escalated, its line says so, and a rerun tries that tier again.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from debate_tui.batch.items import Item
 from debate_tui.batch.results import ResultsFile, Row, row_key
 from debate_tui.domain import AgentSpec, Criterion, Session, Task
+from debate_tui.endpoints import POLICY_FILE, own_connections, seal
 from debate_tui.meta.trust import TrustError, read_policy, trusts
 
 if TYPE_CHECKING:  # `run --policy` and the TUI read this module without running a batch
@@ -68,9 +69,13 @@ class Tier:
         return "jury" if self.protocol == "single" and self.template.options.get("jury") else self.protocol
 
 
-def load_tiers(path: Path, first: Task) -> list[Tier]:
+def load_tiers(path: Path, first: Task, own: Callable[[str], Mapping[str, Any]],
+               say: Callable[[str], None]) -> list[Tier]:
     """The policy's tiers that trust something, as session templates (a tier that never trusts would only cost:
-    it is left out); LadderError when a tier has no task or the criteria differ."""
+    it is left out); LadderError when a tier has no task or the criteria differ.
+
+    A policy may not choose where a key goes: its agents call the person's own endpoints (`own`: model -> its
+    api_base and api_key_env in their config.toml), and `say` is told, in one line, what the policy asked instead."""
     try:
         policy = read_policy(path)
     except TrustError as exc:
@@ -88,6 +93,9 @@ def load_tiers(path: Path, first: Task) -> list[Tier]:
                                spec=task.get("spec"))
         except (KeyError, TypeError, ValueError) as exc:
             raise LadderError(f"{path}: tier {entry.get('tier')}'s task settings are malformed ({exc})") from None
+        for note in own_connections(template.agents, f"{POLICY_FILE} {path}", own):
+            say(note)
+        template.seal = seal(template.agents)  # the connections are the person's own now
         guarantee = (f">= {100 * (1 - policy['alpha']):.0f}% agreement at {100 * (1 - policy['delta']):.0f}% "
                      f"confidence, calibrated on {entry.get('reached')} items")
         tiers.append(Tier(len(tiers) + 1, entry.get("threshold"), template, guarantee, policy.get("alpha"),

@@ -48,6 +48,7 @@ from debate_tui.batch.progress import Progress
 from debate_tui.batch.results import ResultsError, ResultsFile
 from debate_tui.batch.runner import BatchRun, BatchSettings, Work
 from debate_tui.domain import Criterion, Session, Usage
+from debate_tui.endpoints import NO_KEY, NO_KEY_VALUE
 from debate_tui.inputs import InputError
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMError
 from debate_tui.llm.cache import ResponseCache, cache_key
@@ -61,7 +62,7 @@ MAX_JOB_REQUESTS = 50_000
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
 TRANSPORT = frozenset({
     "api_base", "base_url", "api_key", "api_key_env", "api_version", "timeout", "request_timeout", "num_retries",
-    "max_retries", "extra_headers", "headers", "metadata", "stream", "stream_options", "custom_llm_provider",
+    "max_retries", "extra_headers", "headers", "metadata", "stream", "stream_options", "custom_llm_provider", NO_KEY,
 })
 """Request parameters that say where and how to call, not what to answer: kept out of a job's lines."""
 CHAT_ENDPOINT = "/v1/chat/completions"
@@ -80,6 +81,8 @@ class Target:
     api_base: str | None = None
     api_key_env: str | None = None
     api_version: str | None = None
+    no_key: bool = False
+    """Its endpoint came from a file that may not choose one (endpoints.py): none of the person's keys is sent."""
 
     @property
     def endpoint(self) -> str:
@@ -95,7 +98,9 @@ class Target:
             found["api_base"] = self.api_base
         if self.api_version:
             found["api_version"] = self.api_version
-        if self.api_key_env:
+        if self.no_key:
+            found["api_key"] = NO_KEY_VALUE
+        elif self.api_key_env:
             found["api_key"] = key_from_env(self.api_key_env)
         return found
 
@@ -404,7 +409,8 @@ def _line(custom_id: str, request: ChatRequest) -> tuple[Target, dict[str, Any]]
     model, provider, _key, _base = load_litellm().get_llm_provider(model=request.model)
     params = request.params
     target = Target(provider=provider, api_base=params.get("api_base") or params.get("base_url"),
-                    api_key_env=params.get("api_key_env"), api_version=params.get("api_version"))
+                    api_key_env=params.get("api_key_env"), api_version=params.get("api_version"),
+                    no_key=bool(params.get(NO_KEY)))
     body = {k: v for k, v in params.items() if k not in TRANSPORT} | {"model": model, "messages": request.messages}
     return target, {"custom_id": custom_id, "method": "POST", "url": target.endpoint, "body": body}
 

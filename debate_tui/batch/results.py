@@ -9,7 +9,8 @@ sees either the old file or the new one.
 
 A batch and a review must not rewrite the same file at once: an atomic
 replace would orphan the batch's open append handle and lose its lines. Each
-holds an advisory lock on `RESULTS.jsonl.lock` while it works (POSIX flock).
+holds an advisory lock on `RESULTS.jsonl.lock` while it works (POSIX flock; beside the file a link names,
+opened without following a link, removed at the end: safefile.LockFile).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import IO, Any
 
 from debate_tui.inputs import InputError
 from debate_tui.readfile import MissingFile, jsonl_lines, jsonl_value, read_text
-from debate_tui.safefile import lock_file, unlock_file, write_problem
+from debate_tui.safefile import FULL, LockBusy, LockFile, LockRefused, lock_beside, write_problem
 from debate_tui.store import write_atomic
 
 Row = dict[str, Any]
@@ -36,6 +37,15 @@ FINAL = frozenset({"completed", "needs_human"})
 
 class ResultsError(Exception):
     """The results file cannot be used; the message names the file and line."""
+
+
+class UnreadableLine(ResultsError):
+    """A line that is not a results row (not a crash's half line: that one is forgiven)."""
+
+    def __init__(self, message: str, *, first: bool):
+        super().__init__(message)
+        self.first = first
+        """It is the file's first line: the file may be no results file at all."""
 
 
 class ResultsBusy(ResultsError):
@@ -66,7 +76,8 @@ class ResultsFile:
 
     @property
     def lock_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".lock")
+        """Beside the file the path really names: a link to the results file takes the same lock."""
+        return lock_beside(self.path, hidden=False)
 
     def exists(self) -> bool:
         return self.path.exists()
@@ -80,6 +91,7 @@ class ResultsFile:
         except InputError as exc:
             raise ResultsError(str(exc)) from None
         lines = list(jsonl_lines(text))
+        cut = not text.endswith("\n")  # every line is appended with its newline: only a crash leaves one without
         rows: list[Row] = []
         truncated = False
         for index, (number, line) in enumerate(lines):
@@ -88,10 +100,11 @@ class ResultsFile:
                 if not isinstance(row, dict):
                     raise ValueError("not a JSON object")
             except ValueError as exc:
-                if index == len(lines) - 1:  # the half line a crash leaves
+                if index == len(lines) - 1 and cut:  # the half line a crash leaves
                     truncated = True
                     continue
-                raise ResultsError(f"{self.path}:{number}: unreadable results line ({exc})") from None
+                raise UnreadableLine(f"{self.path}:{number}: unreadable results line ({exc})",
+                                     first=index == 0) from None
             rows.append(row)
         return ReadResult(rows, truncated)
 
@@ -107,8 +120,13 @@ class ResultsFile:
             return
         if not stat.S_ISREG(mode):
             raise ResultsError(f"{flag} {self.path} is not a regular file; give a results file or a new path")
-        read = self.read()
-        first = read.rows[0] if read.rows else None
+        try:
+            rows = self.read().rows
+        except UnreadableLine as exc:  # a text file's first line: not a results file (a later one: a damaged one)
+            if not exc.first:
+                raise
+            rows = []
+        first = rows[0] if rows else None
         if first is None and self.path.stat().st_size == 0:
             return
         if first is None or not {"id", "criterion", "session"} <= first.keys():
@@ -158,32 +176,23 @@ class ResultsFile:
 
     @contextmanager
     def locked(self, purpose: str) -> Iterator[None]:
-        """Hold the file's advisory lock, or raise ResultsBusy at once if someone else does."""
+        """Hold the file's advisory lock, or raise ResultsBusy at once if someone else does; the lock file is
+        removed when done."""
+        lock = LockFile(self.lock_path)
         try:
-            self.lock_path.parent.mkdir(parents=True, exist_ok=True)
-            lock = self.lock_path.open("a+", encoding="utf-8")  # noqa: SIM115 - closed by the `with` below
+            lock.acquire(f"{purpose}, pid {os.getpid()}\n")
+        except LockBusy as exc:
+            holder = exc.holder or "another process"
+            raise ResultsBusy(f"{self.path} is in use ({holder}); wait for it to finish") from None
+        except LockRefused as exc:
+            raise ResultsError(str(exc)) from None
         except OSError as exc:
-            raise ResultsError(write_problem(exc, f"beside {self.path}", "or give another path")) from None
-        with lock:
-            try:
-                lock_file(lock)
-            except OSError:
-                lock.seek(0)
-                try:
-                    holder = lock.read().strip() or "another process"
-                except OSError:  # Windows: the holder's locked byte cannot be read
-                    holder = "another process"
-                raise ResultsBusy(f"{self.path} is in use ({holder}); wait for it to finish") from None
-            try:  # who holds it, for the message above; a full disk refuses even that
-                os.ftruncate(lock.fileno(), 0)  # unbuffered: nothing is left to fail again at close
-                os.pwrite(lock.fileno(), f"{purpose}, pid {os.getpid()}\n".encode(), 0)
-            except OSError as exc:
-                unlock_file(lock)
-                raise ResultsError(write_problem(exc, self.lock_path, "or give another path")) from None
-            try:
-                yield
-            finally:
-                unlock_file(lock)
+            where = self.lock_path if exc.errno in FULL else f"beside {self.path}"
+            raise ResultsError(write_problem(exc, where, "or give another path")) from None
+        try:
+            yield
+        finally:
+            lock.release()
 
 
 def settled(rows: Iterable[Row]) -> dict[tuple[str, str], Row]:

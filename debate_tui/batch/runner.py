@@ -97,6 +97,7 @@ class ItemSessions:
             id="batch-" + hashlib.sha256(canonical.encode()).hexdigest()[:20], protocol=self.template.protocol,
             options={**self.template.options, "seed": seed}, criteria=[Criterion.model_validate(c) for c in dumped],
             agents=[AgentSpec.model_validate(a) for a in self._agents], task=item.task, spec=self.template.spec,
+            seal=self.template.seal,
         )
 
 

@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import gc
 import importlib
+import os
 import sys
 
 from debate_tui.batch.heap import settle
@@ -125,16 +126,27 @@ def freeze_loaded() -> None:
         settle()
 
 
+def cwd_gone() -> str | None:
+    """Why nothing relative can be found, when the working directory was deleted (or cannot be read) under us."""
+    try:
+        os.getcwd()
+    except OSError as exc:
+        return f"the working directory is gone ({exc.strerror}): cd to one that exists, or give absolute paths"
+    return None
+
+
 def _main(argv: list[str]) -> int:
     if argv[:1] == ["--version"]:  # before the TUI rewrite below would read it as the TUI's option
         print(version_line())
         return 0
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help")):
         argv = ["tui", *argv]
-    from debate_tui.envfile import load_env_file
+    from debate_tui.envfile import load_env_file, notice
 
     if warning := load_env_file():  # before any command can import litellm
         print(f"debate-tui: warning: {inert(warning)}", file=sys.stderr)
+    if (read := notice()) is not None:  # a file someone else may have written: say what it set
+        print(f"debate-tui: note: {inert(read)}", file=sys.stderr)
     if argv[:2] == ["batch", "merge"]:  # `batch` takes an input file first; see cli/batch_merge.py
         from debate_tui.cli.batch_merge import main as merge
 
@@ -161,6 +173,9 @@ def _main(argv: list[str]) -> int:
     except Exception as exc:  # a full disk, a used-up quota or a read-only file system, wherever it struck
         from debate_tui.safefile import disk_problem, write_problem
 
+        if isinstance(exc, OSError) and (gone := cwd_gone()) is not None:  # a relative path needed it
+            print(f"debate-tui: error: {inert(gone)}", file=sys.stderr)
+            return 2
         if (full := disk_problem(exc)) is None:
             raise
         print(f"debate-tui: error: {inert(write_problem(full, full.filename or 'a file'))}", file=sys.stderr)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from debate_tui.cli import freeze_loaded
 from debate_tui.cli.common_flags import add_sessions_dir
-from debate_tui.cli.task_args import input_files, sessions_dir, warn_stderr
+from debate_tui.cli.task_args import input_files, say_endpoints, sessions_dir, warn_stderr
 from debate_tui.cli.task_flags import TEXT_FLAGS, RawSpecHelpFormatter, add_task_arguments
 from debate_tui.config import DEFAULT_CONCURRENCY
 from debate_tui.domain import Session, Task
@@ -359,6 +359,8 @@ def batch_for(args: argparse.Namespace, config: Config, template: Session, items
     """
     import functools
 
+    say_endpoints(template.agents)
+
     from debate_tui.batch.runner import BatchRun, BatchSettings
     from debate_tui.engine.budget import Budget
     from debate_tui.engine.runner import RetryPolicy
@@ -413,7 +415,7 @@ def prepare_ladder(args: argparse.Namespace) -> LadderRun:
     if args.seed is None:
         args.seed = 0
     try:
-        tiers = load_tiers(Path(args.policy).expanduser(), items[0].task)
+        tiers = load_tiers(Path(args.policy).expanduser(), items[0].task, config.model_params, warn_stderr)
     except LadderError as exc:
         raise BadInput(str(exc)) from None
     return LadderRun(items, tiers, ResultsFile(Path(args.out).expanduser()),

@@ -15,7 +15,7 @@ def add_sessions_dir(parser: argparse.ArgumentParser | argparse._ArgumentGroup) 
 
 def add_resampling(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """`--bootstrap N` and `--seed N` of the 95% intervals (meta, compare), with the one bound they share
-    (`stats.bootstrap_problem` checks it)."""
+    (`stats.check_bootstrap` checks it)."""
     from debate_tui.meta.stats import MAX_BOOTSTRAP  # here: the TUI's parser takes other flags of this module
 
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from debate_tui.cli.common_flags import add_resampling, add_sessions_dir
 from debate_tui.domain import AGREE_TOLERANCE
-from debate_tui.meta.stats import bootstrap_problem
+from debate_tui.meta.stats import check_bootstrap
 from debate_tui.textsafe import inert, inert_json, inert_line
 
 if TYPE_CHECKING:
@@ -116,8 +116,10 @@ def handle_results(args: argparse.Namespace) -> int:
     from debate_tui.meta.trust import TrustError
     from debate_tui.safefile import TargetError, check_distinct, check_target
 
-    if (problem := bootstrap_problem(args.bootstrap)) is not None:
-        return _fail(problem)
+    try:
+        check_bootstrap(args.bootstrap)
+    except ValueError as exc:
+        return _fail(str(exc))
     if args.fail_if_worse and args.bootstrap == 0:
         return _fail("--fail-if-worse needs the bootstrap interval: give --bootstrap N with N > 0")
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from debate_tui.inputs import InputError
 from debate_tui.meta.evaluate import format_table, meta_evaluate, validate_row
 from debate_tui.meta.labels import Columns, LabelsError, join, load_labels
 from debate_tui.meta.plots import PlotError, plot_data, write_plot
-from debate_tui.meta.stats import bootstrap_problem
+from debate_tui.meta.stats import check_bootstrap
 from debate_tui.meta.trust import format_risk_coverage, risk_coverage
 from debate_tui.readfile import MissingFile, jsonl_lines, jsonl_value, read_text
 from debate_tui.safefile import TargetError, check_target, write_atomic, write_problem
@@ -133,8 +134,10 @@ def write_html(args: argparse.Namespace, result: dict[str, Any], rows: list[dict
 
 
 def handle(args: argparse.Namespace) -> int:
-    if (problem := bootstrap_problem(args.bootstrap)) is not None:
-        print(f"error: {problem}", file=sys.stderr)
+    try:
+        check_bootstrap(args.bootstrap)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
         rows = read_results(Path(args.results))
@@ -144,8 +147,8 @@ def handle(args: argparse.Namespace) -> int:
             raise ValueError(f"{', '.join(given)} name columns of a --labels file; give --labels FILE")
         result = meta_evaluate(rows, args.level, bootstrap=args.bootstrap, seed=args.seed)
         if args.risk_coverage:
-            if not 0 < args.alpha < 1 or args.tolerance < 0:
-                raise ValueError("--alpha must be between 0 and 1 and --tolerance 0 or more")
+            if not 0 < args.alpha < 1 or not 0 <= args.tolerance < math.inf:  # NaN fails both comparisons
+                raise ValueError("--alpha must be between 0 and 1 and --tolerance a finite number, 0 or more")
             result["risk_coverage"] = {"alpha": args.alpha, "tolerance": args.tolerance,
                                        "curves": risk_coverage(rows, args.tolerance)}
         if args.plot is not None:

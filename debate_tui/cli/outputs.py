@@ -16,6 +16,7 @@ from typing import TextIO
 
 from debate_tui.domain import Session
 from debate_tui.engine.control import RunControl
+from debate_tui.inputs import InputError
 from debate_tui.safefile import write_problem
 from debate_tui.store import write_session
 
@@ -44,6 +45,14 @@ class SaveGuard:
         session.status, session.error = "failed", self.error
         with contextlib.suppress(OSError):
             write_session(self.path, session)
+
+
+def standard_output(instead: str) -> TextIO:
+    """Standard output, or InputError when the process was started with it closed (`>&-`): `instead` says what
+    to pass to write elsewhere ("--out FILE")."""
+    if sys.stdout is None:
+        raise InputError(f"standard output is closed; pass {instead} to write to a file")
+    return sys.stdout
 
 
 def silence(stream: TextIO) -> None:

@@ -40,8 +40,9 @@ from typing import Any
 from debate_tui.cli.batch import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInput, add_judging_arguments
 from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.cli.task_flags import RawSpecHelpFormatter
+from debate_tui.inputs import standard_input
 from debate_tui.meta.recorded_probes import RECORDED
-from debate_tui.readfile import jsonl_lines, parse_json, read_text
+from debate_tui.readfile import decode, jsonl_lines, parse_json, read_text
 from debate_tui.readfile import limit as limit_bytes
 from debate_tui.textsafe import inert
 
@@ -84,7 +85,8 @@ def _probes(text: str) -> list[str]:
 
 def _read_lines(path: Path, limit: int | None) -> list[dict[str, Any]]:
     try:
-        text = sys.stdin.read(limit_bytes("batch") + 1) if str(path) == "-" else read_text(path, "batch")
+        text = (decode(standard_input("-", limit_bytes("batch")).read(limit_bytes("batch") + 1), "<stdin>")
+                if str(path) == "-" else read_text(path, "batch"))
         lines = [parse_json(line, f"{path}:{number}") for number, line in jsonl_lines(text)]
     except ValueError as exc:  # readfile's FileError (and a bad limit) is a ValueError
         raise BadInput(str(exc)) from None

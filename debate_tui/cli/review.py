@@ -120,12 +120,18 @@ def _draw(args: argparse.Namespace) -> AuditDraw | None:
 
 
 async def _list(queue: ReviewQueue) -> None:
+    from debate_tui.store import SessionFileError
+
     for item in queue.items:
-        await queue.open(item)
-        if item.question:
-            question, options = item.question.text, "/".join(item.question.options)
+        try:
+            await queue.open(item)
+        except SessionFileError as exc:  # a missing or broken session: said on its line, the list goes on
+            question, options = f"(session unreadable: {exc})", ""
         else:
-            question, options = f"(status {item.session.status if item.session else 'unread'})", ""
+            if item.question:
+                question, options = item.question.text, "/".join(item.question.options)
+            else:
+                question, options = f"(status {item.session.status if item.session else 'unread'})", ""
         print(json.dumps({"id": item.id, "criterion": item.about, "session": item.session_id,
                           "options": options, "question": question}))
 

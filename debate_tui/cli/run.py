@@ -12,7 +12,14 @@ from typing import TextIO
 
 from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.cli.outputs import SaveGuard, print_line, silence
-from debate_tui.cli.task_args import build_task, input_files, session_from_args, sessions_dir, warn_stderr
+from debate_tui.cli.task_args import (
+    build_task,
+    input_files,
+    say_endpoints,
+    session_from_args,
+    sessions_dir,
+    warn_stderr,
+)
 from debate_tui.cli.task_flags import add_history_arguments, add_limit_arguments, add_task_arguments
 from debate_tui.config import Config, flag_values, load_config, resolve_current
 from debate_tui.domain import Session
@@ -157,6 +164,7 @@ def play(session: Session, session_path: Path, config: Config | None = None) -> 
     """Run to the end, saving after every turn, the debate on stderr; the reason when the file could not be
     written (the session is then marked failed)."""
     limits = (config or load_config()).limits
+    say_endpoints(session.agents)
     control = RunControl()
     save = SaveGuard(session_path, control)  # a session file that cannot be written stops the run
     budget = Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens)

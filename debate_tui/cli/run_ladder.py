@@ -42,7 +42,7 @@ def run_ladder(args: argparse.Namespace) -> int:
     try:
         config = effective_config(args)
         task = build_task(args, warn_stderr)
-        tiers = load_tiers(Path(args.policy).expanduser(), task)
+        tiers = load_tiers(Path(args.policy).expanduser(), task, config.model_params, warn_stderr)
         store = config.session_store(sessions_dir(args))
         report_path = (check_target(Path(args.report).expanduser(), force=args.force, flag="--report")
                        if args.report else None)

@@ -9,9 +9,11 @@ from pathlib import Path
 
 from debate_tui.choices import Choices
 from debate_tui.cli.common_flags import add_sessions_dir
+from debate_tui.cli.outputs import standard_output
 from debate_tui.cli.run import EXIT_BAD_INPUT, add_limit_arguments, check_report, execute
 from debate_tui.config import effective_config, flag_values, resolve_current
 from debate_tui.domain import HumanAction, Session
+from debate_tui.endpoints import resumed_connections
 from debate_tui.engine.judged import stamp
 from debate_tui.factory import check_session, kept_settings_note
 from debate_tui.inputs import InputError
@@ -148,6 +150,8 @@ def _resume(args: argparse.Namespace, store: SessionStore, path: Path) -> int:
         return _fail(str(exc))
     if (note := kept_settings_note(session, resolve_choices(Choices(), resolved))) is not None:
         print(f"debate-tui: note: {inert(note)}", file=sys.stderr)
+    for note in resumed_connections(session, path, resolved.config.model_params):
+        print(f"debate-tui: warning: {inert(note)}", file=sys.stderr)
     return execute(session, session_path=path, report_path=report, config=resolved.config)
 
 
@@ -168,7 +172,10 @@ def handle_export(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     text = export_text(session, args.format)  # inert: a terminal must not obey escapes from the text or models
     if args.out is None:
-        sys.stdout.write(text)
+        try:
+            standard_output("--out FILE").write(text)
+        except InputError as exc:
+            return _fail(str(exc))
         return 0
     try:
         out = check_target(Path(args.out).expanduser(), force=args.force, flag="--out")

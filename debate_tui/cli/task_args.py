@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from debate_tui.cli.task_flags import TEXT_FLAGS, choices_from_args
 from debate_tui.config import Resolved, flag_values, resolve_current
-from debate_tui.domain import Task
+from debate_tui.domain import AgentSpec, Task
 from debate_tui.factory import Built, build_session
 from debate_tui.inputs import read_text
 from debate_tui.resolver import resolve_choices
@@ -36,6 +36,17 @@ def session_from_args(args: argparse.Namespace, task: Task, warn: Warn, resolved
 
 def warn_stderr(message: str) -> None:
     print(f"debate-tui: warning: {inert(message)}", file=sys.stderr)
+
+
+def say_endpoints(agents: Iterable[AgentSpec]) -> None:
+    """Before the first call, when a working directory's `.env` was read (its keys may be in play): where each
+    model will be called, with which key variable."""
+    from debate_tui import envfile
+    from debate_tui.endpoints import endpoint_lines
+
+    if envfile.loaded_from is not None:
+        for line in endpoint_lines(agents):
+            print(f"debate-tui: note: {inert(line)}", file=sys.stderr)
 
 
 def input_files(args: argparse.Namespace) -> dict[str, Path]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -116,8 +117,8 @@ def handle_calibrate(args: argparse.Namespace) -> int:
 
     if not 0 < args.alpha < 1 or not 0 < args.delta < 1:
         return _fail("--alpha and --delta must be between 0 and 1")
-    if args.tolerance < 0 or args.min_trusted < 1:
-        return _fail("--tolerance must be 0 or more and --min-trusted at least 1")
+    if not 0 <= args.tolerance < math.inf or args.min_trusted < 1:  # NaN fails both comparisons
+        return _fail("--tolerance must be a finite number, 0 or more, and --min-trusted at least 1")
     try:
         out = _output(args, *args.tiers)
         tiers = read_tiers(args.tiers, args.labels)

@@ -32,13 +32,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from debate_tui.domain import Usage
+from debate_tui.endpoints import NO_KEY
 from debate_tui.inputs import InputError
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMClient
 
 DB_NAME = "responses.sqlite3"
 IGNORED_PARAMS = frozenset({
     "api_key", "extra_headers", "headers", "timeout", "request_timeout", "num_retries", "max_retries",
-    "metadata", "stream", "stream_options", "user", "mock_response", "api_key_env",
+    "metadata", "stream", "stream_options", "user", "mock_response", "api_key_env", NO_KEY,
 })
 """Parameters that never change a reply, or may carry a credential: kept out of the key."""
 

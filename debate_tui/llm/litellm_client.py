@@ -14,6 +14,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any
 
 from debate_tui.domain import FinishReason, Usage
+from debate_tui.endpoints import NO_KEY, NO_KEY_VALUE
 from debate_tui.llm import DEFAULT_TIMEOUT_S
 from debate_tui.llm.base import ChatRequest, Completion, DeltaCallback, LLMError, TokenLogprobs
 from debate_tui.llm.bounded_http import NOT_OPENAI_FORMAT, refusal_in
@@ -210,7 +211,9 @@ class LiteLLMClient:
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
         params = dict(request.params)
         key_env = params.pop("api_key_env", None)
-        if key_env:
+        if params.pop(NO_KEY, False):  # an endpoint a file chose (endpoints.py): none of the person's keys
+            params["api_key"] = NO_KEY_VALUE
+        elif key_env:
             params["api_key"] = key_from_env(key_env)
         return {"timeout": self.timeout_s, **params, "num_retries": 0}
 

@@ -268,6 +268,9 @@ def format_table(result: dict[str, Any], rows: Sequence[dict[str, Any]] = ()) ->
             groups = "-" if c["groups_used"] is None else f"{c['groups_used']}/{c['groups_used'] + c['groups_skipped']}"
             cells = "".join(f"{_cell(c[m], c['ci'][m]):<24}" for m in METHODS)
             lines.append(f"{name:<{name_width}} {c['n']:>5} {c['unscored']:>8} {groups:>9}  {cells}".rstrip())
+            if c.get("off_scale"):
+                lines.append(f"  {name}: {c['off_scale']} predictions off any scale (beyond {stats.OFF_SCALE:g}) "
+                             "left out")
             if c.get("reason"):
                 lines.append(f"  {name}: n/a because {c['reason']}")
     elif not result.get("verdicts"):

@@ -65,11 +65,20 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
 
 
 def _csv_rows(path: Path, text: str, delimiter: str) -> list[dict[str, Any]]:
+    reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    rows: list[dict[str, Any]] = []
+    ended = 0  # the line the last whole record (the header first) ended on
     try:
-        reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
-        rows = list(reader)
-    except csv.Error as exc:
-        raise LabelsError(f"{path}: not a readable CSV ({exc})") from None
+        if reader.fieldnames is not None:
+            ended = reader.line_num
+        for row in reader:
+            rows.append(row)
+            ended = reader.line_num
+    except csv.Error as exc:  # strict: a quote left open swallowed every line after it (unstrict, silently)
+        if "unexpected end of data" in str(exc):
+            raise LabelsError(f"{path}:{ended + 1}: a quoted field opened on this record is never closed (every "
+                              "line after it would be read as one field); close the quote") from None
+        raise LabelsError(f"{path}:{ended + 1}: not a readable CSV ({exc})") from None
     header = reader.fieldnames or []
     if len(set(header)) != len(header):
         twice = sorted({h for h in header if header.count(h) > 1})

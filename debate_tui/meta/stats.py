@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
 METHODS = ("pearson", "spearman", "kendall")
@@ -22,22 +22,42 @@ VERDICTS = ("1", "2", "0")
 """ScaleEval's convention: submission 1 better, submission 2 better, tie."""
 
 Interval = list[float | None]
-MAX_BOOTSTRAP = 10_000
-"""The most resamples `--bootstrap` takes (meta, compare): a 95% percentile interval is steady long before, and
-meta holds a resample of every item at once, so the bound keeps its memory to a few hundred MB on 1,800 items."""
+MAX_BOOTSTRAP = 100_000
+"""The most resamples any `--bootstrap` takes (`meta`, `compare`, ...): a 95% percentile interval is settled long
+before; 10^9 asked numpy for 447 GiB. Check a flag with `check_bootstrap`."""
+DRAW_CELLS = 1_000_000
+"""Resampled cells drawn at once (about 8 MB a matrix): more resamples are drawn in slices of this size, so the
+memory a bootstrap takes does not grow with the number of items times resamples."""
 
 
-def bootstrap_problem(resamples: int) -> str | None:
-    """Why `--bootstrap N` cannot be used, or None."""
+def check_bootstrap(resamples: int, flag: str = "--bootstrap") -> int:
+    """`resamples` when 0 (no interval) to MAX_BOOTSTRAP, else ValueError in one line naming `flag`."""
     if not 0 <= resamples <= MAX_BOOTSTRAP:
-        return f"--bootstrap must be between 0 and {MAX_BOOTSTRAP}, got {resamples}"
-    return None
+        raise ValueError(f"{flag} must be between 0 and {MAX_BOOTSTRAP:,} (resamples), got {resamples:,}")
+    return resamples
 
 
-def _scored(pred: Sequence[float | None]) -> tuple[list[int], int]:
-    """Indices of rows with a finite prediction, and how many were unscored."""
-    keep = [i for i, p in enumerate(pred) if p is not None and math.isfinite(p)]
-    return keep, len(pred) - len(keep)
+def draws(count: int, b: int, seed: int, width: int = 1) -> Iterator[Any]:
+    """`b` seeded resamples of `count` positions with replacement, as index matrices of at most DRAW_CELLS cells
+    (`width` values drawn per position): the same draws as one (b, count) matrix, in bounded memory."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    step = max(1, DRAW_CELLS // max(1, count * width))
+    for start in range(0, check_bootstrap(b), step):
+        yield rng.integers(0, count, size=(min(step, b - start), count))
+
+
+OFF_SCALE = 1e9
+"""A score beyond this magnitude is on no criterion's scale (1e308 was read from a "1-5" answer): it is left out
+and counted as off-scale, and the sums of squares behind a correlation stay far from overflowing."""
+
+
+def _scored(pred: Sequence[float | None]) -> tuple[list[int], int, int]:
+    """Indices of rows with a finite prediction on a scale, how many were unscored and how many off any scale."""
+    keep = [i for i, p in enumerate(pred) if p is not None and math.isfinite(p) and abs(p) <= OFF_SCALE]
+    unscored = sum(1 for p in pred if p is None or not math.isfinite(p))
+    return keep, unscored, len(pred) - len(keep) - unscored
 
 
 def _constant(values: Sequence[float]) -> bool:
@@ -99,17 +119,20 @@ def _bootstrap_rows(pred: Sequence[float], human: Sequence[float], b: int, seed:
     from scipy import stats
 
     x, y = np.asarray(pred, dtype=float), np.asarray(human, dtype=float)  # in canonical order (turn_level)
-    idx = np.random.default_rng(seed).integers(0, len(x), size=(b, len(x)))
-    xs, ys = x[idx], y[idx]
-    varied = (xs.min(axis=1) < xs.max(axis=1)) & (ys.min(axis=1) < ys.max(axis=1))
-    kendall = np.full(b, np.nan)
-    for i in np.flatnonzero(varied):
-        kendall[i] = stats.kendalltau(xs[i], ys[i]).statistic
-    spearman = _rowwise_pearson(stats.rankdata(xs, axis=1), stats.rankdata(ys, axis=1))
+    pearson, spearman, kendall = [], [], []
+    for idx in draws(len(x), b, seed):
+        xs, ys = x[idx], y[idx]
+        varied = (xs.min(axis=1) < xs.max(axis=1)) & (ys.min(axis=1) < ys.max(axis=1))
+        taus = np.full(len(idx), np.nan)
+        for i in np.flatnonzero(varied):
+            taus[i] = stats.kendalltau(xs[i], ys[i]).statistic
+        pearson.append(_rowwise_pearson(xs, ys))
+        spearman.append(_rowwise_pearson(stats.rankdata(xs, axis=1), stats.rankdata(ys, axis=1)))
+        kendall.append(taus)
     return {
-        "pearson": _interval(_rowwise_pearson(xs, ys)),
-        "spearman": _interval(spearman),
-        "kendall": _interval(kendall),
+        "pearson": _interval(np.concatenate(pearson)),
+        "spearman": _interval(np.concatenate(spearman)),
+        "kendall": _interval(np.concatenate(kendall)),
     }
 
 
@@ -121,7 +144,7 @@ def turn_level(
     pred: Sequence[float | None], human: Sequence[float], *, bootstrap: int = 1000, seed: int = 0
 ) -> dict[str, Any]:
     """Correlation over all scored rows, with a row-bootstrap 95% interval."""
-    keep, unscored = _scored(pred)
+    keep, unscored, off_scale = _scored(pred)
     # in a canonical order, so that the figures (to the last bit) and their intervals ignore the lines' order
     pairs = sorted((float(pred[i]), float(human[i])) for i in keep)  # type: ignore[arg-type]
     p, h = [x for x, _ in pairs], [y for _, y in pairs]
@@ -134,7 +157,7 @@ def turn_level(
         unscored=unscored,
         ci=_bootstrap_rows(p, h, bootstrap, seed) if defined else _no_interval(),
     )
-    return result
+    return _with_off_scale(result, off_scale)
 
 
 def summary_level(
@@ -155,7 +178,7 @@ def summary_level(
     """
     import numpy as np
 
-    keep, unscored = _scored(pred)
+    keep, unscored, off_scale = _scored(pred)
     by_group: dict[Hashable, list[tuple[float, float]]] = {g: [] for g in groups}
     for i in keep:
         by_group[groups[i]].append((float(pred[i]), float(human[i])))  # type: ignore[arg-type]
@@ -173,7 +196,12 @@ def summary_level(
         unscored=unscored,
         ci=_bootstrap_groups(values, bootstrap, seed) if bootstrap > 0 and used.any() else _no_interval(),
     )
-    return result
+    return _with_off_scale(result, off_scale)
+
+
+def _with_off_scale(result: dict[str, Any], off_scale: int) -> dict[str, Any]:
+    """`off_scale` is there only when some prediction was: a result's shape stays as it was for sound data."""
+    return {**result, "off_scale": off_scale} if off_scale else result
 
 
 def _group_figures(pairs: list[tuple[float, float]]) -> list[float]:
@@ -186,12 +214,13 @@ def _bootstrap_groups(values: Any, b: int, seed: int) -> dict[str, Interval]:
     """Resample groups (rows of `values`, in canonical order; NaN = skipped) and average the defined ones."""
     import numpy as np
 
-    idx = np.random.default_rng(seed).integers(0, len(values), size=(b, len(values)))
-    draws = values[idx]  # (b, groups, methods)
-    defined = np.isfinite(draws)
-    counts = defined.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(defined, draws, 0.0).sum(axis=1) / counts
+    parts = []
+    for idx in draws(len(values), b, seed, width=len(METHODS)):
+        drawn = values[idx]  # (resamples, groups, methods)
+        defined = np.isfinite(drawn)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            parts.append(np.where(defined, drawn, 0.0).sum(axis=1) / defined.sum(axis=1))
+    means = np.concatenate(parts)
     return {m: _interval(means[:, j]) for j, m in enumerate(METHODS)}
 
 

@@ -138,19 +138,21 @@ def _turn_difference(final: list[float], vote: list[float], human: list[float], 
     if b <= 0 or all(result[m] is None for m in METHODS):
         return result
     x, v, y = (np.asarray(values, dtype=float) for values in (final, vote, human))
-    idx = np.random.default_rng(seed).integers(0, len(x), size=(b, len(x)))
-    xs, vs, ys = x[idx], v[idx], y[idx]
-    ranks = [scipy_stats.rankdata(m, axis=1) for m in (xs, vs, ys)]
-    kendall = np.full(b, np.nan)
-    varied = (ys.min(axis=1) < ys.max(axis=1)) & (xs.min(axis=1) < xs.max(axis=1)) & (vs.min(axis=1) < vs.max(axis=1))
-    for i in np.flatnonzero(varied):
-        kendall[i] = scipy_stats.kendalltau(xs[i], ys[i]).statistic - scipy_stats.kendalltau(vs[i], ys[i]).statistic
-    result["ci"] = {
-        "pearson": stats._interval(stats._rowwise_pearson(xs, ys) - stats._rowwise_pearson(vs, ys)),
-        "spearman": stats._interval(stats._rowwise_pearson(ranks[0], ranks[2])
-                                    - stats._rowwise_pearson(ranks[1], ranks[2])),
-        "kendall": stats._interval(kendall),
-    }
+    pearson, spearman, kendall = [], [], []
+    for idx in stats.draws(len(x), b, seed, width=3):
+        xs, vs, ys = x[idx], v[idx], y[idx]
+        ranks = [scipy_stats.rankdata(m, axis=1) for m in (xs, vs, ys)]
+        taus = np.full(len(idx), np.nan)
+        varied = ((ys.min(axis=1) < ys.max(axis=1)) & (xs.min(axis=1) < xs.max(axis=1))
+                  & (vs.min(axis=1) < vs.max(axis=1)))
+        for i in np.flatnonzero(varied):
+            taus[i] = scipy_stats.kendalltau(xs[i], ys[i]).statistic - scipy_stats.kendalltau(vs[i], ys[i]).statistic
+        pearson.append(stats._rowwise_pearson(xs, ys) - stats._rowwise_pearson(vs, ys))
+        spearman.append(stats._rowwise_pearson(ranks[0], ranks[2]) - stats._rowwise_pearson(ranks[1], ranks[2]))
+        kendall.append(taus)
+    result["ci"] = {"pearson": stats._interval(np.concatenate(pearson)),
+                    "spearman": stats._interval(np.concatenate(spearman)),
+                    "kendall": stats._interval(np.concatenate(kendall))}
     return result
 
 
@@ -177,10 +179,10 @@ def _group_difference(final: list[float], vote: list[float], human: list[float],
     result: dict[str, Any] = {m: float(means[j]) if np.isfinite(means[j]) else None for j, m in enumerate(METHODS)}
     result.update(n=len(final), groups_used=len(values), ci={m: [None, None] for m in METHODS})
     if b > 0 and len(values):
-        idx = np.random.default_rng(seed).integers(0, len(values), size=(b, len(values)))
         with warnings.catch_warnings():  # a draw of groups none of which has a method defined: NaN, dropped
             warnings.simplefilter("ignore", RuntimeWarning)
-            means = np.nanmean(values[idx], axis=1)
+            means = np.concatenate([np.nanmean(values[idx], axis=1)
+                                    for idx in stats.draws(len(values), b, seed, width=len(METHODS))])
         result["ci"] = {m: stats._interval(means[:, j]) for j, m in enumerate(METHODS)}
     return result
 
@@ -195,8 +197,8 @@ def verdict_difference(rows: Sequence[Row], *, bootstrap: int = 1000, seed: int 
     result: dict[str, Any] = {"accuracy": float(gain.mean()) if gain.size else None, "n": int(gain.size),
                               "ci": {"accuracy": [None, None]}}
     if bootstrap > 0 and gain.size:
-        idx = np.random.default_rng(seed).integers(0, gain.size, size=(bootstrap, gain.size))
-        result["ci"]["accuracy"] = stats._interval(gain[idx].mean(axis=1))
+        means = np.concatenate([gain[idx].mean(axis=1) for idx in stats.draws(gain.size, bootstrap, seed)])
+        result["ci"]["accuracy"] = stats._interval(means)
     return result
 
 

@@ -259,8 +259,12 @@ class DebateTUI(App[int]):
             self.notify(f"session {session.id} cannot be resumed: {exc}", title="Cannot resume", severity="error",
                         markup=False)
             return
+        from debate_tui.endpoints import resumed_connections
+
         if (note := kept_settings_note(session, self.launch.choices)) is not None:
             self.notify(note, title="Resumed as made", markup=False)
+        for note in resumed_connections(session, path, self.launch.config.model_params):
+            self.notify(note, title="Not where the file asked", severity="warning", markup=False)
         self._run(session, path, kind="resumed")
 
     def _run(self, session: Session, path: Path, *, kind: str,

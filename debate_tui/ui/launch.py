@@ -69,7 +69,9 @@ def launch_from(request: TuiRequest, state: UiState, texts: dict[str, str] | Non
 
     `texts`: the files already read for the first frame (`Opening`), not read twice (stdin cannot be).
     """
-    notes: list[str] = []
+    from debate_tui.envfile import notice
+
+    notes: list[str] = [read] if (read := notice()) is not None else []
     resolved = resolve_current(request.config_flags)
     config = resolved.config
     sessions_dir = Path(request.sessions_dir).expanduser() if request.sessions_dir else None
@@ -120,7 +122,8 @@ def _ladder(launch: Launch, policy: str) -> None:
     from debate_tui.batch.ladder import LadderError, load_tiers
 
     try:
-        launch.ladder = load_tiers(Path(policy).expanduser(), task_of(launch.texts))
+        launch.ladder = load_tiers(Path(policy).expanduser(), task_of(launch.texts), launch.config.model_params,
+                                   launch.notes.append)
     except LadderError as exc:
         raise InputError(str(exc)) from None
     launch.session, launch.demo, launch.policy = tier_session(launch.ladder[0], task_of(launch.texts)), False, policy

@@ -104,7 +104,9 @@ def read_opening(request: TuiRequest) -> Opening:
     remembered = read_remembered()
     setup = remembered.get("setup")
     setup = setup if isinstance(setup, dict) else {}
-    notes: list[str] = []
+    from debate_tui.envfile import notice
+
+    notes: list[str] = [read] if (read := notice()) is not None else []  # the working directory's .env: said
     return Opening(
         request=request,
         remembered=remembered,

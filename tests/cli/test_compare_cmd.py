@@ -137,10 +137,10 @@ def test_fail_if_worse_exits_1_when_b_is_worse_0_when_not_and_2_without_labels(c
 
 def test_bootstrap_is_bounded_for_compare_and_meta_alike(capsys, tmp_path):
     g = good(tmp_path)
-    assert main(["compare", str(g), str(g), "--bootstrap", "10001"]) == 2
-    assert "--bootstrap must be between 0 and 10000" in capsys.readouterr().err
-    assert main(["meta", str(g), "--bootstrap", "10001"]) == 2
-    assert "--bootstrap must be between 0 and 10000" in capsys.readouterr().err
+    assert main(["compare", str(g), str(g), "--bootstrap", "100001"]) == 2
+    assert "--bootstrap must be between 0 and 100,000" in capsys.readouterr().err
+    assert main(["meta", str(g), "--bootstrap", "100001"]) == 2
+    assert "--bootstrap must be between 0 and 100,000" in capsys.readouterr().err
 
 
 def test_a_results_file_against_a_session_is_refused(capsys, tmp_path, story_file):

@@ -9,7 +9,7 @@ from scipy import stats
 
 from debate_tui.domain import agrees
 from debate_tui.meta.compare import by_key, compare_results, paired_interval
-from debate_tui.meta.stats import MAX_BOOTSTRAP, bootstrap_problem
+from debate_tui.meta.stats import MAX_BOOTSTRAP, check_bootstrap
 
 HUMAN = [1, 2, 2, 3, 3, 3, 4, 4, 5, 5, 1, 2, 4, 5, 3, 2, 1, 4]
 A = [1, 2, 3, 3, 4, 2, 4, 5, 5, 4, 2, 2, 3, 5, 3, 1, 1, 4]
@@ -126,6 +126,7 @@ def test_pairs_by_id_and_criterion_and_counts_each_side_alone():
 
 
 def test_one_bootstrap_bound_for_every_command():
-    assert bootstrap_problem(MAX_BOOTSTRAP) is None and bootstrap_problem(0) is None
-    assert str(MAX_BOOTSTRAP) in (bootstrap_problem(MAX_BOOTSTRAP + 1) or "")
-    assert bootstrap_problem(-1) is not None
+    assert check_bootstrap(MAX_BOOTSTRAP) == MAX_BOOTSTRAP and check_bootstrap(0) == 0
+    for wrong in (MAX_BOOTSTRAP + 1, -1):
+        with pytest.raises(ValueError, match=f"{MAX_BOOTSTRAP:,}"):
+            check_bootstrap(wrong)
