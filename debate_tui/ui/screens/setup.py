@@ -358,13 +358,19 @@ class SetupScreen(BaseScreen[None]):
         options: list[Selection[str]] = [
             Selection(literal(f"{criterion.name} ({criterion.scale}, yours): {one_line(criterion.description, 60)}"),
                       criterion.name, criterion.name in wanted)
-            for criterion in self.filled.custom_criteria if self.catalog.judges(self._protocol(), criterion)]
+            for criterion in self.filled.custom_criteria if self._offered(criterion.name, criterion, wanted)]
         options += [Selection(literal(f"{qualified} ({criterion.scale}): {one_line(criterion.description, 60)}"),
                               qualified, qualified in wanted) for qualified, criterion in self.catalog.criteria.items()
-                    if self.catalog.judges(self._protocol(), criterion)]  # only what this protocol can judge
+                    if self._offered(qualified, criterion, wanted)]
         ticked_first = sorted(options, key=lambda option: not option.initial_state)  # ticked first: in view
         picker.add_options(ticked_first)
         self._count_criteria()
+
+    def _offered(self, name: str, criterion: Criterion, ticked: set[str]) -> bool:
+        """Listed: what this protocol can judge, and whatever is ticked (a `--criteria` it cannot judge stays in
+        view, so Start refuses it with the reason `run` gives)."""
+        assert self.catalog is not None
+        return name in ticked or self.catalog.judges(self._protocol(), criterion)
 
     def _criteria_for(self, protocol: str) -> list[str] | None:
         """The ticked criteria a protocol switch keeps: those the new protocol can judge; None (its defaults) when
