@@ -144,6 +144,7 @@ def summary_line(session: Session, **extra: str) -> str:
         "unscored": sum(turn.unscored for turn in session.turns),
         "truncated": sum(turn.truncated for turn in session.turns),
         **extra,
+        **({"forked_from": session.forked_from.model_dump()} if session.forked_from is not None else {}),
     })
 
 
