@@ -33,6 +33,8 @@ class StatusLine(Static, KeptLines):
     calls: reactive[int] = reactive(0)
     tokens: reactive[int] = reactive(0)
     cost: reactive[float] = reactive(0.0)
+    picked: reactive[str] = reactive("")
+    """The turn picked to fork after ("turn 3 of 7 picked"), once a person picks one."""
     trust: reactive[str] = reactive("")
     """With a trust ladder (`--policy`): this tier's confidence against its threshold, and what follows."""
 
@@ -55,6 +57,7 @@ class StatusLine(Static, KeptLines):
             (self.round_text(), "bold", 9), (self.mode, MODE_STYLES.get(self.mode, ""), 9),
             (f"{self.calls} calls", "", 4), (f"{self.tokens:,} tokens", "", 2), (f"${self.cost:.4f}", "", 3),
             (clock(self.elapsed), "", 8), *([(f"{self.speaking} speaking", "italic", 1)] if self.speaking else []),
+            *([(self.picked, "bold", 5)] if self.picked else []),
         ]
         room = self.outer_size.width - self.styles.gutter.width
         while room > 0 and len(" │ ".join(text for text, _, _ in parts)) > room:
