@@ -53,6 +53,23 @@ class Dialog(ModalScreen[T], Generic[T]):
         self.dismiss(None)
 
 
+class FormDialog(Dialog[T]):
+    """A form: Enter in any box, or its first button, submits; its button whose id ends in "-cancel" cancels."""
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if str(event.button.id).endswith("-cancel"):
+            self.dismiss(None)
+        else:
+            self.submit()
+
+    def on_input_submitted(self) -> None:
+        self.submit()
+
+    def submit(self) -> None:
+        """Dismiss with the answer, or `complain` and stay open."""
+        raise NotImplementedError
+
+
 class TextPrompt(Dialog[str | None]):
     """One line of text, e.g. the remark injected into the next turn."""
 
@@ -83,7 +100,7 @@ class OverrideAnswer:
 PAIR_VERDICTS = ("1", "2", "0")
 
 
-class OverrideDialog(Dialog[OverrideAnswer | None]):
+class OverrideDialog(FormDialog[OverrideAnswer | None]):
     """Replace a criterion's score, or a pair's verdict; the reason is recorded with who and when."""
 
     def __init__(self, criteria: list[Criterion], *, pairwise: bool = False) -> None:
@@ -103,15 +120,6 @@ class OverrideDialog(Dialog[OverrideAnswer | None]):
         with Horizontal(classes="dialog-buttons"):
             yield Button("Override", variant="warning", id="override-ok")
             yield Button("Cancel", id="override-cancel")
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "override-cancel":
-            self.dismiss(None)
-        else:
-            self.submit()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.submit()
 
     def submit(self) -> None:
         name = str(self.query_one("#override-criterion", Select).value)
@@ -232,7 +240,7 @@ class ExportAnswer:
     format: ExportFormat
 
 
-class ExportDialog(Dialog[ExportAnswer | None]):
+class ExportDialog(FormDialog[ExportAnswer | None]):
     """Where to write the report and in which format; switching format switches the suffix.
 
     The path has the focus, so Enter exports at once to the name offered."""
@@ -263,15 +271,6 @@ class ExportDialog(Dialog[ExportAnswer | None]):
         path_input = self.query_one("#export-path", Input)
         path_input.value = str(Path(path_input.value or self.stem).with_suffix(f".{self.format}"))
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "export-cancel":
-            self.dismiss(None)
-        else:
-            self.submit()
-
-    def on_input_submitted(self) -> None:
-        self.submit()
-
     def submit(self) -> None:
         raw = self.query_one("#export-path", Input).value.strip()
         if not raw:
@@ -294,7 +293,7 @@ class ForkAnswer:
     agent: str = ALL_AGENTS
 
 
-class ForkDialog(Dialog[ForkAnswer | None]):
+class ForkDialog(FormDialog[ForkAnswer | None]):
     """Where to cut (the picked turn, editable) and what to change from the next turn on.
 
     The remark has the focus, so typing it and pressing Enter forks after the picked turn."""
@@ -325,15 +324,6 @@ class ForkDialog(Dialog[ForkAnswer | None]):
             yield Button("Cancel", id="fork-cancel")
         yield Label("Enter forks: the fork plays in its own panes; the original is kept as it is",
                     classes="dialog-help")
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "fork-cancel":
-            self.dismiss(None)
-        else:
-            self.submit()
-
-    def on_input_submitted(self) -> None:
-        self.submit()
 
     def submit(self) -> None:
         raw = self.query_one("#fork-at", Input).value.strip()
