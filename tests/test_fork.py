@@ -15,6 +15,7 @@ from debate_tui.llm.demo import DemoClient
 from debate_tui.report.html import render_html
 from debate_tui.report.markdown import render
 from debate_tui.store import SessionStore
+from debate_tui.ui.screens.sessions import Row
 from tests.helpers.scripts import MARKED, PLAIN, QUESTION
 from tests.helpers.sessions import make_session
 
@@ -161,3 +162,15 @@ def test_a_fork_of_a_fork_keeps_its_own_origin_through_save_and_load_and_its_rep
     assert f"<dt>Forked from</dt><dd>session {fork.id}, at turn 3" in render_html(loaded)
     assert "Forked from" not in render(first)
     assert store.load(store.save(first).stem).forked_from is None
+
+
+def test_the_sessions_list_knows_a_fork_from_its_file_and_from_its_index(tmp_path):
+    store = SessionStore(tmp_path / "sessions", index_dir=tmp_path / "index")
+    first = original("debate")
+    fork = fork_session(first, 2, ForkChange())
+    store.save(first), store.save(fork)
+    for _ in range(2):  # read from the files, then from the index
+        rows = {row.id: row for row in store.list()}
+        assert rows[fork.id].forked_from == (first.id, 2) and rows[first.id].forked_from is None
+        assert Row(rows[fork.id], example=False).kind == "fork" and Row(rows[first.id], example=False).kind == "live"
+    assert (tmp_path / "index").is_dir()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from debate_tui.cli import main
 from debate_tui.domain import ForkOrigin
 from debate_tui.safefile import SessionLock
 from debate_tui.store import read_session
@@ -44,7 +45,11 @@ def test_sessions_lists_a_fork(capsys, story_file):
     _, fork, _ = run_cli(capsys, "fork", first["session"], "--at", "1")
     code, listing, _ = run_cli(capsys, "sessions", "--json", "--no-examples")
     assert code == 0
-    assert {row["id"] for row in listing["sessions"]} == {first["session"], fork["session"]}
+    origins = {row["id"]: row["forked_from"] for row in listing["sessions"]}
+    assert origins == {first["session"]: None, fork["session"]: {"session": first["session"], "turns": 1}}
+    assert main(["sessions", "--no-examples"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert [row.endswith(f"fork of {first['session']} at turn 1") for row in rows] == [True, False]
 
 
 def test_on_the_fake_server_the_remark_reaches_the_turns_after_the_cut_and_only_they_are_asked(capsys, story_file,

@@ -322,7 +322,7 @@ class ForkDialog(FormDialog[ForkAnswer | None]):
         with Horizontal(classes="dialog-buttons"):
             yield Button("Fork", variant="primary", id="fork-ok")
             yield Button("Cancel", id="fork-cancel")
-        yield Label("Enter forks: the fork plays in its own panes; the original is kept as it is",
+        yield Label("Enter forks; the fork plays in its own panes, the original stays",
                     classes="dialog-help")
 
     def submit(self) -> None:
