@@ -53,9 +53,8 @@ def original(protocol: str) -> Session:
 
 
 def cuts(session: Session) -> list[int]:
-    """Before the first turn, in the middle (a round under way) and after the last."""
-    total = completed_turns(session)
-    return sorted({0, total // 2 + (total > 2 and total % 2 == 0), total})
+    """Every cut: before the first turn, after each one (mid-round ones among them) and after the last."""
+    return list(range(completed_turns(session) + 1))
 
 
 def what_was_said(session: Session) -> list[tuple]:
@@ -83,7 +82,7 @@ def test_each_protocol_resumes_a_fork_from_any_cut_asking_only_the_turns_after_i
 @pytest.mark.parametrize("protocol", list(ON_THE_DEMO))
 def test_a_remark_reaches_every_prompt_after_the_cut_as_the_tuis_inject_does(protocol):
     first = original(protocol)
-    at = cuts(first)[-2]  # the middle; for the single judge's one turn, before it
+    at = completed_turns(first) // 2  # mid-debate; for the single judge's one turn, before it
     client = Recording()
     fork = played(fork_session(first, at, ForkChange(remark=REMARK), who="ann"), client)
     assert fork.status == "completed"

@@ -310,13 +310,13 @@ class ForkDialog(FormDialog[ForkAnswer | None]):
     def body(self) -> ComposeResult:
         models = ", ".join(dict.fromkeys(model for _, model in self.agents))
         yield Static(literal(f"Keep the first {self.at} of {self.total} turns ({self.picked}); the change applies "
-                             f"from the next. Models now: {models}."), classes="dialog-question", id="fork-what")
+                             f"from the next."), classes="dialog-question", id="fork-what")
         with Horizontal(classes="fork-row"):
             yield Label("after turn", classes="fork-label")
             yield Input(str(self.at), id="fork-at", type="integer", placeholder=f"0-{self.total}")
-        yield Input(placeholder="a remark for the next turn (optional)", id="fork-remark")
+            yield Input(placeholder="a remark for the next turn (optional)", id="fork-remark")
         with Horizontal(classes="fork-row"):
-            yield Input(placeholder="another model (optional)", id="fork-model")
+            yield Input(placeholder=f"another model (now {models})", id="fork-model")
             yield Select([("every agent", ALL_AGENTS), *((f"{name} only", name) for name, _ in self.agents)],
                          value=ALL_AGENTS, allow_blank=False, id="fork-agent")
         with Horizontal(classes="dialog-buttons"):
