@@ -4,6 +4,7 @@ of a round and after the last turn, the copied turns are replayed (no call for t
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -14,8 +15,9 @@ from debate_tui.llm.base import ChatRequest, Completion
 from debate_tui.llm.demo import DemoClient
 from debate_tui.report.html import render_html
 from debate_tui.report.markdown import render
-from debate_tui.store import SessionStore
+from debate_tui.store import SessionFileError, SessionStore, read_session
 from debate_tui.ui.screens.sessions import Row
+from tests.helpers.inert import ALLOWED_TAGS, Page
 from tests.helpers.scripts import MARKED, PLAIN, QUESTION
 from tests.helpers.sessions import make_session
 
@@ -173,3 +175,20 @@ def test_the_sessions_list_knows_a_fork_from_its_file_and_from_its_index(tmp_pat
         assert rows[fork.id].forked_from == (first.id, 2) and rows[first.id].forked_from is None
         assert Row(rows[fork.id], example=False).kind == "fork" and Row(rows[first.id], example=False).kind == "live"
     assert (tmp_path / "index").is_dir()
+
+
+def test_an_origin_written_by_someone_else_is_refused_or_shown_inert(tmp_path):
+    fork = fork_session(original("debate"), 1, ForkChange())
+    data = fork.model_dump(mode="json")
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps({**data, "forked_from": {"session": "x\n# Forged section", "turns": 1}}))
+    with pytest.raises(SessionFileError, match="not a valid session file"):
+        read_session(forged)
+    forged.write_text(json.dumps({**data, "forked_from": {"session": "x", "turns": -1}}))
+    with pytest.raises(SessionFileError):
+        read_session(forged)
+    forged.write_text(json.dumps({**data, "forked_from": {"session": '<script>alert(1)</script>', "turns": 1}}))
+    shown = read_session(forged)
+    page = Page(render_html(shown))
+    assert set(page.tags) <= ALLOWED_TAGS and "<script>alert(1)</script>" in page.words
+    assert "\\<script>alert(1)\\</script>" in render(shown)  # Markdown: escaped, no tag can start
