@@ -26,7 +26,9 @@ from debate_tui.store import SessionFileError
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "fork", help="what if you had stepped in: a new session with a session's first N turns, a change, run on",
-        description=__doc__)
+        description="A new session whose first N completed turns are SESSION's, copied verbatim (no call is made "
+                    "for them); then the change (a remark before turn N+1, another model from there) and the debate "
+                    "runs on, as resume would, to the protocol's end. stdout: run's JSON line plus forked_from.")
     parser.add_argument("original", metavar="SESSION", help="the original: a session id or a session file path")
     parser.add_argument("--at", type=int, required=True, metavar="N",
                         help="copy the original's first N completed turns (0 to its number of turns); the change "
