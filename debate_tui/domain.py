@@ -346,6 +346,16 @@ ORDER_KEY = "order"
 """Key in `Session.state` of the pair's `PairOrder`."""
 
 
+class ForkOrigin(BaseModel):
+    """Where a fork came from (`debate-tui fork`, the TUI's fork key): its first `turns` completed turns are
+    the original session's, copied verbatim; what came after them was asked anew."""
+
+    session: Name
+    """The original session's id (one line: a report prints it)."""
+    turns: int = Field(ge=0)
+    """How many of the original's completed turns were copied (the fork point N)."""
+
+
 class Session(BaseModel):
     """Everything about one evaluation; saved after every turn."""
 
@@ -375,6 +385,9 @@ class Session(BaseModel):
     seal: str | None = None
     """This machine's mark that its agents' endpoints and key variables were chosen by the person's own sources
     (endpoints.seal): a resume follows them as made; a file without it (someone else's) may not choose them."""
+    forked_from: ForkOrigin | None = None
+    """Set on a fork: the original's id and the turns copied from it. None: not a fork (and every session saved
+    before forks existed, so no schema step is needed: an older reader ignores the field)."""
 
     @field_serializer("spec")
     def _spec_data(self, spec: Choices | None) -> dict[str, Any] | None:

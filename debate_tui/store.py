@@ -100,6 +100,8 @@ class SessionSummary:
     snippet: str = ""
     result: str = ""
     problem: str | None = None
+    forked_from: tuple[str, int] | None = None
+    """A fork's original id and the turns copied from it (`Session.forked_from`); None: not a fork."""
 
     @property
     def batch(self) -> bool:
@@ -117,14 +119,17 @@ def _summary_data(summary: SessionSummary) -> dict[str, Any]:
     """A row as the index keeps it (its path is where the index found it)."""
     return {"id": summary.id, "created_at": summary.created_at.isoformat() if summary.created_at else None,
             "protocol": summary.protocol, "status": summary.status, "criteria": list(summary.criteria),
-            "snippet": summary.snippet, "result": summary.result, "problem": summary.problem}
+            "snippet": summary.snippet, "result": summary.result, "problem": summary.problem,
+            "forked_from": list(summary.forked_from) if summary.forked_from else None}
 
 
 def _summary_from(path: Path, data: dict[str, Any]) -> SessionSummary:
     created = data.get("created_at")
+    origin = data.get("forked_from")
     return SessionSummary(path, str(data["id"]), listed_time(datetime.fromisoformat(created)) if created else None,
                           data.get("protocol", ""), data.get("status", ""), tuple(data.get("criteria", ())),
-                          data.get("snippet", ""), data.get("result", ""), data.get("problem"))
+                          data.get("snippet", ""), data.get("result", ""), data.get("problem"),
+                          (str(origin[0]), int(origin[1])) if origin else None)
 
 
 def summarize_file(path: Path) -> SessionSummary:
@@ -172,8 +177,8 @@ class SummaryIndex:
             Path(locals().get("tmp", self.path.with_suffix(".none"))).unlink(missing_ok=True)
 
 
-INDEX_VERSION = 1
-"""Bumped when a summary's fields change, so older indexes are rebuilt."""
+INDEX_VERSION = 2
+"""Bumped when a summary's fields change, so older indexes are rebuilt (2: `forked_from`)."""
 
 
 def summarize(session: Session, path: Path) -> SessionSummary:
@@ -185,8 +190,10 @@ def summarize(session: Session, path: Path) -> SessionSummary:
         else:
             result = ", ".join(f"{k} {v:g}" if v is not None else f"{k} unscored" for k, v in outcome.scores.items())
     snippet = " ".join(session.task.text.split())[:60]
+    origin = session.forked_from
     return SessionSummary(path, session.id, listed_time(session.created_at), session.protocol, session.status,
-                          tuple(c.name for c in session.criteria), snippet, result)
+                          tuple(c.name for c in session.criteria), snippet, result,
+                          forked_from=(origin.session, origin.turns) if origin else None)
 
 
 def listed_time(when: datetime) -> datetime | None:
@@ -263,7 +270,7 @@ class SessionStore:
             cached = known.get(entry.name)
             summary = None
             if isinstance(cached, dict) and cached.get("stamp") == stamp:
-                with contextlib.suppress(KeyError, TypeError, ValueError):  # a damaged entry: read the file instead
+                with contextlib.suppress(KeyError, TypeError, ValueError, IndexError):  # a damaged entry: read the file
                     summary = _summary_from(path, cached["row"])
             if summary is None:
                 summary = summarize_file(path)

@@ -21,7 +21,7 @@ from debate_tui.inputs import ConfigError
 from debate_tui.textsafe import inert
 
 COMMANDS = {
-    "tui": "tui", "run": "run", "sessions": "sessions", "resume": "sessions", "export": "sessions",
+    "tui": "tui", "run": "run", "sessions": "sessions", "resume": "sessions", "fork": "fork", "export": "sessions",
     "dataset": "dataset", "meta": "meta", "config": "config", "models": "models", "batch": "batch", "review": "review",
     "probe": "probe", "calibrate": "trust", "escalate": "trust", "compare": "compare",
     "labels": "labels", "audit": "audit", "serve": "serve", "completion": "completion",
@@ -34,6 +34,9 @@ EXIT_CODES = {
            "3 failed, 4 stopped (budget or Ctrl+C; resumable), 5 waits for a person's decision (resume --decide)",
     "sessions": "0 listed, 2 the configuration cannot be used",
     "resume": "0 completed, 2 bad input, 3 failed, 4 stopped, 5 waits for a person's decision (as run)",
+    "fork": "0 completed, 2 bad input (nothing was called: N out of range, an original still running, a model or "
+            "file refused) or a session or report file that cannot be written, 3 failed, 4 stopped, 5 waits for a "
+            "person's decision (as run)",
     "export": "0 written, 2 the session cannot be read or the output file is refused",
     "dataset": "0 written, 2 a bad file or name (one line on stderr)",
     "meta": "0 done, 2 bad input (one line on stderr)",

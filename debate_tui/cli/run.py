@@ -157,6 +157,7 @@ def summary_line(session: Session, **extra: str) -> str:
         "confidence": dict(outcome.confidence) if outcome else {c.name: None for c in session.criteria},
         "confidence_basis": confidence_lines(session),
         **extra,
+        **({"forked_from": session.forked_from.model_dump()} if session.forked_from is not None else {}),
     })
 
 

@@ -76,14 +76,16 @@ def _print_rows(rows: list[SessionSummary], *, by_path: bool = False) -> None:
             print(inert_line(f"{name}  UNREADABLE  {row.problem}"))
             continue
         when = f"{row.created_at:%Y-%m-%d %H:%M}" if row.created_at else "?"
+        fork = f"  fork of {row.forked_from[0]} at turn {row.forked_from[1]}" if row.forked_from else ""
         print(inert_line(f"{name}  {when}  {row.protocol:<9} {row.shown_status:<11} {','.join(row.criteria):<20} "
-                         f"{row.result:<24} {row.snippet!r}"))
+                         f"{row.result:<24} {row.snippet!r}{fork}"))
 
 
 def _row_data(row: SessionSummary) -> dict[str, object]:
     return {"id": row.id, "path": str(row.path), "created_at": row.created_at.isoformat() if row.created_at else None,
             "protocol": row.protocol, "status": row.shown_status, "criteria": list(row.criteria),
-            "result": row.result, "snippet": row.snippet, "problem": row.problem}
+            "result": row.result, "snippet": row.snippet, "problem": row.problem,
+            "forked_from": {"session": row.forked_from[0], "turns": row.forked_from[1]} if row.forked_from else None}
 
 
 def handle_list(args: argparse.Namespace) -> int:

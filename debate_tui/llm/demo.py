@@ -34,8 +34,12 @@ def _scale(request: ChatRequest) -> tuple[float, float]:
 
 
 def _last_score(request: ChatRequest) -> float | None:
-    found = _LAST_SCORE.findall(request.messages[-1]["content"]) if request.messages else []
-    return float(found[-1]) if found else None
+    """The score under criticism: the last one in the latest message that has one (a moderator's remark, put
+    after the prompt by the runner, holds none: the Critic still reads the score it was asked about)."""
+    for message in reversed(request.messages):
+        if found := _LAST_SCORE.findall(message["content"]):
+            return float(found[-1])
+    return None
 
 
 def _was_criticised(request: ChatRequest) -> bool:

@@ -176,6 +176,16 @@ def action_table(session: Session) -> Table | None:
     return Table(["When", "Who", "Action", "Detail"], rows)
 
 
+def fork_origin(session: Session) -> str | None:
+    """Where a fork came from, in one line for its report; None for a session that is not a fork."""
+    origin = session.forked_from
+    if origin is None:
+        return None
+    copied = ("no turn copied" if origin.turns == 0 else
+              f"its first {counted(origin.turns, 'completed turn')} copied, no call made for them")
+    return f"session {origin.session}, at turn {origin.turns} ({copied})"
+
+
 def usage_sentence(session: Session) -> str:
     usage = session.usage
     truncated = sum(turn.truncated for turn in session.turns)

@@ -90,6 +90,8 @@ def _header(session: Session) -> str:
             ("Text", f"{counted(*size(task.text))}, sha256 {facts.digest(task.text)}")]
     if task.text_b is not None:
         rows.append(("Text 2", f"{counted(*size(task.text_b))}, sha256 {facts.digest(task.text_b)}"))
+    if (origin := facts.fork_origin(session)) is not None:
+        rows.append(("Forked from", origin))
     if any(a.model.startswith("demo/") for a in session.agents):
         rows.append(("Note", "produced by the offline demo model, not a real judgment."))
     return '<dl class="facts">' + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows) + "</dl>\n"

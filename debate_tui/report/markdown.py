@@ -21,6 +21,7 @@ from debate_tui.report.facts import (
     confidence_lines,
     deduction,
     digest,
+    fork_origin,
     has_verdicts,
     ladder,
     location,
@@ -60,6 +61,8 @@ def _header(session: Session) -> list[str]:
     ]
     if task.text_b is not None:
         lines.append(f"- **Text 2:** {counted(*size(task.text_b))}, sha256 `{digest(task.text_b)}`")
+    if (origin := fork_origin(session)) is not None:
+        lines.append(f"- **Forked from:** {origin}")
     if any(a.model.startswith("demo/") for a in session.agents):
         lines.append("- **Note:** produced by the offline demo model, not a real judgment.")
     return lines

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from debate_tui.report.compare import SessionComparison
     from debate_tui.ui.launch import Launch
     from debate_tui.ui.screens.debate import DebateScreen
+    from debate_tui.ui.screens.dialogs import ForkAnswer
     from debate_tui.ui.session_builder import SetupCatalog
 
 from debate_tui.inputs import InputError
@@ -296,6 +297,26 @@ class DebateTUI(App[int]):
 
         self.push_screen(DebateScreen(session, control, make, kind=kind, clock=self.clock, after=after, climb=climb))
 
+    def fork(self, original: Session, answer: ForkAnswer) -> None:
+        """What if you had stepped in: `original` cut after `answer.at` turns with its change, played as a new
+        session in its own debate screen over the original's (Escape on it goes back there). The fork is made
+        by `forking`, as `debate-tui fork` makes it, and checked as a resume is."""
+        from debate_tui.factory import check_session
+        from debate_tui.forking import ForkChange, fork_session
+        from debate_tui.ui.screens.dialogs import ALL_AGENTS
+
+        for_all = answer.agent == ALL_AGENTS
+        change = ForkChange(remark=answer.remark or None, model=answer.model if for_all else None,
+                            agent_models={} if for_all or not answer.model else {answer.agent: answer.model},
+                            model_settings=self.launch.choices.model_settings)
+        try:
+            fork = fork_session(original, answer.at, change, who=self.user)
+            check_session(fork)
+        except InputError as exc:
+            self.notify(f"cannot fork: {exc}", title="Cannot fork", severity="error", markup=False)
+            return
+        self._run(fork, self.store.path_for(fork.id), kind=f"fork after turn {answer.at}")
+
     def start_ladder(self, session: Session) -> None:
         """`--policy`: tier 1 plays; `LadderPlay` takes each next step when a tier's run ends."""
         from debate_tui.ui.ladder_play import LadderPlay
@@ -315,13 +336,13 @@ class DebateTUI(App[int]):
         from debate_tui.ui.screens.debate import DebateScreen
         from debate_tui.ui.trimmed import trimmed
 
-        session = trimmed(session)  # a replay only shows: a huge turn is cut, with the way to all of it
+        shown = trimmed(session)  # a replay only shows: a huge turn is cut, with the way to all of it
         control = RunControl(mode="step")
 
         def make(emit: Callable[[Event], None]) -> Replayer:
-            return Replayer(session, emit=emit, control=control, chunk_delay_s=self.replay_delay_s)
+            return Replayer(shown, emit=emit, control=control, chunk_delay_s=self.replay_delay_s)
 
-        self.push_screen(DebateScreen(session, control, make, kind="replay", clock=self.clock))
+        self.push_screen(DebateScreen(shown, control, make, kind="replay", clock=self.clock, source=session))
         self.notify("Replay: space shows the next turn, a plays the rest.", timeout=4)
 
     def open_report(self, session: Session) -> None:

@@ -22,8 +22,8 @@ def test_sessions_dir_is_one_flag_with_one_help():
     having = {name: action for name, parser in commands(build_parser()).items()
               for action in parser._actions if "--sessions-dir" in action.option_strings
               and name != "config show"}  # there every configuration setting is a flag: "sets sessions_dir"
-    assert set(having) == {"tui", "run", "batch", "sessions", "resume", "export", "review", "calibrate", "probe",
-                           "labels", "compare"}
+    assert set(having) == {"tui", "run", "batch", "sessions", "resume", "fork", "export", "review", "calibrate",
+                           "probe", "labels", "compare"}
     assert {(a.dest, a.metavar, a.help, a.default) for a in having.values()} == {
         ("sessions_dir", "DIR", SESSIONS_DIR_HELP, None)}
     args = build_parser().parse_args(["sessions", "--sessions-dir", "~/s"])

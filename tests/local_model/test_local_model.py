@@ -237,3 +237,37 @@ def test_two_versions_of_a_story_compared_keep_every_error_on_its_side(tmp_path:
     found = [len((session["outcome"] or {}).get("errors", [])) for session in sessions]
     errors = compared["errors"]
     assert (len(errors["both"]) + len(errors["only_a"]), len(errors["both"]) + len(errors["only_b"])) == tuple(found)
+
+
+@pytest.mark.serial  # asserts wall time
+def test_a_debate_forked_at_turn_2_with_a_remark_copies_two_turns_and_asks_only_the_rest(tmp_path: Path) -> None:
+    """`fork --at 2 --inject`: the original's first two turns verbatim (no call for them), the remark recorded
+    before turn 3, the rest asked of the real model to the protocol's end, within the same bounds as a run."""
+    done, _, first = _run("debate", tmp_path, "--rounds", "2")
+    assert done.returncode == EXIT[first["status"]], done.stderr[-2000:]
+    original = json.loads(Path(first["session_path"]).read_text())
+    assert sum(turn["error"] is None for turn in original["turns"]) >= 2, original["turns"]
+    env = {**os.environ, "OPENAI_API_KEY": "sk-local-server-needs-none", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    remark = "Check every number against the article before you score."
+    started = time.monotonic()
+    forked = subprocess.run(
+        [CLI, "fork", first["session_path"], "--at", "2", "--inject", remark, "--timeout", str(TIMEOUT),
+         "--retries", str(RETRIES), "--sessions-dir", str(tmp_path / "sessions")],
+        env=env, capture_output=True, text=True, timeout=_bound("debate") * 2 + 60)
+    elapsed = time.monotonic() - started
+    lines = [line for line in forked.stdout.splitlines() if line.startswith("{")]
+    assert len(lines) == 1, forked.stderr[-2000:]
+    summary = json.loads(lines[0])
+    fork = json.loads(Path(summary["session_path"]).read_text())
+    assert summary["forked_from"] == fork["forked_from"] == {"session": original["id"], "turns": 2}
+    assert forked.returncode == EXIT[fork["status"]], forked.stderr[-2000:]
+    assert elapsed <= _bound("debate") * 2
+    kept = [t for t in fork["turns"] if t["error"] is None][:2]
+    assert kept == [t for t in original["turns"] if t["error"] is None][:2]
+    assert [(a["kind"], a["after_turn"], a["text"]) for a in fork["actions"]] == [("inject", 2, remark)]
+    asked = fork["turns"][original["turns"].index(kept[-1]) + 1:]  # what came after the copied turns
+    assert summary["calls"] == sum(turn["usage"]["calls"] for turn in asked)
+    for turn in asked:
+        assert turn["usage"]["completion_tokens"] <= CAP and turn.get("finish_reason") in FINISH_REASONS
+    print(f"original {original['id']}: {len(original['turns'])} turns, {first['calls']} calls, {first['scores']}; "
+          f"fork {fork['id']}: 2 turns copied, {summary['calls']} calls, {summary['scores']}")

@@ -18,7 +18,8 @@ from tests.helpers.sessions import make_session
 from tests.helpers.ui import RecordingDemo, screen_text, wait_until
 
 DEBATE_IDS = ["debate.next", "debate.auto", "debate.pause", "debate.inject", "debate.override", "debate.report",
-              "debate.export", "debate.back", "app.help", "app.quit", "app.sessions", "app.setup"]
+              "debate.export", "debate.back", "debate.fork", "debate.turn_previous", "debate.turn_next", "app.help",
+              "app.quit", "app.sessions", "app.setup"]
 
 
 def debate_app() -> DebateTUI:
@@ -76,7 +77,8 @@ async def test_the_palette_offers_the_screens_commands_first_and_no_text_editor_
     async with app.run_test(size=(120, 36)) as pilot:
         await on_debate(pilot)
         titles = [c.title for c in app.get_system_commands(app.screen)]
-        assert titles[:9] == ["Step", "Auto", "Pause", "Inject", "Override", "Report", "Export", "Stop", "Help"]
+        assert titles[:12] == ["Step", "Auto", "Pause", "Inject", "Override", "Report", "Export", "Stop", "Fork",
+                               "Turn before", "Turn after", "Help"]
         helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
         assert helps["Auto"].endswith("(key: a)") and "Keys" not in helps  # the palette reads markup: no [..]
         assert "[" not in helps["Help"]

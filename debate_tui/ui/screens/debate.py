@@ -4,6 +4,12 @@ It consumes engine events (from a Runner, or a Replayer for a recorded
 session) and calls RunControl; it knows nothing of any protocol. The player
 runs as an exclusive worker in the app's event loop, so a key press only ever
 flips RunControl state and repaints the status line.
+
+On a finished or paused debate a person picks a turn (`[` and `]`) and forks
+after it (`f`): the dialog says what to change, and the app plays the fork in
+a new debate screen over this one (`debate_tui.forking` makes it). Comparing a
+fork with its original is one more key on the fork's screen once the compare
+view exists; `Session.forked_from` tells that key which original to open.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
 from debate_tui.batch.climb import waiting
-from debate_tui.domain import HumanAction, Session
+from debate_tui.domain import HumanAction, Session, Turn
 from debate_tui.engine.control import RunControl
 from debate_tui.engine.events import (
     Event,
@@ -39,6 +45,7 @@ from debate_tui.engine.events import (
     TurnStarted,
     Waiting,
 )
+from debate_tui.engine.runner import acted_on
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.report.facts import confidence_lines, no_result
 from debate_tui.store import summarize
@@ -48,7 +55,14 @@ from debate_tui.ui.literal import literal
 from debate_tui.ui.messages import RunEvent
 from debate_tui.ui.replay import describe_action
 from debate_tui.ui.screens.base import BaseScreen
-from debate_tui.ui.screens.dialogs import DecisionDialog, OverrideAnswer, OverrideDialog, TextPrompt
+from debate_tui.ui.screens.dialogs import (
+    DecisionDialog,
+    ForkAnswer,
+    ForkDialog,
+    OverrideAnswer,
+    OverrideDialog,
+    TextPrompt,
+)
 from debate_tui.ui.screens.report import ReportScreen
 from debate_tui.ui.widgets.agent_pane import AgentPane
 from debate_tui.ui.widgets.footer import AppFooter
@@ -104,16 +118,35 @@ class DebateScreen(BaseScreen[None]):
                 tooltip="Write the report to a Markdown, HTML or JSON file"),
         Binding("escape", "back", "Stop", id="debate.back",
                 tooltip="Stop the run at once (it can be resumed); when it is over, go back"),
+        Binding("f", "fork", "Fork", id="debate.fork",
+                tooltip="On a finished or paused debate: fork after the picked turn ([ and ] pick it), with a "
+                        "remark or another model from the next turn on; the fork plays in its own panes"),
+        Binding("left_square_bracket", "pick(-1)", "Turn before", id="debate.turn_previous", show=False,
+                tooltip="Pick the turn before the picked one (the last, at first): the one to fork after"),
+        Binding("right_square_bracket", "pick(1)", "Turn after", id="debate.turn_next", show=False,
+                tooltip="Pick the turn after the picked one"),
     ]
 
     def __init__(self, session: Session, control: RunControl, make_player: PlayerFactory, *,
                  kind: str = "live", clock: Callable[[], float] = time.monotonic,
-                 after: Callable[[DebateScreen], None] | None = None, climb: str = "") -> None:
+                 after: Callable[[DebateScreen], None] | None = None, climb: str = "",
+                 source: Session | None = None) -> None:
         """`after`: called once the run has finished and its outcome is shown (a trust ladder's next step);
-        `climb`: the ladder's lines so far (why this tier runs), kept on show under the status line."""
+        `climb`: the ladder's lines so far (why this tier runs), kept on show under the status line;
+        `source`: the session a fork copies, when `session` is a trimmed copy for the screen (a replay)."""
         super().__init__()
         self.after = after
         self.session = session
+        self.source = source or session
+        self.shown: list[Turn] = []
+        """The completed turns on the screen so far, in the order they came: the turns a fork can be cut after."""
+        self.picked: int | None = None
+        """The turn picked to fork after (1 = the first shown); None: none picked, the latest is meant."""
+        self._recorded = list(session.actions)
+        """Actions taken before this run began (a fork's remark, a resumed run's earlier ones): shown where they
+        were taken, once that many turns are on the screen; a live action comes as its own event."""
+        self._acted: set[int] = set()
+        """The actions shown so far (by identity): a replay announces the recorded ones itself."""
         self.control = control
         self.make_player = make_player
         self.kind = kind
@@ -158,6 +191,7 @@ class DebateScreen(BaseScreen[None]):
         self.status.mode = self._mode()
         self.set_interval(1.0, self._tick)
         self.set_interval(FLUSH_S, self._flush)
+        self._show_recorded()
         self.start()
 
     def start(self) -> None:
@@ -225,6 +259,9 @@ class DebateScreen(BaseScreen[None]):
                 self._streamed.pop(turn.slot, None)
                 if turn.agent in self.panes:
                     self.panes[turn.agent].finish_turn(turn, self.session.original_verdict(turn.verdict))
+                if turn.error is None:
+                    self.shown.append(turn)
+                    self._show_recorded()
                 self.status.speaking = ""
                 self.status.set_usage(self.session.usage)
             case TurnFailed(slot=slot, agent=agent, error=error, partial_text=partial, will_retry=retry):
@@ -238,7 +275,7 @@ class DebateScreen(BaseScreen[None]):
                 self.status.round = round_
             case NeedsHuman() as asked:
                 self._ask_decision(asked)
-            case HumanActed(action=action, agents=agents):
+            case HumanActed(action=action, agents=agents) if id(action) not in self._acted:
                 self._show_action(action, agents)
             case OutcomeReached():
                 self._show_outcome()
@@ -298,8 +335,14 @@ class DebateScreen(BaseScreen[None]):
         for agent, result in self._overridden.items():
             self.panes[agent].set_result(result)
 
+    def _show_recorded(self) -> None:
+        for action in self._recorded:
+            if id(action) not in self._acted and action.after_turn <= len(self.shown):
+                self._show_action(action, acted_on(self.session, action))
+
     def _show_action(self, action: HumanAction, agents: tuple[str, ...]) -> None:
         """In the panes it reaches: a remark in each, an override in the header of the agents it overrules."""
+        self._acted.add(id(action))
         result = None
         if action.kind == "override":
             value = action.value if isinstance(action.value, str) else f"{action.value:g}"
@@ -337,7 +380,8 @@ class DebateScreen(BaseScreen[None]):
 
     def action_inject(self) -> None:
         if self.finished:
-            self.notify("The run is over: a remark would reach no one.", severity="warning")
+            self.notify("The run is over: a remark would reach no one. Fork it (f) to see what a remark after a "
+                        "turn would have changed.", severity="warning")
             return
 
         def done(text: str | None) -> None:
@@ -374,6 +418,45 @@ class DebateScreen(BaseScreen[None]):
 
         self.app.push_screen(DecisionDialog(asked.question, asked.options, asked.labels, asked.details,
                                             report=self.action_report), done)
+
+    # ----- forking: what if you had stepped in ---------------------------------------
+
+    def action_pick(self, step: int) -> None:
+        """Move the picked turn; its agent's pane is marked and the status line says which turn it is."""
+        if not self.shown:
+            self.notify("No turn has finished yet: nothing to pick.", severity="warning")
+            return
+        at = len(self.shown) if self.picked is None else self.picked + step  # the first press picks the latest
+        self.picked = min(max(at, 1), len(self.shown))
+        agent = self.shown[self.picked - 1].agent
+        for name, pane in self.panes.items():
+            pane.set_class(name == agent, "-picked")
+        self.status.picked = f"turn {self.picked} of {len(self.shown)} picked"
+
+    def _forkable(self) -> bool:
+        """Finished, paused, or in step mode between two turns: nothing a fork copies is still changing."""
+        between = self.control.mode == "step" and not self._streaming()
+        return self.finished or ((self.control.paused or between) and not self._decision_open)
+
+    def _described(self, at: int) -> str:
+        if at == 0:
+            return "none: you step in before the first"
+        turn = self.shown[at - 1]
+        about = f", {turn.criterion}" if turn.criterion else ""
+        return f"the last kept: {turn.agent}, round {turn.round}{about}"
+
+    def action_fork(self) -> None:
+        if not self._forkable():
+            self.notify("Pause the debate (p) or let it finish before forking it.", severity="warning")
+            return
+        at = self.picked if self.picked is not None else len(self.shown)
+        agents = [(a.name, a.model) for a in self.session.agents if a.role != "human"]
+
+        def done(answer: ForkAnswer | None) -> None:
+            if answer is not None:
+                tui(self).fork(self.source, answer)
+
+        self.app.push_screen(ForkDialog(at, len(self.shown), self._described(at), agents), done)
 
     def action_report(self) -> None:
         self.app.push_screen(ReportScreen(self.session))

@@ -32,13 +32,14 @@ class Dialog(ModalScreen[T], Generic[T]):
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="dialog.cancel", tooltip="Close without doing anything")]
     DEFAULT_CLASSES = "dialog"
+    BOX_CLASSES = "dialog-box"
 
     def __init__(self, title: str) -> None:
         super().__init__()
         self.title_text = title
 
     def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog-box"):
+        with Vertical(classes=self.BOX_CLASSES):
             yield Label(literal(self.title_text, "bold"), classes="dialog-title")
             yield from self.body()
             yield Static("", classes="dialog-error")
@@ -51,6 +52,23 @@ class Dialog(ModalScreen[T], Generic[T]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class FormDialog(Dialog[T]):
+    """A form: Enter in any box, or its first button, submits; its button whose id ends in "-cancel" cancels."""
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if str(event.button.id).endswith("-cancel"):
+            self.dismiss(None)
+        else:
+            self.submit()
+
+    def on_input_submitted(self) -> None:
+        self.submit()
+
+    def submit(self) -> None:
+        """Dismiss with the answer, or `complain` and stay open."""
+        raise NotImplementedError
 
 
 class TextPrompt(Dialog[str | None]):
@@ -83,7 +101,7 @@ class OverrideAnswer:
 PAIR_VERDICTS = ("1", "2", "0")
 
 
-class OverrideDialog(Dialog[OverrideAnswer | None]):
+class OverrideDialog(FormDialog[OverrideAnswer | None]):
     """Replace a criterion's score, or a pair's verdict; the reason is recorded with who and when."""
 
     def __init__(self, criteria: list[Criterion], *, pairwise: bool = False) -> None:
@@ -103,15 +121,6 @@ class OverrideDialog(Dialog[OverrideAnswer | None]):
         with Horizontal(classes="dialog-buttons"):
             yield Button("Override", variant="warning", id="override-ok")
             yield Button("Cancel", id="override-cancel")
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "override-cancel":
-            self.dismiss(None)
-        else:
-            self.submit()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.submit()
 
     def submit(self) -> None:
         name = str(self.query_one("#override-criterion", Select).value)
@@ -243,7 +252,7 @@ class ExportAnswer:
     format: ExportFormat
 
 
-class ExportDialog(Dialog[ExportAnswer | None]):
+class ExportDialog(FormDialog[ExportAnswer | None]):
     """Where to write the report and in which format; switching format switches the suffix.
 
     The path has the focus, so Enter exports at once to the name offered."""
@@ -274,18 +283,65 @@ class ExportDialog(Dialog[ExportAnswer | None]):
         path_input = self.query_one("#export-path", Input)
         path_input.value = str(Path(path_input.value or self.stem).with_suffix(f".{self.format}"))
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "export-cancel":
-            self.dismiss(None)
-        else:
-            self.submit()
-
-    def on_input_submitted(self) -> None:
-        self.submit()
-
     def submit(self) -> None:
         raw = self.query_one("#export-path", Input).value.strip()
         if not raw:
             self.complain("Give a file path.")
             return
         self.dismiss(ExportAnswer(Path(raw).expanduser(), self.format))
+
+
+ALL_AGENTS = "*"
+"""The fork dialog's choice of whom a new model is for: every agent."""
+
+
+@dataclass(frozen=True)
+class ForkAnswer:
+    """What a fork changes after turn `at`: a remark, a model (for `agent`, or ALL_AGENTS), or neither."""
+
+    at: int
+    remark: str
+    model: str
+    agent: str = ALL_AGENTS
+
+
+class ForkDialog(FormDialog[ForkAnswer | None]):
+    """Where to cut (the picked turn, editable) and what to change from the next turn on.
+
+    The remark has the focus, so typing it and pressing Enter forks after the picked turn."""
+
+    AUTO_FOCUS = "#fork-remark"
+    BOX_CLASSES = "dialog-box fork-box"
+
+    def __init__(self, at: int, total: int, picked: str, agents: list[tuple[str, str]]) -> None:
+        """`picked`: the turn `at` in words; `agents`: (name, model) of each agent."""
+        super().__init__("Fork: what if you had stepped in")
+        self.at, self.total, self.picked = at, total, picked
+        self.agents = agents
+
+    def body(self) -> ComposeResult:
+        models = ", ".join(dict.fromkeys(model for _, model in self.agents))
+        yield Static(literal(f"Keep the first {self.at} of {self.total} turns ({self.picked}); the change applies "
+                             f"from the next."), classes="dialog-question", id="fork-what")
+        with Horizontal(classes="fork-row"):
+            yield Label("after turn", classes="fork-label")
+            yield Input(str(self.at), id="fork-at", type="integer", placeholder=f"0-{self.total}")
+            yield Input(placeholder="a remark for the next turn (optional)", id="fork-remark")
+        with Horizontal(classes="fork-row"):
+            yield Input(placeholder=f"another model (now {models})", id="fork-model")
+            yield Select([("every agent", ALL_AGENTS), *((f"{name} only", name) for name, _ in self.agents)],
+                         value=ALL_AGENTS, allow_blank=False, id="fork-agent")
+        with Horizontal(classes="dialog-buttons"):
+            yield Button("Fork", variant="primary", id="fork-ok")
+            yield Button("Cancel", id="fork-cancel")
+        yield Label("Enter forks; the fork plays in its own panes, the original stays",
+                    classes="dialog-help")
+
+    def submit(self) -> None:
+        raw = self.query_one("#fork-at", Input).value.strip()
+        if not raw.isdigit() or not 0 <= int(raw) <= self.total:
+            self.complain(f"Fork after a turn from 0 (before the first) to {self.total}.")
+            return
+        self.dismiss(ForkAnswer(int(raw), self.query_one("#fork-remark", Input).value.strip(),
+                                self.query_one("#fork-model", Input).value.strip(),
+                                str(self.query_one("#fork-agent", Select).value)))

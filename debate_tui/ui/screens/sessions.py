@@ -53,7 +53,9 @@ class Row:
 
     @property
     def kind(self) -> str:
-        return "example" if self.example else "batch" if self.summary.batch else "live"
+        if self.example:
+            return "example"
+        return "batch" if self.summary.batch else "fork" if self.summary.forked_from else "live"
 
     def matches(self, words: list[str]) -> bool:
         """Every word is in the row's kind, protocol, status, criteria or text (the filter box)."""
@@ -125,7 +127,7 @@ class SessionsScreen(BaseScreen[None]):
         Binding("d", "delete", "Delete", id="sessions.delete", tooltip="Delete the session file (asks first)"),
         Binding("f5", "refresh", "Refresh", id="sessions.refresh", tooltip="Read the sessions directory again"),
         Binding("slash", "filter", "Filter", id="sessions.filter",
-                tooltip="Show only the sessions whose kind (live, batch, example), protocol, status, criteria or "
+                tooltip="Show only the sessions whose kind (live, fork, batch, example), protocol, status, criteria or "
                         "text hold every word typed"),
         Binding("escape", "back", "Back", id="sessions.back", tooltip="Return to the previous screen"),
     ]

@@ -35,6 +35,8 @@ class StatusLine(Static, KeptLines):
     calls: reactive[int] = reactive(0)
     tokens: reactive[int] = reactive(0)
     cost: reactive[float] = reactive(0.0)
+    picked: reactive[str] = reactive("")
+    """The turn picked to fork after ("turn 3 of 7 picked"), once a person picks one."""
     trust: reactive[str] = reactive("", layout=True)
     """With a trust ladder (`--policy`): the climb so far, a line per tier (what it said, and what follows).
     A new line makes the line taller: `layout`, else the height measured for the first line stayed."""
@@ -59,6 +61,7 @@ class StatusLine(Static, KeptLines):
             (f"{self.calls} calls", "", 4), (f"{self.tokens:,} tokens", "", 2), (f"${self.cost:.4f}", "", 3),
             (clock(self.elapsed), "", 8), *([(f"{self.speaking} speaking", "italic", 1)] if self.speaking else []),
             *([(f"{self.waiting} ...", "italic", 7)] if self.waiting else []),
+            *([(self.picked, "bold", 5)] if self.picked else []),
         ]
         room = self.outer_size.width - self.styles.gutter.width
         while room > 0 and len(" │ ".join(text for text, _, _ in parts)) > room:
