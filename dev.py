@@ -167,7 +167,7 @@ def _outcomes(report: Path) -> dict[str, list[str]]:
 
 def _node_id(classname: str, name: str) -> str:
     """pytest's own id (tests/a/test_b.py::TestC::test_d) from JUnit's dotted class name, to paste back."""
-    parts = classname.split(".")
+    parts = [part for part in classname.split(".") if part]
     for cut in range(len(parts), 0, -1):
         module = Path(*parts[:cut]).with_suffix(".py")
         if (ROOT / module).is_file():
