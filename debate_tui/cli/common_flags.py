@@ -19,5 +19,5 @@ def add_resampling(parser: argparse.ArgumentParser | argparse._ArgumentGroup) ->
     from debate_tui.meta.stats import MAX_BOOTSTRAP  # here: the TUI's parser takes other flags of this module
 
     parser.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                        help=f"resamples for the 95%% intervals (default 1000; 0: none; at most {MAX_BOOTSTRAP})")
+                        help=f"resamples for the 95%% intervals (default 1000; 0: none; at most {MAX_BOOTSTRAP:,})")
     parser.add_argument("--seed", type=int, default=0, metavar="N", help="seed of the resampling (default 0)")

@@ -116,7 +116,7 @@ def test_every_command_lists_its_exit_codes_in_its_help(command):
 def test_the_reference_shows_what_help_shows():
     reference = render()
     meta = reference.split("### `debate-tui meta`", 1)[1].split("### ", 1)[0]
-    bootstrap = "| `--bootstrap N` | resamples for the 95% intervals (default 1000; 0: none; at most 10000) |"
+    bootstrap = "| `--bootstrap N` | resamples for the 95% intervals (default 1000; 0: none; at most 100,000) |"
     assert bootstrap in meta  # not 95%%
     assert "| `--seed N` | seed of the resampling (default 0) |" in meta  # not the protocols' seed
     config = reference.split("### `debate-tui config`", 1)[1].split("### ", 1)[0]
