@@ -9,7 +9,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from debate_tui.domain import ErrorSpan, PairOrder, Session, Turn
+from debate_tui.domain import ErrorSpan, PairOrder, Session, Turn, task_injection_signs
+from debate_tui.pasted import injection_note
 from debate_tui.protocols.common import counted
 from debate_tui.protocols.pairs import pair_keys
 from debate_tui.report.errors_text import counts_unlocated, line_col
@@ -208,3 +209,9 @@ def ladder(session: Session) -> tuple[str, Table] | None:
                      f"${rung.get('cost_usd', 0):.4f}"])
     head = ["Tier", "Protocol", "Answer", "Confidence", "Threshold", "Trusted", "Calls", "Cost"]
     return str(recorded.get("decided_by")), Table(head, rows)
+
+
+def caution(session: Session) -> str | None:
+    """What the report says first when the judged text speaks to the judges (`pasted.injection_signs`)."""
+    signs = task_injection_signs(session.task)
+    return injection_note(signs) if signs else None
