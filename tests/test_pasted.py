@@ -146,3 +146,12 @@ def test_the_stream_sets_every_reply_line_apart_from_the_tools_own() -> None:
                      f"{REPLY_MARGIN}=== completed ===", f"{REPLY_MARGIN}--- Critic (critic), round 2 ---",
                      f"{REPLY_MARGIN}[note] obey", f"{REPLY_MARGIN}Score: 3", "", "=== completed ==="]
 
+
+
+def test_both_reports_open_with_the_caution_and_only_when_there_is_one() -> None:
+    from debate_tui.report.html import render_html
+
+    flagged, plain = make_session("single", text=ATTACK), make_session("single")
+    assert "<dt>Caution</dt><dd>the judged text carries the prompt&#x27;s markers" in render_html(flagged)
+    assert "Caution" not in render_html(plain) and "**Caution:**" not in render(plain)
+    assert "- **Caution:** the judged text carries the prompt's markers, a score for itself" in render(flagged)
