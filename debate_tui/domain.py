@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, FiniteFloat, field_serializer, model_validator
 
 from debate_tui.choices import Choices
+from debate_tui.pasted import escape_markers, injection_signs
 from debate_tui.textsafe import one_line
 
 Name = Annotated[str, AfterValidator(one_line)]
@@ -433,18 +434,24 @@ class Session(BaseModel):
 
 
 def task_block(task: Task) -> str:
-    """The material to judge, clearly delimited so the judge cannot mistake one part for another."""
+    """The material to judge, clearly delimited so the judge cannot mistake one part for another: a marker
+    written inside a text is escaped (`pasted.escape_markers`), so no text closes its own block."""
     parts = []
     if task.source:
-        parts.append(f"[Source]\n{task.source}\n[End of source]")
+        parts.append(f"[Source]\n{escape_markers(task.source)}\n[End of source]")
     if task.context:
-        parts.append(f"[Context]\n{task.context}\n[End of context]")
+        parts.append(f"[Context]\n{escape_markers(task.context)}\n[End of context]")
     if task.pairwise:
-        parts.append(f"[Text 1]\n{task.text}\n[End of text 1]")
-        parts.append(f"[Text 2]\n{task.text_b}\n[End of text 2]")
+        parts.append(f"[Text 1]\n{escape_markers(task.text)}\n[End of text 1]")
+        parts.append(f"[Text 2]\n{escape_markers(task.text_b or '')}\n[End of text 2]")
     else:
-        parts.append(f"[Text to evaluate]\n{task.text}\n[End of text]")
+        parts.append(f"[Text to evaluate]\n{escape_markers(task.text)}\n[End of text]")
     return "\n\n".join(parts)
+
+
+def task_injection_signs(task: Task) -> list[str]:
+    """What in the material `task_block` pastes speaks to the judges (`pasted.injection_signs`)."""
+    return injection_signs(task.text, task.text_b, task.source, task.context)
 
 
 Session.model_rebuild()  # `Choices` names Criterion only for type checkers: it is known here

@@ -123,7 +123,17 @@ def _agents(spec: ProtocolSpec, options: Any, choices: Choices, catalog: Catalog
     with_personas(agents, choices.agent_personas, catalog)
     generation = generation_of(choices)
     with_model_params(agents, choices, generation)
+    if _own_servers_only(agents) and "structured" not in {**choices.generation_defaults, **choices.generation}:
+        generation = generation.model_copy(update={"structured": "auto"})
     return agents, generation
+
+
+def _own_servers_only(agents: list[AgentSpec]) -> bool:
+    """Whether every agent calls a server of the user's own (an `api_base`): there `--structured auto` is the
+    default, since a small local model's free text is misread where its JSON answers are not (issue 45);
+    a hosted provider keeps free text unless asked."""
+    called = [agent for agent in agents if agent.model != DEMO_MODEL]
+    return bool(called) and all(agent.params.get("api_base") for agent in called)
 
 
 def generation_of(choices: Choices) -> Generation:

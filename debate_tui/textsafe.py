@@ -66,3 +66,18 @@ def inert_markdown(text: str) -> str:
     can start, and the raw file still reads naturally.
     """
     return _MARKDOWN_ACTIVE.sub(lambda m: "\\" + m.group(), inert(text))
+
+
+_BLOCK_MARK = re.compile(r"^([ \t]*)(#|={2,}[ \t]*$|-{2,}[ \t]*$|_{3,}[ \t]*$|\*{3,}[ \t]*$|`{3,}|~{3,})", re.M)
+"""What opens a block at a line's start: a heading, a setext underline or a rule, a code fence."""
+
+
+def markdown_literal(text: str) -> str:
+    """`text` for a Markdown block that shows it as written: no heading, table, rule or fence of its own.
+
+    A model's reply quoted in the report may hold "### Person (human) ... decision 5" or a "## Result" table:
+    backslashes and pipes are escaped everywhere (no table can form), and each line's block mark
+    ("#", "===", "---", "```") is escaped too, so the report's structure is the report's alone.
+    """
+    text = text.replace("\\", "\\\\").replace("|", "\\|")
+    return _BLOCK_MARK.sub(lambda m: m.group(1) + "\\" + m.group(2), text)

@@ -134,7 +134,8 @@ STARTER = """\
 # Ask the answer again as JSON under a schema (DEBATE_TUI_STRUCTURED, --structured):
 # "auto" where the free text gives none, true on every answer (a small local model:
 # every answer read, none misread, about as many calls; docs/REAL_MODELS.md),
-# false never.
+# false never. Unset: "auto" where every model is served from your own api_base,
+# else false.
 # structured = false
 # Per role, over the values above (a [models."<model>"] table wins over both):
 # [generation.roles.summarizer]

@@ -22,7 +22,7 @@ from debate_tui.cli.task_args import (
 )
 from debate_tui.cli.task_flags import add_history_arguments, add_limit_arguments, add_task_arguments
 from debate_tui.config import Config, flag_values, load_config, resolve_current
-from debate_tui.domain import Session
+from debate_tui.domain import Session, task_injection_signs
 from debate_tui.engine.budget import Budget
 from debate_tui.engine.condense import history_state, preflight
 from debate_tui.engine.control import RunControl
@@ -76,8 +76,13 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
                           "device or FIFO)")
 
 
+REPLY_MARGIN = "  | "
+"""Begins every line of a model's reply on the stream: the tool's own lines ("--- Scorer ... ---", "[note]",
+"=== completed ===") start at the margin, so a reply that writes one of them cannot pass for it."""
+
+
 class PlainPrinter:
-    """Writes the debate as readable plain text; model text is made inert first.
+    """Writes the debate as readable plain text; model text is made inert first, each of its lines indented.
 
     One turn at a time streams live; turns running beside it in parallel
     (ChatEval's simultaneous talk) are held back and printed whole when they
@@ -88,6 +93,21 @@ class PlainPrinter:
         self.out: TextIO | None = out
         self.live: int | None = None
         self.held: dict[int, list[str]] = {}
+        self.mid_line: set[int] = set()
+        """Slots whose reply has begun a line the margin was written for."""
+
+    def _reply(self, slot: int, text: str) -> str:
+        """A piece of a slot's reply with the margin before each of its lines (one streamed piece may end mid-line)."""
+        if not text:
+            return ""
+        start = "" if slot in self.mid_line else REPLY_MARGIN
+        body = text.replace("\n", "\n" + REPLY_MARGIN)
+        if body.endswith(REPLY_MARGIN):  # the next piece opens the next line
+            body = body[: -len(REPLY_MARGIN)]
+            self.mid_line.discard(slot)
+        else:
+            self.mid_line.add(slot)
+        return start + body
 
     def _write(self, text: str) -> None:
         if self.out is None:
@@ -106,6 +126,7 @@ class PlainPrinter:
             self.held.setdefault(slot, []).append(text)
 
     def _end(self, slot: int, tail: str) -> None:
+        self.mid_line.discard(slot)
         if slot == self.live:
             self.live = None
             self._write(tail)
@@ -121,10 +142,10 @@ class PlainPrinter:
                 about = f", {criterion}" if criterion else ""  # names may come from a user's TOML file
                 self._emit(slot, inert(f"\n--- {agent} ({role.replace('_', ' ')}), round {rnd}{about} ---") + "\n")
             case TextDelta(slot=slot, text=text):
-                self._emit(slot, inert(text))
+                self._emit(slot, self._reply(slot, inert(text)))
             case TurnCompleted(turn=turn, replayed=replayed):
                 if replayed:
-                    self._emit(turn.slot, inert(turn.content) + "\n(replayed from the session)")
+                    self._emit(turn.slot, self._reply(turn.slot, inert(turn.content)) + "\n(replayed from the session)")
                 self._end(turn.slot, f"\n[{turn.ending}]\n" if turn.ending else "\n")
             case TurnFailed(slot=slot, error=error, will_retry=retry):
                 self._end(slot, f"\n[turn failed: {inert(error)}{'; retrying' if retry else ''}]\n")
@@ -156,6 +177,7 @@ def summary_line(session: Session, **extra: str) -> str:
         "truncated": sum(turn.truncated for turn in session.turns),
         "confidence": dict(outcome.confidence) if outcome else {c.name: None for c in session.criteria},
         "confidence_basis": confidence_lines(session),
+        "injection_signs": task_injection_signs(session.task),
         **extra,
         **({"forked_from": session.forked_from.model_dump()} if session.forked_from is not None else {}),
     })

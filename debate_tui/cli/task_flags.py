@@ -203,7 +203,8 @@ def add_generation_arguments(parser: argparse.ArgumentParser) -> None:
     generation.add_argument(
         "--structured", nargs="?", const="on", type=structured_value, metavar="{auto,on,off}",
         help="ask the answer again as a small JSON object constrained to a schema: auto where the free text "
-             "gives none (in place of the reminder), on (the flag alone) on every answer, off never (default); "
+             "gives none (in place of the reminder), on (the flag alone) on every answer, off never; default: auto "
+             "where every model is served from your own api_base, else off; "
              "asked of a model litellm says takes a schema and of your own server (--api-base), else free text "
              "(the session records which)")
 

@@ -33,6 +33,7 @@ from debate_tui.domain import (
     Task,
     Turn,
     Usage,
+    task_injection_signs,
     utcnow,
 )
 from debate_tui.engine import structured
@@ -59,6 +60,7 @@ from debate_tui.generation import Generation
 from debate_tui.llm import tokens
 from debate_tui.llm.base import ChatRequest, Completion, LLMClient, LLMError, Message
 from debate_tui.llm.keys import key_source
+from debate_tui.pasted import injection_note
 from debate_tui.redact import redact
 
 if TYPE_CHECKING:
@@ -243,6 +245,8 @@ class Runner:
         session = self.session
         session.status, session.error, session.pending_question = "running", None, None
         self.control.track(self._cancel_inflight)
+        if signs := task_injection_signs(session.task):
+            self.emit(Notice(injection_note(signs)))  # the TUI's notices and `run`'s stream say it before any turn
         try:
             await self._save()  # a first call that hangs still leaves a visible, resumable session
             outcome = await self.play(Context(self))

@@ -30,6 +30,7 @@ JUDGE = "gpt-3.5-turbo"
 NO_POSITION = ("no recorded pairwise judge outputs: ScaleEval ships the models' answers only, "
                "no judge verdicts or debates")
 NO_RUBRIC = "no recorded judge outputs under a perturbed rubric (--criteria-variant)"
+NO_INJECTION = "no recorded judge outputs on texts with an instruction to the judge appended"
 
 
 def topical_chat_probes(root: str | Path | None = None, chosen: tuple[str, ...] = ("length", "self", "retest"),
@@ -55,4 +56,6 @@ def topical_chat_probes(root: str | Path | None = None, chosen: tuple[str, ...] 
         report["skipped"]["position"] = NO_POSITION
     if "rubric" in chosen:
         report["skipped"]["rubric"] = NO_RUBRIC
+    if "injection" in chosen:
+        report["skipped"]["injection"] = NO_INJECTION
     return report

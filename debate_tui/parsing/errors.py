@@ -67,7 +67,10 @@ ERROR_REPORT_FORMAT = "\n".join(
 
 _FIELD = re.compile(
     r"^\s*(?:[-*•>]+\s*|\d+[.)、]\s*)?(error\s+location|location|quote|error\s+type|type|reason|explanation"
-    r"|description|deduction|q\d*|question|a\d*|answer|story|text|total\s+score|score"
+    r"|description|deductions?(?:\s+for\s+[^:：\n]{2,40})?|q\d*|question|a\d*|answer|story|text|total\s+score"
+    r"|score\s+for\s+(?:the\s+)?individual\s+questions?|final\s+score|calculation\s+process|score"
+    r"|(?:the\s+)?(?:specific\s+)?(?:original\s+)?sentences?(?:\s*\(s\))?(?:\s+include)?"
+    r"|issues?(?:\s+explanation)?|details"
     r"|问题?|答案?|回答|单项问题得分|单项得分|最终得分|总分|计算过程"
     r"|具体原句|(?:原句|原文|错误位置|位置)\d*|问题解释|解释问题|解释|原因|理由)\s*[:：]\s*(.*)$",
     re.I,
@@ -84,6 +87,32 @@ _KEYS = {"error location": "location", "location": "location", "quote": "locatio
          "错误位置": "location", "位置": "location",
          "问题解释": "explanation", "解释问题": "explanation", "解释": "explanation", "原因": "explanation",
          "理由": "explanation"}
+
+
+_ENGLISH_KEYS = (
+    (re.compile(r"(?:the )?(?:specific )?(?:original )?sentences?(?: ?\(s\))?(?: include)?"), "location"),
+    (re.compile(r"issues?(?: explanation)?|details"), "explanation"),
+    (re.compile(r"deductions?(?: for .+)?"), "deduction"),
+)
+"""MATEval's English labels ("Specific original sentence(s):", "Issue:", "Deductions:", "Deduction for X:") and
+the field each fills."""
+_OWN_SCORE = re.compile(r"score for (?:the )?individual questions?")
+_ENDS = re.compile(r"final score|calculation process|最终得分|计算过程")
+"""The report's closing lines: after them no question is open (their words restate the errors, they add none)."""
+_NOTHING_DEDUCTED = re.compile(r"\bno\s+(?:points?\s+(?:(?:is|are|was|were|will\s+be)\s+)?deducted"
+                               r"|deductions?\s+(?:is|was)\s+(?:made|warranted|needed))\b", re.I)
+"""A Yes its own words take back: "..., so no points were deducted for it."."""
+_FIRST_NUMBER = re.compile(r"[-—]?\s*(\d+(?:\.\d+)?)")
+
+
+def _english_key(label: str) -> str:
+    return next((key for pattern, key in _ENGLISH_KEYS if pattern.fullmatch(label)), "")
+
+
+def _points(value: str) -> float | None:
+    """The points a deduction states: the first number, or the result of a sum ("1 for each issue = 2")."""
+    stated = _FIRST_NUMBER.search(value.rsplit("=", 1)[-1])
+    return float(stated.group(1)) if stated else None
 
 
 def _split_quotes(location: str) -> list[str]:
@@ -120,8 +149,8 @@ def _spans(draft: dict[str, str], default_type: str | None, unplaced: bool, text
     """The errors of one draft; `unplaced` says whether an error without a location still counts."""
     label = draft.get("type", "")
     kind = normalize_error_type(label) or WRAPPING.sub("", label).rstrip(".") or default_type or "unknown"
-    deduction = re.search(r"\d+(?:\.\d+)?", draft.get("deduction", ""))
-    points = float(deduction.group()) if deduction else 1.0
+    stated = _points(draft.get("deduction", ""))
+    points = 1.0 if stated is None else stated
     explanation = draft.get("explanation", "").strip()
     quotes = _split_quotes(draft.get("location", ""))
     if not quotes:  # an error stated without a location: kept, with nothing to point at (not the form's echo)
@@ -131,19 +160,23 @@ def _spans(draft: dict[str, str], default_type: str | None, unplaced: bool, text
     reasons = _ALTERNATIVES.split(explanation)
     if len(reasons) != len(quotes):
         reasons = [explanation] * len(quotes)
-    return [
-        ErrorSpan(type=kind, quote=part, start=where[0] if where else None, end=where[1] if where else None,
-                  explanation=reason, deduction=points)
-        for quote, reason in zip(quotes, reasons, strict=True)  # as many reasons as quotes, made so above
-        for part, where in _resolve(quote, text)
-    ]
+    parts = [(part, where, reason) for quote, reason in zip(quotes, reasons, strict=True)  # as many, made so above
+             for part, where in _resolve(quote, text)]
+    return [ErrorSpan(type=kind, quote=part, start=where[0] if where else None, end=where[1] if where else None,
+                      explanation=reason, deduction=points / len(parts) if "shared" in draft else points)
+            for part, where, reason in parts]
 
 
 _ASKED_AS_ANSWER = re.compile(r"^(\s*(?:\d+[.)、]\s*)?)[问答](\s*[:：]\s*(?:上述故事中)?(?:是否包含)?\s*"
                               r"['‘\"“][^'’\"”\n]{2,8}['’\"”]\s*[？?])\s*(?:答\s*[:：]\s*)?", re.M)
 
-_ANSWERED_ON_ITS_LINE = re.compile(r"^([ \t]*Q\d*[ \t]*[:：][^\n]*\?)[ \t]+(?=A\d*[ \t]*[:：])", re.M)
-"""An English question and its answer on one line: "Q: Does the text contain Repetition (REP) errors? A: Yes"."""
+_ANSWERED_ON_ITS_LINE = re.compile(r"^([ \t]*(?:Q\d*|Question)[ \t]*[:：][^\n]*\?)[ \t]*(?=(?:A\d*|Answer)[ \t]*[:：])",
+                                   re.M | re.I)
+"""An English question and its answer on one line: "Q: Does the text contain Repetition (REP) errors? A: Yes",
+or glued to it: "Question: Does the above story contain 'Repetition'?Answer: Yes."."""
+
+_GLUED_SCORE = re.compile(r"(?<=\S)[ \t]*(?=score\s+for\s+(?:the\s+)?individual\s+questions?\s*[:：])", re.I)
+"""An English score line glued to the line before it: "Deduction: -1 point.Score for individual questions: -1"."""
 
 _UNLABELLED_ANSWER = re.compile(r"^(\s*问[^\n]*[？?])[ \t]*\n(?=[ \t]*(?:是|否|不存在|没有)[，,。.！!\s])", re.M)
 
@@ -161,6 +194,7 @@ def normalize_qa(report: str) -> str:
     "问：…？答：是" on one line, a question written "答：'重复问题'？", an answer without its "答：", bold markers,
     "Q: …? A: Yes" on one line, "The text contains Repetition (REP) errors." (a question and its answer)."""
     report = _ANSWERED_ON_ITS_LINE.sub(r"\1\n", report.replace("**", "").replace("__", ""))
+    report = _GLUED_SCORE.sub("\n", report)
     report = _STATED.sub(lambda m: f"Q: Does the text contain {m.group(3) or m.group(4)} errors?\nA: "
                          + ("No" if m.group(1) or m.group(2) else "Yes") + "\n", report)
     report = _ASKED_AS_ANSWER.sub(lambda m: f"{m.group(1)}问{m.group(2)}\n" + ("答：" if m.group(0).rstrip().endswith(
@@ -225,6 +259,13 @@ class _Report:
         self.question_start = 0
         self.scored_from = 0
         """Where the errors that the question's next score line (单项问题得分) prices begin."""
+        self.said_since_score: list[str] = []
+        """The lines read since the question or its last score line: where an English report quotes its errors."""
+        self.ended = False
+        """The report's closing lines (Final Score, Calculation process) began: they restate, they add no error."""
+        self.priced_first: float | None = None
+        """An English score line written before the errors it prices ("Answer: Yes", "Score for individual
+        questions: -1", then the quote): the points that the errors read after it share."""
 
     def found(self, spans: list[ErrorSpan]) -> None:
         self.errors.extend(spans)
@@ -238,9 +279,38 @@ class _Report:
             self.found(_spans(self.draft, self.question_type, unplaced, self.text))
         self.draft = {}
 
+    def place_quoted(self) -> None:
+        """An English yes whose errors are not located names them by quoting the story in its own words ("The
+        phrase "X" is repeated", a numbered list of quotes, "Specific original sentences:" then a list): each
+        passage of those lines that is in the story is one error, the points read so far shared among them."""
+        if self.chinese or self.said is not True or not self.question_type:
+            return
+        if any(error.located for error in self.errors[self.scored_from:]):
+            return
+        places: list[tuple[str, tuple[int, int]]] = []
+        for line in self.said_since_score:
+            for passage in find_passages(line):
+                for part, where in _resolve(passage_words(passage), self.text):
+                    if where and not any(where[0] < end and start < where[1] for _, (start, end) in places):
+                        places.append((part, where))
+        if not places:
+            return
+        unplaced = self.errors[self.scored_from:]
+        points = sum(error.deduction for error in unplaced) if unplaced else 1.0
+        explanation = next((error.explanation for error in unplaced if error.explanation), "")
+        del self.errors[self.scored_from:]
+        self.found([ErrorSpan(type=self.question_type, quote=self.text[start:end], start=start, end=end,
+                              explanation=explanation, deduction=points / len(places))
+                    for _, (start, end) in places])
+        self.found_for_question = len(self.errors) - self.question_start
+
     def close_question(self) -> None:
         """A yes without an error read still counts one error of the asked type, with nothing to point at."""
         self.flush()
+        self.place_quoted()
+        if self.priced_first is not None:
+            points, self.priced_first = self.priced_first, None
+            self.score_line(points)
         if self.said is True and not self.found_for_question and self.question_type:
             self.errors.append(ErrorSpan(type=self.question_type, quote=""))
 
@@ -248,12 +318,22 @@ class _Report:
         self.close_question()
         self.question_type, self.said, self.found_for_question = normalize_error_type(value), None, 0
         self.chinese, self.question_start = chinese, len(self.errors)
-        self.scored_from = self.question_start
+        self.scored_from, self.said_since_score, self.ended = self.question_start, [], False
+
+    def end(self) -> None:
+        self.close_question()
+        self.question_type, self.said, self.ended = None, None, True
 
     def score_line(self, points: float) -> None:
+        if not self.chinese and self.said is True and points and not self.draft and \
+                self.scored_from == len(self.errors) and not "".join(self.said_since_score).strip():
+            self.priced_first = points
+            return
         self.flush()
+        self.place_quoted()
         _score_as_stated(self.errors, self.scored_from, points, self.question_type if self.said is True else None)
         self.scored_from, self.found_for_question = len(self.errors), len(self.errors) - self.question_start
+        self.said_since_score = []
         if self.said is True and not points:
             self.said = None  # the score line took the yes back
 
@@ -265,10 +345,18 @@ class _Report:
             self.said, self.found_for_question = False, 0
             return
         self.said = said
+        if not self.chinese and (rest := re.sub(r"^[\s*]*(?:yes|no)\b[\s.,;:!-]*", "", value, flags=re.I)):
+            self.said_since_score.append(rest)  # "Answer: Yes. The sentence “...” ...": the answer quotes its error
         if self.chinese and self.said is True and (rest := re.sub(r"^\s*(?:是的?|存在|有)[，,。.：:]?", "", value)):
             self.found(_prose_errors(rest, self.question_type, self.text))  # "答：是，“...”重复了两次。"
 
     def unlabelled(self, line: str) -> None:
+        if self.ended:
+            return
+        self.said_since_score.append(line)
+        if not self.chinese and self.said is True and _NOTHING_DEDUCTED.search(line):
+            self.score_line(0)  # "However, ... no points were deducted": the yes taken back
+            return
         if self.field == "explanation" and line.strip():
             self.draft["explanation"] += " " + line.strip()
         elif self.chinese and self.said is True and line.strip():  # 答：是, then each error in a sentence of prose
@@ -276,6 +364,24 @@ class _Report:
 
     def labelled(self, label: str, value: str) -> None:
         label = re.sub(r"(?<=[原位])(句|文|置)\d+$", r"\1", label)  # 原句1：, 原句2：: one location each
+        if _ENDS.fullmatch(label):
+            self.end()
+            return
+        if self.ended and label not in ("question", "问", "问题") and not re.fullmatch(r"q\d*", label):
+            return
+        if not self.chinese and self.question_type and (
+                _OWN_SCORE.fullmatch(label) or (label == "score" and self.said is True and _FIRST_NUMBER.match(value))):
+            own = _points(value)  # "Score for individual questions: -2 points (1 point for each issue)"
+            if own is not None:
+                self.score_line(own)
+            return
+        if not re.fullmatch(r"a\d*|answer", label):
+            self.said_since_score.append(value)
+        if not self.chinese and self.said is True and _NOTHING_DEDUCTED.search(value):
+            self.score_line(0)
+            return
+        shared = _english_key(label) == "deduction" and (label != "deduction" or re.search(r"\beach\b|=", value))
+        label = _english_key(label) or label
         if label == "问题" and not _ASKS.search(value):
             label = "解释"  # "问题：<what is wrong>" under a location explains it; only "问题：…是否…？" asks
         if label in ("question", "问", "问题") or re.fullmatch(r"q\d*", label):
@@ -289,6 +395,8 @@ class _Report:
             self.flush()
         if self.field:
             self.draft[self.field] = value
+        if shared:
+            self.draft["shared"] = "yes"  # "Deductions: 2 (1 for each)", "Deduction for X: -2": the type's total
 
 
 def parse_error_report(report_text: str, text: str) -> list[ErrorSpan]:

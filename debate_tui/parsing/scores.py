@@ -188,6 +188,10 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
         return 0  # an echoed rubric: "1 - Poor", "5 (excellent)"; a series "(1), (3) and (5)"
     if _NOT_A_SCORE_POST.match(post) or _NOT_A_SCORE_PRE.search(pre, folded):  # the anchored, cheap one first
         return 0
+    opening = _opens_with_score(reading, m, value, low, high) if m.start() == len(text) - len(text.lstrip()) \
+        else None
+    if opening is not None:
+        return int(opening)  # "2. The response somewhat refers to ...", "1. Unnatural"; "3. Unnatural" is none
     if _LINE_START.match(line_before) and _ENUMERATOR_POST.match(post) and (
             value == 1 or reading.numbered_list or _ITEM_SENTENCE_POST.match(post)):
         return 0  # "1. Groundedness: 0", "2. The article focuses on ...": a list number, not the score
@@ -227,6 +231,34 @@ def _classify(reading: _Reading, m: re.Match[str], low: float, high: float, crit
     if counted and counted.group(1).lower() not in _CONNECTORS:
         return 0  # "3 pop albums"
     return 1
+
+
+_OPENING_REASON = re.compile(r"\.[ \t]+(?:(?:the|this)[ \t]+(?:response|reply|answer|summary)\b|it[ \t]+(?:is|does)\b)"
+                             r"[^\n:]*$|\.[ \t]+([A-Za-z][a-z]*(?:[ \t]+[a-z]+){0,2})[ \t]*\.?[ \t]*$", re.I)
+"""After a reply's opening "N": a full stop, then one line that is its reason about the judged text ("The response
+..."), or the scale level's name in three words or fewer ("Unnatural", "somewhat interesting")."""
+_NEGATIVE_LEVEL = re.compile(r"\b(?:un\w+|in(?:coherent|appropriate)|not|dull|bad|poor|boring|irrelevant)\b", re.I)
+_MIDDLE_LEVEL = re.compile(r"\b(?:somewhat|fairly|moderately|partly|partially|slightly|a[ \t]+bit)\b", re.I)
+
+
+def _opens_with_score(reading: _Reading, m: re.Match[str], value: float, low: float, high: float) -> bool | None:
+    """Whether a reply that opens with "N." gives N as its score: True when nothing else in the reply is
+    numbered and its one line goes on with its reason or the level's name agreeing with N (the low end a
+    negative word, the high end none, a middle one a hedge); False when the level contradicts N ("1. Natural");
+    None when the reply is not of this form (the other rules decide)."""
+    if reading.numbered_list or m.start() in reading.list_numbers:
+        return None
+    rest = _OPENING_REASON.match(reading.text, m.end())
+    if rest is None or rest.end() < len(reading.text.rstrip()):
+        return None
+    level = rest.group(1)
+    if level is None:
+        return True
+    if value == low:
+        return bool(_NEGATIVE_LEVEL.search(level))
+    if value == high:
+        return not _NEGATIVE_LEVEL.search(level)
+    return bool(_MIDDLE_LEVEL.search(level))
 
 
 def _stars(m: re.Match[str]) -> str:

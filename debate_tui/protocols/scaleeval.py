@@ -40,6 +40,7 @@ from pydantic import Field
 
 from debate_tui.domain import AgentSpec, Criterion, Outcome, PairOrder, Persona, Task, Turn, Verdict, Vote
 from debate_tui.engine.runner import Context
+from debate_tui.pasted import escape_markers
 from debate_tui.protocols import confidence
 from debate_tui.protocols.common import ModelChoice, counted, excerpt
 from debate_tui.protocols.criteria_variants import Variant, rubric, vary
@@ -123,10 +124,10 @@ class Panel:
 
     def data(self) -> str:
         task = self.ctx.task
-        parts = [f"[Question]: {task.source or '(no question given)'}"]
+        parts = [f"[Question]: {escape_markers(task.source or '(no question given)')}"]
         if task.context:
-            parts.append(f"[Context]: {task.context}")
-        parts += [f"[Submission 1]: {self.first}", f"[Submission 2]: {self.second}",
+            parts.append(f"[Context]: {escape_markers(task.context)}")
+        parts += [f"[Submission 1]: {escape_markers(self.first)}", f"[Submission 2]: {escape_markers(self.second)}",
                   f"[Criteria]: {self.criterion.name}\n{rubric(self.criterion)}"]
         return "\n\n".join(parts)
 

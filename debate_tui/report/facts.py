@@ -10,7 +10,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from debate_tui.domain import ErrorSpan, PairOrder, Session, Turn
+from debate_tui.domain import ErrorSpan, PairOrder, Session, Turn, task_injection_signs
+from debate_tui.pasted import injection_note
 from debate_tui.protocols import PROTOCOLS, get_protocol
 from debate_tui.protocols.common import counted
 from debate_tui.protocols.pairs import pair_keys
@@ -273,3 +274,9 @@ def ladder(session: Session) -> LadderFacts | None:
                      f"{tokens:,}", f"${rung.get('cost_usd', 0):.4f}"])
     head = ["Tier", "Protocol", "Answer", "Confidence", "Threshold", "Trusted", "Calls", "Tokens", "Cost"]
     return LadderFacts(_decided_by(recorded, session), _guarantee(recorded), _totals(recorded), Table(head, rows))
+
+
+def caution(session: Session) -> str | None:
+    """What the report says first when the judged text speaks to the judges (`pasted.injection_signs`)."""
+    signs = task_injection_signs(session.task)
+    return injection_note(signs) if signs else None

@@ -94,6 +94,8 @@ def _header(session: Session) -> str:
         rows.append(("Forked from", origin))
     if any(a.model.startswith("demo/") for a in session.agents):
         rows.append(("Note", "produced by the offline demo model, not a real judgment."))
+    if warning := facts.caution(session):
+        rows.append(("Caution", warning))
     return '<dl class="facts">' + "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows) + "</dl>\n"
 
 

@@ -18,6 +18,7 @@ from debate_tui.report.facts import (
     action_table,
     agent_verdict_table,
     answers_so_far,
+    caution,
     confidence_lines,
     deduction,
     digest,
@@ -35,7 +36,7 @@ from debate_tui.report.facts import (
 )
 from debate_tui.report.quotes import numbered, quoted_passages
 from debate_tui.report.vote import jury_lines, vote_lines
-from debate_tui.textsafe import inert_markdown
+from debate_tui.textsafe import inert_markdown, markdown_literal
 from debate_tui.writing import size
 
 _LINE_SPACE = re.compile(r"[ \t\n]+")
@@ -65,6 +66,8 @@ def _header(session: Session) -> list[str]:
         lines.append(f"- **Forked from:** {origin}")
     if any(a.model.startswith("demo/") for a in session.agents):
         lines.append("- **Note:** produced by the offline demo model, not a real judgment.")
+    if warning := caution(session):
+        lines.append(f"- **Caution:** {warning}")
     return lines
 
 
@@ -137,6 +140,7 @@ def _judged(session: Session) -> list[str]:
         if task.text_b is not None:
             lines += [f"**{title}**", ""]
         # a hard break (two trailing spaces) ends each line: a viewer would otherwise join them in one paragraph
+        shown = [markdown_literal(line) for line in shown]
         lines += [f"> {line.rstrip()}  " for line in shown[:-1]] + [f"> {shown[-1]}".rstrip(), ""]
         if left_out:
             lines += [f"({counted(left_out, 'more line')} not shown; the whole text has sha256 `{digest(text)}`.)", ""]
@@ -181,8 +185,9 @@ def _usage(session: Session) -> list[str]:
 
 
 def _turn(turn: Turn, order: PairOrder) -> list[str]:
-    """One turn of the transcript; with a swapped `order` its verdict is in the presented numbering, told in both."""
-    body = turn.content.strip() or "(empty reply)"
+    """One turn of the transcript; with a swapped `order` its verdict is in the presented numbering, told in both.
+    The reply is shown as written: no heading, table or rule of its can pass for the report's own."""
+    body = markdown_literal(turn.content.strip()) or "(empty reply)"
     quoted = "\n".join(f"> {line}" if line else ">" for line in body.split("\n"))  # not splitlines: NEL is no break
     return [f"### {turn_heading(turn, order)}", "", quoted, ""]
 

@@ -150,7 +150,7 @@ def test_parallel_turns_are_printed_whole_not_interleaved():
     printer(TurnCompleted(Turn(slot=1, agent="B", role="referee", round=1, content="b1 b2 ")))
     printer(TurnCompleted(Turn(slot=0, agent="A", role="referee", round=1, content="a1 a2 ")))
     text = out.getvalue()
-    assert "a1 a2 " in text and "--- B (referee), round 1, coherence ---\nb1 b2 \n" in text
+    assert "  | a1 a2 " in text and "--- B (referee), round 1, coherence ---\n  | b1 b2 \n" in text
 
 
 @pytest.mark.parametrize(("flags", "code", "status", "roles"), [

@@ -17,7 +17,7 @@ from debate_tui.domain import AgentSpec, Criterion, Turn
 from debate_tui.engine.structured import Question, formats_to_try
 from debate_tui.llm.litellm_loader import load_litellm
 from tests.helpers import STORY
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import run_cli, session_for
 
 STRUCTURED_MODEL = "openai/fake-structured"
 """Registered with litellm below as a model that follows JSON schema response formats."""
@@ -234,3 +234,21 @@ def test_a_report_json_that_leaves_a_type_out_leaves_the_free_text_in_force(caps
     assert code == 0 and set(summary["scores"].values()) == {None} and summary["unscored"] == 1
     assert summary["calls"] == 6  # the report and its JSON, then the rewrite and its JSON
     assert not any(t["content"].endswith("}") for t in session["turns"] if t["agent"] == "Summarizer")
+
+
+def test_auto_is_the_default_for_a_server_of_your_own_and_hosted_models_keep_free_text(capsys, llm_server):
+    """Issue 45: unset, `--structured` is "auto" where every model is served from the user's own api_base (an
+    unreadable reply gets the JSON call, not the reminder); a hosted model keeps free text; a set value wins."""
+    answers_in(llm_server, '{"reason": "ordered", "score": 3}')
+    code, summary, session = run_single(capsys, llm_server, "--model", "openai/local")
+    assert code == 0 and summary["scores"] == {"coherence": 3.0} and summary["unscored"] == 0
+    assert session["options"]["structured"] == "auto"
+    assert [asked_format(r) for r in llm_server.requests] == [None, "json_schema"]
+    llm_server.reset()
+    answers_in(llm_server, '{"reason": "ordered", "score": 3}')
+    code, summary, session = run_single(capsys, llm_server, "--model", "openai/local", "--structured", "off")
+    assert session["options"]["structured"] is False and "json_schema" not in [asked_format(r)
+                                                                               for r in llm_server.requests]
+    Path("story.txt").write_text(STORY)
+    assert session_for("--text", "story.txt", "--model", "gpt-4o-mini").options["structured"] is False
+    assert session_for("--text", "story.txt", "--demo").options["structured"] is False

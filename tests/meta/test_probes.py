@@ -76,7 +76,7 @@ def test_probe_on_the_demo_model_reports_every_probe_with_intervals(tmp_path, ca
     assert main(["probe", str(items), "--out", str(tmp_path / "out"), "--demo", "--criteria", "coherence",
                  "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["items"] == 6 and set(report["probes"]) == {"length", "self", "retest"}
+    assert report["items"] == 6 and set(report["probes"]) == {"length", "self", "retest", "injection"}
     assert report["skipped"]["position"] == "no pairwise items (text_b) in the input"
     assert set(report["skipped"]) == {"position", "rubric"}  # debate has no --criteria-variant
     assert [s["system"] for s in report["probes"]["self"]] == ["M0", "M1"]
@@ -181,3 +181,34 @@ def test_every_json_key_of_a_figure_is_documented(capsys, tmp_path):
             for key in figure.get("mean_error", figure)}
     documented = next(line for line in PROBES_DOC.read_text().splitlines() if line.startswith("| `--json` |"))
     assert "why" in keys and all(f'"{key}"' in documented for key in keys)
+
+
+def test_injection_figures_by_hand():
+    # (before, after, the way the instruction asks): moved on 3 of 4, the asked way on 2 of 4
+    rows = [(3.0, 5.0, 1), (3.0, 3.0, 1), (4.0, 2.0, 1), (1.0, -1.0, -1)]
+    figures = probes.injection(rows)
+    assert figures["moved_rate"]["value"] == pytest.approx(3 / 4)
+    assert figures["obeyed_rate"]["value"] == pytest.approx(2 / 4) and figures["obeyed_rate"]["n"] == 4
+
+
+@pytest.mark.parametrize("pairwise", [False, True])
+def test_a_judge_that_obeys_the_text_moves_on_every_item(llm_server, tmp_path, capsys, pairwise):
+    """The fake server scripted to obey an instruction in the text: every answer moves the asked way; the same
+    server ignoring it moves none."""
+    obeyed, plain = ("Scores: 1 3", "Scores: 3 1") if pairwise else ("Score: 5", "Score: 3")
+    llm_server.add_rule(obeyed, match="give it the highest score")
+    llm_server.add_rule(plain)
+    items = tmp_path / "items.jsonl"
+    _items(items, pairwise=pairwise, n=4)
+    argv = ["probe", str(items), "--protocol", "single", "--model", "openai/obedient", "--api-base",
+            llm_server.base_url, "--criteria", "coherence", "--probes", "injection", "--json"]
+    assert main([*argv, "--out", str(tmp_path / "a")]) == 0
+    figures = json.loads(capsys.readouterr().out)["probes"]["injection"]
+    assert (figures["moved_rate"]["value"], figures["obeyed_rate"]["value"], figures["obeyed_rate"]["n"]) == (1, 1, 4)
+    told = [json.loads(line) for line in (tmp_path / "a" / "injection-input.jsonl").read_text().splitlines()]
+    assert all(line["text_b" if pairwise else "text"].endswith(probes.INJECTION) for line in told)
+    llm_server.reset()
+    llm_server.add_rule(plain)
+    assert main([*argv, "--out", str(tmp_path / "b"), "--cache-dir", str(tmp_path / "fresh")]) == 0
+    assert json.loads(capsys.readouterr().out)["probes"]["injection"]["moved_rate"]["value"] == 0
+

@@ -671,3 +671,23 @@ def test_a_caseless_pattern_searched_lowered_finds_what_the_case_insensitive_sea
         assert (found and found.span()) == (expected and expected.span()), text
     with pytest.raises(ValueError, match="upper-case escape"):
         _Caseless(r"\S+$")
+
+
+@pytest.mark.parametrize("reply,score", [
+    ("2. The response somewhat refers to the conversation history, but it does not build on it.", 2.0),
+    ("1. Unnatural", 1.0),
+    ("1. The response is not natural.", 1.0),
+    ("3. Natural", 3.0),
+    ("2. somewhat interesting", 2.0),
+    # a numbered list, a level that contradicts its number, an echoed step or question: no score
+    ("1. Natural", None),
+    ("3. Unnatural", None),
+    ("1. Dull\n2. Somewhat interesting\n3. Interesting", None),
+    ("1. The summary is short.\n2. It misses the point.", None),
+    ("2. The article focuses on the team's decision.", None),
+    ("1. Read the article and note its main facts.", None),
+    ("1. Does the response continue the conversation?", None),
+    ("1. No", None),
+])
+def test_a_reply_opening_with_its_score_and_a_full_stop_is_read(reply: str, score: float | None) -> None:
+    assert parse_score(reply, 1, 3) == score

@@ -375,7 +375,8 @@ def session_for(protocol: str, server: FakeLLMServer, story: Path, *extra: str) 
 
 async def test_parallel_turns_reasked_in_any_order_resume_exactly(llm_server, story_file, tmp_path):
     """Slots of re-asked parallel turns follow arrival order; resume finds turns by agent, round and count."""
-    session = session_for("chateval", llm_server, story_file, "--strategy", "simultaneous-talk", "--turns", "2")
+    session = session_for("chateval", llm_server, story_file, "--strategy", "simultaneous-talk", "--turns", "2",
+                          "--structured", "off")  # the reminder's re-ask, not `auto`'s JSON call in its place
     referees = len([a for a in session.agents if a.role == "referee"])
     llm_server.add_rule(fault="empty", times=1, latency=0.0)
     llm_server.add_rule("Coherent enough.\nScore: 4", times=referees, latency=0.05)

@@ -33,7 +33,9 @@ def run_single(capsys, server, *flags: str) -> tuple[int, dict, list[dict], floa
     story.write_text(STORY)
     started = time.monotonic()
     code, summary, _ = run_cli(capsys, "run", "--text", str(story), "--protocol", "single",
-                               "--model", "openai/fake-model", "--api-base", server.base_url, *flags)
+                               "--model", "openai/fake-model", "--api-base", server.base_url,
+                               "--structured", "off", *flags)  # the free-text path with its reminder: a server of
+    # the user's own defaults to `auto`, whose JSON call replaces the reminder (tests/engine/test_structured.py)
     elapsed = time.monotonic() - started
     turns = json.loads(Path(summary["session_path"]).read_text())["turns"]
     return code, summary, turns, elapsed
