@@ -111,3 +111,28 @@ async def test_f1_lists_the_fork_key_and_the_turn_pickers_with_their_ids():
         keys = {binding_id: (key, tooltip) for key, _, binding_id, tooltip in app.screen.keys}
         assert keys["debate.fork"][0] == "f" and "fork after the picked turn" in keys["debate.fork"][1]
         assert keys["debate.turn_previous"][0] == "[" and keys["debate.turn_next"][0] == "]"
+
+
+async def test_one_more_key_compares_a_fork_with_its_original_where_they_part(tmp_path):
+    """Issue 44: on the fork's screen `c` (debate.compare) opens the two debates side by side; on a debate that is
+    no fork the key is not offered, and once a run is over Step, Auto and Pause are not offered either."""
+    from debate_tui.ui.screens.compare import CompareScreen
+
+    app = app_with(make_session(rounds=4), client=RecordingDemo())
+    async with app.run_test(size=(120, 36)) as pilot:
+        original = await finished(pilot)
+        assert original.check_action("compare_original", ()) is False
+        assert not any(original.check_action(action, ()) for action in ("next", "auto", "pause"))
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        await fork_dialog(pilot)
+        await type_into(pilot, "#fork-remark", REMARK)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen) and app.screen is not original,
+                         what="the fork's screen")
+        fork = await finished(pilot)
+        assert fork.check_action("compare_original", ()) is True
+        await pilot.press("c")
+        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen), what="the comparison")
+        comparison = app.screen.comparison
+        assert (comparison.a.id, comparison.b.id) == (original.session.id, fork.session.id)
+        assert comparison.shared_turns >= 3  # the copied turns; the demo may answer the remark as before

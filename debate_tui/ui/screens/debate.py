@@ -14,12 +14,14 @@ view exists; `Session.forked_from` tells that key which original to open.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid
@@ -121,6 +123,8 @@ class DebateScreen(BaseScreen[None]):
         Binding("f", "fork", "Fork", id="debate.fork",
                 tooltip="On a finished or paused debate: fork after the picked turn ([ and ] pick it), with a "
                         "remark or another model from the next turn on; the fork plays in its own panes"),
+        Binding("c", "compare_original", "Compare", id="debate.compare",
+                tooltip="A fork: its debate and its original's side by side, the turn where they part marked"),
         Binding("left_square_bracket", "pick(-1)", "Turn before", id="debate.turn_previous", show=False,
                 tooltip="Pick the turn before the picked one (the last, at first): the one to fork after"),
         Binding("right_square_bracket", "pick(1)", "Turn after", id="debate.turn_next", show=False,
@@ -285,6 +289,7 @@ class DebateScreen(BaseScreen[None]):
                 self.notify(text, title="Note", markup=False)
             case Finished(status=status, error=error):
                 self.finished = True
+                self.refresh_bindings()
                 self.status.speaking = ""
                 self.status.set_usage(self.session.usage)
                 if error:
@@ -299,6 +304,7 @@ class DebateScreen(BaseScreen[None]):
         super().on_worker_state_changed(event)
         if event.worker.group == "debate" and event.state == WorkerState.ERROR and not self.finished:
             self.finished = True
+            self.refresh_bindings()
             self.status.mode = self._mode()
 
     def refresh_outcome(self) -> None:
@@ -460,6 +466,33 @@ class DebateScreen(BaseScreen[None]):
 
     def action_report(self) -> None:
         self.app.push_screen(ReportScreen(self.session))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer what the screen can do now: no stepping once the run is over, and Compare only on a fork."""
+        if action in ("next", "auto", "pause") and self.finished:
+            return False
+        if action == "compare_original":
+            return self.session.forked_from is not None
+        return True
+
+    def action_compare_original(self) -> None:
+        self.compare_with_original()
+
+    @work(group="debate-compare", exclusive=True, exit_on_error=False, description="compare a fork with its original")
+    async def compare_with_original(self) -> None:
+        """The fork (as it stands) beside the session it was cut from, read from the store in a thread."""
+        from debate_tui.report.compare import compare_sessions
+        from debate_tui.store import SessionFileError
+
+        origin = self.session.forked_from
+        if origin is None:
+            return
+        try:
+            original = await asyncio.to_thread(tui(self).store.load, origin.session)
+        except SessionFileError as exc:
+            self.notify(f"cannot read the original: {exc}", severity="error", markup=False)
+            return
+        tui(self).compare(compare_sessions(original, self.session))
 
     def action_export(self) -> None:
         start_export(self, self.session)
