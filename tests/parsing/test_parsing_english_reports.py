@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import json
 import lzma
-import sys
 from collections import Counter
 
 import pytest
 
 from debate_tui.parsing import parse_error_report
 from tests.helpers import FIXTURES
-
-sys.path.insert(0, str(FIXTURES.parents[1] / "tools"))
-import mateval_english_figures as figures  # noqa: E402  (a script in tools/, not a package: its folder added above)
+from tools import mateval_english_figures as figures
 
 STORY = ("Tom went to the lake to fish. He caught a big whale in the lake. Tom went to the lake to fish. "
          "He cooked the fish for dinner. The moon was shining at noon.")

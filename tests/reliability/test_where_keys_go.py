@@ -86,7 +86,8 @@ def test_the_dot_env_loader_sets_keys_and_settings_only(tmp_path, monkeypatch):
     (tmp_path / ".env").write_text("MY_API_KEY=k\nDEBATE_TUI_TIMEOUT=5\nAZURE_API_BASE=http://x\n"
                                    "DEBATE_TUI_STATE_DIR=./s\nAWS_PROFILE=admin\nSSL_CERT_FILE=./ca.pem\n")
     for name in ("MY_API_KEY", "DEBATE_TUI_TIMEOUT", "AZURE_API_BASE", "AWS_PROFILE", "SSL_CERT_FILE"):
-        monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv(name, "")  # recorded as it was, so the teardown also removes what the loader sets
+        monkeypatch.delenv(name)
     monkeypatch.setattr(envfile, "_loaded", False)
     monkeypatch.setattr(envfile, "loaded_from", None)
     monkeypatch.setenv("DEBATE_TUI_STATE_DIR", str(tmp_path / "state"))
@@ -95,8 +96,6 @@ def test_the_dot_env_loader_sets_keys_and_settings_only(tmp_path, monkeypatch):
     assert os.environ["MY_API_KEY"] == "k" and os.environ["DEBATE_TUI_TIMEOUT"] == "5"
     assert "AZURE_API_BASE" not in os.environ and "AWS_PROFILE" not in os.environ
     assert os.environ["DEBATE_TUI_STATE_DIR"] == str(tmp_path / "state")
-    for name in ("MY_API_KEY", "DEBATE_TUI_TIMEOUT"):
-        monkeypatch.delenv(name)
 
 
 def _shared_session(llm_server, files_server, tmp_path: Path) -> Path:
