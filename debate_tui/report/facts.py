@@ -61,8 +61,14 @@ def no_result(session: Session) -> str:
     waiting = ("a person's decision" + (" (no tier of the trust ladder trusted its answer)" if ladder else "")
                if session.status == "needs_human" else None)
     status = (f"No result yet: the run waits for {waiting}." if waiting
-              else f"No result: the run is {session.status}.")
+              else f"No result: {ENDED.get(session.status, f'the run is {session.status}')}.")
     return status + (f" ({session.error})" if session.error else "")
+
+
+ENDED = {"failed": "the run failed",
+         "cancelled": "the run was stopped before its end (resumable: debate-tui resume, or u on the sessions list)",
+         "pending": "the run has not started", "running": "the run has not finished"}
+"""How a run without a result ended, as a sentence ("the run is failed" read as a machine's)."""
 
 
 def answers_so_far(session: Session) -> Table | None:

@@ -39,3 +39,26 @@ def test_a_report_without_a_result_reads_right(path: Path) -> None:
     check_layout(report)
     assert "No result yet: the run waits for a person's decision." in report
     assert "**Undecided:** Which text is better?" in report
+
+
+@pytest.mark.parametrize(("status", "said"), [
+    ("failed", "No result: the run failed."),
+    ("cancelled", "No result: the run was stopped before its end (resumable: debate-tui resume, or u on the "
+                  "sessions list)."),
+])
+def test_a_run_without_a_result_says_how_it_ended_in_words_and_how_to_go_on(status, said):
+    """Issue 46: "the run is failed"; a session closed with ctrl+q read "the run is cancelled", no hint of `u`."""
+    from debate_tui.report.facts import no_result
+
+    session = read_session(REPO / "debate_tui/data/sessions/debate-example.json")
+    session.outcome, session.status, session.error = None, status, None
+    assert no_result(session) == said
+    assert said in render(session)
+
+
+def test_the_status_line_counts_one_call_in_the_singular():
+    from debate_tui.ui.widgets.status_line import StatusLine
+
+    line = StatusLine()
+    line.calls = 1
+    assert "1 call │" in str(line.render()) and "1 calls" not in str(line.render())

@@ -322,7 +322,7 @@ class DebateScreen(BaseScreen[None]):
                 verdict.display = True
             elif self.finished:
                 hint = " Resume it from the sessions list (F2)." if self.session.status != "completed" else ""
-                verdict.update(literal(f"No result: the run is {self.session.status}.{hint}", "bold $warning"))
+                verdict.update(literal(f"{no_result(self.session)}{hint}", "bold $warning"))
                 verdict.display = True
             return
         result = summarize(self.session, Path()).result or "no score"

@@ -58,7 +58,8 @@ class StatusLine(Static, KeptLines):
     def render(self) -> Content:
         parts = [  # (text, style, rank): when the line is too wide, the lowest rank goes first
             (self.round_text(), "bold", 9), (self.mode, MODE_STYLES.get(self.mode, ""), 9),
-            (f"{self.calls} calls", "", 4), (f"{self.tokens:,} tokens", "", 2), (f"${self.cost:.4f}", "", 3),
+            (f"{self.calls} {'call' if self.calls == 1 else 'calls'}", "", 4),
+            (f"{self.tokens:,} tokens", "", 2), (f"${self.cost:.4f}", "", 3),
             (clock(self.elapsed), "", 8), *([(f"{self.speaking} speaking", "italic", 1)] if self.speaking else []),
             *([(f"{self.waiting} ...", "italic", 7)] if self.waiting else []),
             *([(self.picked, "bold", 5)] if self.picked else []),
