@@ -22,10 +22,10 @@ import json
 import sys
 from pathlib import Path
 
+from debate_tui.cli.outputs import EXIT_BAD_INPUT
 from debate_tui.textsafe import inert
 
 EXIT_VIOLATED = 1
-EXIT_BAD_INPUT = 2
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

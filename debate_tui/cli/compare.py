@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from debate_tui.cli.common_flags import add_resampling, add_sessions_dir
+from debate_tui.cli.outputs import fail
 from debate_tui.domain import AGREE_TOLERANCE
 from debate_tui.meta.stats import check_bootstrap
-from debate_tui.textsafe import inert, inert_json, inert_line
+from debate_tui.textsafe import inert_json, inert_line
 
 if TYPE_CHECKING:
     from debate_tui.meta.compare import ResultsComparison
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from debate_tui.store import SessionStore
 
 EXIT_WORSE = 1
-EXIT_BAD_INPUT = 2
 RESULTS_SUFFIXES = (".jsonl", ".ndjson")
 NAMED = 5
 """Keys of one side only named on stderr (the JSON counts them all)."""
@@ -70,11 +70,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle)
 
 
-def _fail(message: str) -> int:
-    print(f"debate-tui: error: {inert(message)}", file=sys.stderr)
-    return EXIT_BAD_INPUT
-
-
 def is_results(ref: str) -> bool:
     return Path(ref).suffix.lower() in RESULTS_SUFFIXES
 
@@ -83,10 +78,10 @@ def handle(args: argparse.Namespace) -> int:
     kinds = is_results(args.a), is_results(args.b)
     if kinds[0] != kinds[1]:
         results, session = (args.a, args.b) if kinds[0] else (args.b, args.a)
-        return _fail(f"compare takes two results files or two sessions, not one of each: {results} is a results "
+        return fail(f"compare takes two results files or two sessions, not one of each: {results} is a results "
                      f"file, {session} a session")
     if not math.isfinite(args.tolerance) or args.tolerance < 0:
-        return _fail("--tolerance must be a number, 0 or more")
+        return fail("--tolerance must be a number, 0 or more")
     return handle_results(args) if kinds[0] else handle_sessions(args)
 
 
@@ -119,9 +114,9 @@ def handle_results(args: argparse.Namespace) -> int:
     try:
         check_bootstrap(args.bootstrap)
     except ValueError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     if args.fail_if_worse and args.bootstrap == 0:
-        return _fail("--fail-if-worse needs the bootstrap interval: give --bootstrap N with N > 0")
+        return fail("--fail-if-worse needs the bootstrap interval: give --bootstrap N with N > 0")
     try:
         html = None
         if args.html is not None:
@@ -130,16 +125,16 @@ def handle_results(args: argparse.Namespace) -> int:
             check_distinct({"--html": html}, inputs=inputs)
         a, b = _side(args.a, args.labels), _side(args.b, args.labels)
     except (BadInput, LabelsError, TrustError, TargetError) as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     comparison = compare_results(a, b, tolerance=args.tolerance, bootstrap=args.bootstrap, seed=args.seed)
     if not comparison.pairs:
-        return _fail(f"no (id, criterion) is in both {args.a} ({len(a)} of them) and {args.b} ({len(b)}): "
+        return fail(f"no (id, criterion) is in both {args.a} ({len(a)} of them) and {args.b} ({len(b)}): "
                      "nothing to compare")
     for keys, path in ((comparison.only_a, args.a), (comparison.only_b, args.b)):
         if keys:
             print(inert_line(f"note: {len(keys)} (id, criterion) only in {path}: {_named(keys)}"), file=sys.stderr)
     if args.fail_if_worse and comparison.summary["agreement"] is None:
-        return _fail("--fail-if-worse needs labels: no pair has a human label (give them with the results, or "
+        return fail("--fail-if-worse needs labels: no pair has a human label (give them with the results, or "
                      "--labels FILE)")
     if html is not None and (failed := _write_html(args, html, comparison)) is not None:
         return failed
@@ -166,7 +161,7 @@ def _write_html(args: argparse.Namespace, out: Path, comparison: ResultsComparis
     try:
         write_atomic(out, render_compare_html(comparison, args.a, args.b, args.tolerance))
     except OSError as exc:
-        return _fail(write_problem(exc, out, "or pass --html elsewhere"))
+        return fail(write_problem(exc, out, "or pass --html elsewhere"))
     print(f"wrote {out}", file=sys.stderr)
     return None
 
@@ -188,12 +183,12 @@ def handle_sessions(args: argparse.Namespace) -> int:
     from debate_tui.store import SessionFileError
 
     if given := [f"--{name.replace('_', '-')}" for name in RESULTS_ONLY if getattr(args, name)]:
-        return _fail(f"{', '.join(given)} compare results files; {args.a} and {args.b} are sessions")
+        return fail(f"{', '.join(given)} compare results files; {args.a} and {args.b} are sessions")
     store = _store(args)
     try:
         a, b = store.load(args.a), store.load(args.b)
     except SessionFileError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     comparison = compare_sessions(a, b)
     if args.tui:
         from debate_tui.ui.compare_app import CompareApp

@@ -14,10 +14,10 @@ import json
 import sys
 from pathlib import Path
 
+from debate_tui.cli.outputs import EXIT_BAD_INPUT
 from debate_tui.meta.datasets import LOADERS, keep_criteria, load, whole_groups
 from debate_tui.meta.labels import Columns, LabelsError, is_table, load_table
 
-EXIT_BAD_INPUT = 2
 FILE_FLAGS = ("text", "text_b", "source", "id", "human", "human_verdict", "group")
 
 

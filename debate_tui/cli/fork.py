@@ -10,7 +10,8 @@ import argparse
 from pathlib import Path
 
 from debate_tui.choices import Choices
-from debate_tui.cli.run import _fail, add_output_arguments, check_report, execute
+from debate_tui.cli.outputs import fail
+from debate_tui.cli.run import add_output_arguments, check_report, execute
 from debate_tui.cli.task_args import sessions_dir
 from debate_tui.cli.task_flags import add_limit_arguments, agent_models
 from debate_tui.config import flag_values, resolve_current
@@ -65,7 +66,7 @@ def handle(args: argparse.Namespace) -> int:
         check_distinct({"--session": session_path, "--report": report_path}, inputs={"SESSION": original_path})
         lock = SessionLock(session_path, fork.id).acquire()
     except (InputError, SessionFileError) as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     try:
         return execute(fork, session_path=session_path, report_path=report_path, config=resolved.config)
     finally:

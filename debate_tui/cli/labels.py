@@ -23,10 +23,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from debate_tui.cli.common_flags import add_sessions_dir
+from debate_tui.cli.outputs import fail
 from debate_tui.domain import Session
 from debate_tui.textsafe import inert
-
-EXIT_BAD_INPUT = 2
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -39,11 +38,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     parser.add_argument("--json", action="store_true", help="print only the JSON summary, not the counts first")
     parser.set_defaults(handler=handle)
-
-
-def _fail(message: str) -> int:
-    print(f"debate-tui: error: {inert(message)}", file=sys.stderr)
-    return EXIT_BAD_INPUT
 
 
 def item_ids(paths: list[str]) -> dict[str, str]:
@@ -94,14 +88,14 @@ def handle(args: argparse.Namespace) -> int:
                                                for n, p in enumerate(args.results, start=1)})
         ids = item_ids(args.results)
     except (TargetError, ResultsError, ValueError) as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     skipped: list[str] = []
     read = list(sessions(args, list(ids), skipped))
     labels = export(read, ids)
     try:
         write_atomic(out, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in labels.lines))
     except OSError as exc:
-        return _fail(write_problem(exc, out, "or pass --out elsewhere"))
+        return fail(write_problem(exc, out, "or pass --out elsewhere"))
     for problem in skipped:
         print(f"debate-tui: note: skipped {inert(problem)}", file=sys.stderr)
     summary = {**labels.summary(), "sessions": len(read), "out": str(out)}

@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 
 from debate_tui.batch.climb import DecisionError, decide, parse_decision, question_of, waiting
-from debate_tui.cli.outputs import print_line
-from debate_tui.cli.run import EXIT, EXIT_BAD_INPUT, check_report, summary_line
+from debate_tui.cli.outputs import fail, print_line
+from debate_tui.cli.run import EXIT, check_report, summary_line
 from debate_tui.domain import Session
 from debate_tui.inputs import InputError
 from debate_tui.report.exports import report_text
@@ -25,11 +25,6 @@ from debate_tui.store import SessionFileError, SessionStore, read_session, write
 from debate_tui.textsafe import inert
 
 HOW = "a score, NAME=SCORE,... for several criteria, or 1/2/0 for a pair"
-
-
-def _fail(message: str) -> int:
-    print(f"debate-tui: error: {inert(message)}", file=sys.stderr)
-    return EXIT_BAD_INPUT
 
 
 def user() -> str:
@@ -51,18 +46,18 @@ def _settle(session: Session, path: Path, given: str, who: str, where: str, repo
 def decide_waiting(args: argparse.Namespace, session: Session, path: Path) -> int:
     """`resume SESSION [--decide ...]` on a waiting ladder; the caller holds the session's lock."""
     if args.decide is None:
-        return _fail(f"session {session.id} waits for a person: no tier of its trust ladder trusted its answer; give "
+        return fail(f"session {session.id} waits for a person: no tier of its trust ladder trusted its answer; give "
                      f"the answer with --decide ({HOW})")
     try:
         parse_decision(session, args.decide)
         report = check_report(args.report, path, force=args.force, session_id=session.id)
         who = _settle(session, path, args.decide, user(), "resume --decide", report)
     except DecisionError as exc:
-        return _fail(f"--decide: {exc}")
+        return fail(f"--decide: {exc}")
     except InputError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     except OSError as exc:
-        return _fail(f"cannot write the session or report: {exc.strerror or exc}")
+        return fail(f"cannot write the session or report: {exc.strerror or exc}")
     print(f"[trust] decided by {inert(who)}", file=sys.stderr)
     summary = json.loads(summary_line(session, session_path=str(path), report=str(report)))
     print_line(json.dumps(summary | {"ladder_status": session.status, "decided_by": who}))
@@ -85,7 +80,7 @@ def review_waiting(args: argparse.Namespace, path: Path, who: str) -> int:
     try:
         lock = SessionLock(path, path.stem).acquire()
     except InputError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     try:
         session = read_session(path)
         if args.list:
@@ -94,14 +89,14 @@ def review_waiting(args: argparse.Namespace, path: Path, who: str) -> int:
             return 0
         answers = [value for ident, _, value in (d.rpartition("=") for d in args.decide) if ident == session.id]
         if len(answers) != 1 or len(args.decide) != 1:
-            return _fail(f"session {session.id} waits for a person ({question_of(session)}): answer it with --decide "
+            return fail(f"session {session.id} waits for a person ({question_of(session)}): answer it with --decide "
                          f"{session.id}=VALUE ({HOW}), or from the TUI's sessions screen")
         beside = path.with_suffix(".md")
         who = _settle(session, path, answers[0], who, "review", beside if beside.exists() else None)
     except DecisionError as exc:
-        return _fail(f"--decide: {exc}")
+        return fail(f"--decide: {exc}")
     except (SessionFileError, OSError) as exc:
-        return _fail(f"cannot read or write the session: {getattr(exc, 'strerror', None) or exc}")
+        return fail(f"cannot read or write the session: {getattr(exc, 'strerror', None) or exc}")
     finally:
         lock.release()
     print(json.dumps({"id": session.id, "criterion": ",".join(c.name for c in session.criteria),

@@ -11,6 +11,7 @@ from typing import Any
 
 from debate_tui.cli.common_flags import add_resampling
 from debate_tui.cli.dataset import FILE_FLAGS, add_column_flags, columns_of
+from debate_tui.cli.outputs import EXIT_BAD_INPUT
 from debate_tui.inputs import InputError
 from debate_tui.meta.evaluate import format_table, meta_evaluate, validate_row
 from debate_tui.meta.labels import Columns, LabelsError, join, load_labels
@@ -20,8 +21,6 @@ from debate_tui.meta.trust import format_risk_coverage, risk_coverage
 from debate_tui.readfile import MissingFile, jsonl_lines, jsonl_value, read_text
 from debate_tui.safefile import TargetError, check_target, write_atomic, write_problem
 from debate_tui.textsafe import inert
-
-EXIT_BAD_INPUT = 2
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -19,6 +19,7 @@ from debate_tui.engine.control import RunControl
 from debate_tui.inputs import InputError
 from debate_tui.safefile import write_problem
 from debate_tui.store import write_session
+from debate_tui.textsafe import inert
 
 
 class SaveGuard:
@@ -73,3 +74,13 @@ def print_line(text: str, stream: TextIO | None = None) -> None:
         print(text, file=stream, flush=True)
     except BrokenPipeError:
         silence(stream)
+
+
+EXIT_BAD_INPUT = 2
+"""Every command's exit code for input it cannot use (nothing was called): one line on stderr says why."""
+
+
+def fail(message: str) -> int:
+    """The one-line refusal every command gives ("debate-tui: error: ..."), model or user text made inert."""
+    print_line(f"debate-tui: error: {inert(message)}", sys.stderr)
+    return EXIT_BAD_INPUT

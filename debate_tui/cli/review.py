@@ -37,9 +37,8 @@ if TYPE_CHECKING:  # imported where used: `debate-tui --help` stays light
     from debate_tui.llm.base import LLMClient
 
 from debate_tui.cli.common_flags import add_sessions_dir
+from debate_tui.cli.outputs import EXIT_BAD_INPUT
 from debate_tui.textsafe import inert
-
-EXIT_BAD_INPUT = 2
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TextIO
 
 from debate_tui.cli.common_flags import add_sessions_dir
-from debate_tui.cli.outputs import SaveGuard, print_line, silence
+from debate_tui.cli.outputs import SaveGuard, fail, print_line, silence
 from debate_tui.cli.task_args import (
     build_task,
     input_files,
@@ -48,7 +48,6 @@ from debate_tui.store import write_atomic
 from debate_tui.textsafe import inert
 
 EXIT = {"completed": 0, "failed": 3, "cancelled": 4, "needs_human": 5}
-EXIT_BAD_INPUT = 2
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -205,11 +204,11 @@ def execute(session: Session, *, session_path: Path, report_path: Path, config: 
     """Run to the end, saving after every turn; shared by `run` and `resume`."""
     if (error := play(session, session_path, config)) is not None:
         print_line(summary_line(session, session_path=str(session_path)))
-        return _fail(error)
+        return fail(error)
     try:
         write_atomic(report_path, report_text(session, report_path))
     except OSError as exc:
-        return _fail(write_problem(exc, f"the report {report_path}", "or pass --report elsewhere"))
+        return fail(write_problem(exc, f"the report {report_path}", "or pass --report elsewhere"))
     print_line(summary_line(session, session_path=str(session_path), report=str(report_path)))
     return EXIT[session.status]
 
@@ -222,11 +221,6 @@ def check_report(named: str | None, session_path: Path, *, force: bool, session_
     beside = session_path.with_suffix(".md")
     own = session_id is not None and is_report_of(beside, session_id)
     return check_target(beside, force=force or own, flag="the report beside the session,")
-
-
-def _fail(message: str) -> int:
-    print_line(f"debate-tui: error: {inert(message)}", sys.stderr)
-    return EXIT_BAD_INPUT
 
 
 def _run_on_new_loop(runner: Runner, control: RunControl) -> None:
@@ -259,7 +253,7 @@ def handle(args: argparse.Namespace) -> int:
         check_distinct({"--session": session_path, "--report": report_path}, inputs=input_files(args))
         lock = SessionLock(session_path, session.id).acquire()
     except InputError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     try:
         return execute(session, session_path=session_path, report_path=report_path, config=config)
     finally:

@@ -22,8 +22,8 @@ from typing import Any
 
 from debate_tui.batch.climb import lowest_confidence, record_ladder, rung, step_message, tier_session, totals
 from debate_tui.batch.ladder import LadderError, load_tiers
-from debate_tui.cli.outputs import print_line
-from debate_tui.cli.run import EXIT, _fail, play, summary_line
+from debate_tui.cli.outputs import fail, print_line
+from debate_tui.cli.run import EXIT, play, summary_line
 from debate_tui.cli.task_args import build_task, sessions_dir, warn_stderr
 from debate_tui.config import effective_config
 from debate_tui.engine.condense import preflight
@@ -47,7 +47,7 @@ def run_ladder(args: argparse.Namespace) -> int:
         report_path = (check_target(Path(args.report).expanduser(), force=args.force, flag="--report")
                        if args.report else None)
     except (InputError, LadderError) as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     ladder: list[dict[str, Any]] = []
     session = path = None
     for index, tier in enumerate(tiers):
@@ -57,14 +57,14 @@ def run_ladder(args: argparse.Namespace) -> int:
             preflight(session)
             lock = SessionLock(path, session.id).acquire()
         except InputError as exc:
-            return _fail(str(exc))
+            return fail(str(exc))
         say(f"tier {tier.number}: {tier.label} ({', '.join(session.models)}), threshold {tier.threshold:.3g}")
         try:
             error = play(session, path, config)
         finally:
             lock.release()
         if error is not None:
-            return _fail(error)
+            return fail(error)
         confidence = lowest_confidence(session)
         trusted = tier.trusts(confidence)
         ladder.append(rung(tier, session, confidence, trusted))
@@ -82,7 +82,7 @@ def run_ladder(args: argparse.Namespace) -> int:
         report = report_path or path.with_suffix(".md")
         write_atomic(report, report_text(session, report))
     except OSError as exc:
-        return _fail(f"cannot write the session or report: {exc.strerror or exc}")
+        return fail(f"cannot write the session or report: {exc.strerror or exc}")
     summary = json.loads(summary_line(session, session_path=str(path), report=str(report)))
     spent = totals(ladder)
     summary |= {"ladder_status": session.status, "tier": ladder[-1]["tier"] if decided else None, "tiers": ladder,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from debate_tui.choices import Choices
 from debate_tui.cli.common_flags import add_sessions_dir
-from debate_tui.cli.outputs import standard_output
-from debate_tui.cli.run import EXIT_BAD_INPUT, add_limit_arguments, check_report, execute
+from debate_tui.cli.outputs import fail, standard_output
+from debate_tui.cli.run import add_limit_arguments, check_report, execute
 from debate_tui.config import effective_config, flag_values, resolve_current
 from debate_tui.domain import HumanAction, Session
 from debate_tui.endpoints import resumed_connections
@@ -64,11 +64,6 @@ def _store(args: argparse.Namespace) -> SessionStore:
     return effective_config(args).session_store(Path(args.sessions_dir).expanduser() if args.sessions_dir else None)
 
 
-def _fail(message: str) -> int:
-    print(f"debate-tui: error: {inert(message)}", file=sys.stderr)
-    return EXIT_BAD_INPUT
-
-
 def _print_rows(rows: list[SessionSummary], *, by_path: bool = False) -> None:
     for row in rows:  # every field may come from a file someone else wrote: printed inert, on one line
         name = str(row.path) if by_path else row.id
@@ -113,7 +108,7 @@ def handle_resume(args: argparse.Namespace) -> int:
         path = store.resolve(args.session)
         lock = SessionLock(path, store.load(args.session).id).acquire()
     except (SessionFileError, InputError) as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     try:
         return _resume(args, store, path)
     finally:
@@ -124,7 +119,7 @@ def _resume(args: argparse.Namespace, store: SessionStore, path: Path) -> int:
     try:
         session = store.load(str(path))  # read again under the lock: another writer may have just finished it
     except SessionFileError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     from debate_tui.batch.climb import waiting  # here: `debate-tui --help` does not read the trust ladder
 
     if waiting(session):  # a trust ladder no tier trusted: the person's answer is the result, nothing is rerun
@@ -132,14 +127,14 @@ def _resume(args: argparse.Namespace, store: SessionStore, path: Path) -> int:
 
         return decide_waiting(args, session, path)
     if session.status == "completed":
-        return _fail(f"session {session.id} is already completed")
+        return fail(f"session {session.id} is already completed")
     try:
         check_session(session)
     except InputError as exc:
-        return _fail(f"session {session.id} cannot be resumed: {exc}")
+        return fail(f"session {session.id} cannot be resumed: {exc}")
     if args.decide is not None:
         if session.status != "needs_human":
-            return _fail(f"session {session.id} is not waiting for a decision (status {session.status})")
+            return fail(f"session {session.id} is not waiting for a decision (status {session.status})")
         session.actions.append(stamp(HumanAction(kind="decide", value=args.decide, who="cli",
                                                  after_turn=sum(1 for t in session.turns if t.error is None),
                                                  text=session.pending_question or "", criterion=asked_about(session),
@@ -149,7 +144,7 @@ def _resume(args: argparse.Namespace, store: SessionStore, path: Path) -> int:
         check_distinct({"--report": report}, inputs={"SESSION": path})
         resolved = resolve_current(flag_values(args))
     except InputError as exc:  # TargetError, ConfigError
-        return _fail(str(exc))
+        return fail(str(exc))
     if (note := kept_settings_note(session, resolve_choices(Choices(), resolved))) is not None:
         print(f"debate-tui: note: {inert(note)}", file=sys.stderr)
     for note in resumed_connections(session, path, resolved.config.model_params):
@@ -171,21 +166,21 @@ def handle_export(args: argparse.Namespace) -> int:
     try:
         session = store.load(args.session)
     except SessionFileError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     text = export_text(session, args.format)  # inert: a terminal must not obey escapes from the text or models
     if args.out is None:
         try:
             standard_output("--out FILE").write(text)
         except InputError as exc:
-            return _fail(str(exc))
+            return fail(str(exc))
         return 0
     try:
         out = check_target(Path(args.out).expanduser(), force=args.force, flag="--out")
         check_distinct({"--out": out}, inputs={"SESSION": store.resolve(args.session)})
         write_atomic(out, text)
     except TargetError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     except OSError as exc:
-        return _fail(write_problem(exc, args.out, "or pass --out elsewhere"))
+        return fail(write_problem(exc, args.out, "or pass --out elsewhere"))
     print(f"wrote {out}", file=sys.stderr)
     return 0

@@ -26,12 +26,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from debate_tui.cli.common_flags import add_sessions_dir
-from debate_tui.textsafe import inert
+from debate_tui.cli.outputs import fail
 
 if TYPE_CHECKING:
     from debate_tui.meta.trust import Judgment
 
-EXIT_BAD_INPUT = 2
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -68,11 +67,6 @@ def _shared(parser: argparse.ArgumentParser) -> None:
                              "of `debate-tui labels`, joined by id")
 
 
-def _fail(message: str) -> int:
-    print(f"debate-tui: error: {inert(message)}", file=sys.stderr)
-    return EXIT_BAD_INPUT
-
-
 def _output(args: argparse.Namespace, *inputs: str) -> Path:
     """--out, checked before anything is read: not replaced without --force, never one of the inputs."""
     from debate_tui.safefile import check_distinct, check_target
@@ -92,7 +86,7 @@ def _write(out: Path, text: str) -> int | None:
     try:
         write_atomic(out, text)
     except OSError as exc:
-        return _fail(write_problem(exc, out, "or pass --out elsewhere"))
+        return fail(write_problem(exc, out, "or pass --out elsewhere"))
     return None
 
 
@@ -116,15 +110,15 @@ def handle_calibrate(args: argparse.Namespace) -> int:
     from debate_tui.safefile import TargetError
 
     if not 0 < args.alpha < 1 or not 0 < args.delta < 1:
-        return _fail("--alpha and --delta must be between 0 and 1")
+        return fail("--alpha and --delta must be between 0 and 1")
     if not 0 <= args.tolerance < math.inf or args.min_trusted < 1:  # NaN fails both comparisons
-        return _fail("--tolerance must be a finite number, 0 or more, and --min-trusted at least 1")
+        return fail("--tolerance must be a finite number, 0 or more, and --min-trusted at least 1")
     try:
         out = _output(args, *args.tiers)
         tiers = read_tiers(args.tiers, args.labels)
         fits = calibrate(tiers, args.alpha, args.delta, args.tolerance, args.min_trusted)
     except (TrustError, TargetError, ValueError) as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     tasks = [task_settings(tier, args) for tier in tiers]
     policy = policy_of(fits, tiers, args.tiers, tasks, alpha=args.alpha, delta=args.delta,
                        tolerance=args.tolerance, min_trusted=args.min_trusted)
@@ -169,7 +163,7 @@ def handle_escalate(args: argparse.Namespace) -> int:
             raise TrustError(f"{args.policy} has {len(policy['tiers'])} tiers; {len(args.tiers)} files were given")
         tiers = read_tiers(args.tiers, args.labels)
     except (TrustError, TargetError, ValueError) as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     decisions = escalate(tiers, [t["threshold"] for t in policy["tiers"]])
     lines = decision_lines(tiers, decisions)
     if (failed := _write(out, "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))) is not None:
