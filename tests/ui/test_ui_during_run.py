@@ -163,7 +163,8 @@ async def test_the_status_line_says_round_k_of_r_and_the_calls_and_cost_so_far()
         assert status.startswith("round 1 of 3 │ auto │ 2 calls │") and "$0.0000" in status, status
         client.release.set()
         await wait_until(pilot, lambda: debate.finished, what="the end")
-        assert screen_text(app).splitlines()[-2].strip().startswith("round 2 of 3 │ finished: completed │ 4 calls")
+        ended = "round 2 of 3 │ finished: completed │ 4 calls"  # above the footer, once it shows the ended run's keys
+        await wait_until(pilot, lambda: screen_text(app).splitlines()[-2].strip().startswith(ended), what="the line")
 
 
 @pytest.mark.parametrize(("protocol", "options", "opening", "later"), [
