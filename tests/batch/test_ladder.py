@@ -217,8 +217,8 @@ def test_tui_with_a_policy_trusts_or_escalates_to_the_person(llm_server, tmp_pat
             climbed = "tier 1 (single, conf 0.33 < 1.00): not sure, escalating to tier 2 (jury)"
             assert climbed in first.status.trust
             assert climbed in second.status.trust
-            await pilot.pause(0.15)  # whichever tier plays now, the line that sent the climb on is still on show
-            assert climbed in screen_text(app)
+            # whichever tier plays now, the line that sent the climb on is on show (once its screen is drawn)
+            await wait_until(pilot, lambda: climbed in screen_text(app), 10, what="the climb line on screen")
             await wait_until(pilot, lambda: isinstance(app.screen, DecisionDialog), 60)
             third = screens(app)[2]
             assert third.status.trust.splitlines() == [
