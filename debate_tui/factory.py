@@ -137,12 +137,14 @@ def _own_servers_only(agents: list[AgentSpec]) -> bool:
 
 
 def generation_of(choices: Choices) -> Generation:
-    """The generation defaults (`[generation]` with its flags and variables, each model's own settings), the
-    choices given over them."""
+    """The generation defaults (`[generation]` with its variables, each model's own settings), the choices
+    typed over all of them (`Generation.typed`: a flag or the form beats even a model's own setting)."""
     models = {model: {key: settings[key] for key in ReplySettings.model_fields if key in settings}
               for model, settings in choices.model_settings.items()}
+    typed = {key: value for key, value in choices.generation.items() if key in ReplySettings.model_fields}
     try:
-        return Generation.model_validate({**choices.generation_defaults, "models": models, **choices.generation})
+        return Generation.model_validate({**choices.generation_defaults, "models": models, **choices.generation,
+                                          "typed": typed})
     except ValidationError as exc:
         error = exc.errors()[0]
         raise InputError(f"{_flag(str(error['loc'][0]))}: {error['msg']}") from None

@@ -6,8 +6,9 @@ parameters (`max_tokens`, `temperature`), and `record` keeps it in the
 session's options, so a report and a resume say how the replies were made.
 
 Which value an agent gets, the most specific first:
-`[models."<model>"]` > `[generation.roles.<role>]` > the run-wide value
-(`--max-reply-tokens`, `--temperature`, `[generation]`) > the built-in default.
+what a person typed (`--max-reply-tokens`, `--temperature`, the setup form) >
+`[models."<model>"]` > `[generation.roles.<role>]` > the run-wide configured
+value (`[generation]`, its DEBATE_TUI_* variable) > the built-in default.
 
 The built-in cap fits each role's longest legitimate reply: a MATEval
 summarizer writes a report per error type (1,536 tokens), an evaluator lists
@@ -54,6 +55,8 @@ class Generation(ReplySettings):
     """Per agent role (`[generation.roles.critic]`)."""
     models: dict[str, ReplySettings] = Field(default_factory=dict)
     """Per model string (`[models."<model>"]` max_reply_tokens, temperature)."""
+    typed: ReplySettings = Field(default_factory=ReplySettings)
+    """What a person typed (a flag, the setup form): over every configured layer, the model's own included."""
 
     def reply_tokens(self, agent: AgentSpec) -> int:
         """The cap of `agent`'s replies."""
@@ -67,7 +70,7 @@ class Generation(ReplySettings):
         return float(agent.params.get("temperature", JUDGING_TEMPERATURE))
 
     def _pick(self, agent: AgentSpec, name: str) -> Any:
-        for layer in (self.models.get(agent.model), self.roles.get(agent.role), self):
+        for layer in (self.typed, self.models.get(agent.model), self.roles.get(agent.role), self):
             value = getattr(layer, name) if layer is not None else None
             if value is not None:
                 return value
