@@ -19,11 +19,12 @@ The built-in temperature is 0 for judging turns; a protocol that samples
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from debate_tui.domain import AgentSpec
+from debate_tui.settings import ROLES, SETTINGS
 
 DEFAULT_REPLY_TOKENS = 512
 """The cap of a role not in ROLE_REPLY_TOKENS: an argument and one answer line."""
@@ -35,24 +36,33 @@ RECORDED = ("max_reply_tokens", "temperature", "structured")
 
 
 class ReplySettings(BaseModel):
-    """One layer of settings: per model, per role, or run-wide. None: not set at this layer."""
+    """One layer of reply settings: `[models."<model>"]`, `[generation.roles.<role>]`, `[generation]`, or what
+    a person typed. The one schema of every layer, its fields declared in `settings.REPLY`. None: not set here."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_reply_tokens: int | None = Field(None, gt=0)
-    """Tokens one reply may have; sent as `max_tokens` and enforced on the stream."""
-    temperature: float | None = Field(None, ge=0, le=2)
-    """Sampling temperature of the call."""
+    max_reply_tokens: int | None = SETTINGS["max_reply_tokens"].field()
+    temperature: float | None = SETTINGS["temperature"].field()
 
 
-class Generation(ReplySettings):
+def _known_roles(table: dict[str, ReplySettings]) -> dict[str, ReplySettings]:
+    unknown = sorted(set(table) - set(ROLES))
+    if unknown:
+        raise ValueError(f"unknown role {unknown[0]!r}; valid: {', '.join(ROLES)}")
+    return table
+
+
+class GenerationSettings(ReplySettings):
+    """The `[generation]` table: how every reply is generated (per model: `[models."<model>"]`)."""
+
+    structured: bool | Literal["auto"] = SETTINGS["structured"].field(False)
+    roles: Annotated[dict[str, ReplySettings], AfterValidator(_known_roles)] = Field(default_factory=dict)
+    """Per agent role, e.g. `[generation.roles.summarizer]` max_reply_tokens = 2048."""
+
+
+class Generation(GenerationSettings):
     """The generation settings of a run, recorded in the session's options."""
 
-    structured: bool | Literal["auto"] = False
-    """Ask the answer line as a small JSON object: "auto" where the provider can constrain it (litellm says so,
-    or a server of the user's own takes a schema), True also from a hosted model litellm does not know."""
-    roles: dict[str, ReplySettings] = Field(default_factory=dict)
-    """Per agent role (`[generation.roles.critic]`)."""
     models: dict[str, ReplySettings] = Field(default_factory=dict)
     """Per model string (`[models."<model>"]` max_reply_tokens, temperature)."""
     typed: ReplySettings = Field(default_factory=ReplySettings)

@@ -26,14 +26,14 @@ def config_sources(resolved: Resolved) -> tuple[Source, Source, Source, Source]:
     values: dict[str, dict[str, Any]] = {"flag": {}, "environment": {}, "file": {}}
     variables: dict[str, str] = {}
     for loc, origin in resolved.origins.items():
-        bucket = origin.split(" ")[0]
+        bucket = origin.kind
         for name, key, value in places(loc, resolved.config):
             if key is None:
                 values[bucket][name] = value
             else:
                 values[bucket].setdefault(name, {})[key] = value
             if bucket == "environment":
-                variables[name if key is None else f"{name}.{key}"] = origin
+                variables[name if key is None else f"{name}.{key}"] = str(origin)
     if any(loc[0] == "models" and loc[-1] == "api_base" for loc in resolved.origins):
         for chosen in values.values():
             if "model" in chosen:

@@ -64,7 +64,9 @@ def test_flag_beats_environment_beats_file_beats_default(monkeypatch, name, toml
     assert setting(resolve_current({}).config, name) == expected[1]
     resolved = resolve_current({flag: FLAG_VALUES[name]})
     assert setting(resolved.config, name) == expected[2]
-    assert resolved.origins[tuple(name.split("."))] == f"flag --{flag.replace('_', '-')}"
+    origin = resolved.origins[tuple(name.split("."))]
+    assert (origin.kind, origin.detail, str(origin)) == ("flag", f"--{flag.replace('_', '-')}",
+                                                         f"flag --{flag.replace('_', '-')}")
 
 
 def test_an_empty_environment_variable_counts_as_unset(monkeypatch):
@@ -198,6 +200,15 @@ def test_the_starter_shows_every_setting_and_uncommented_it_still_loads(tmp_path
             key = line.split(" = ")[0]
             mentioned.add(f"{table}.{key}" if table in ("roles", "limits", "generation") else table or key)
     assert _settings(Config) <= mentioned
+
+
+def test_the_starter_names_each_declared_setting_s_variable_and_flag():
+    from debate_tui.settings import ROLES, SETTINGS
+
+    roles = {f"{role}_model" for role in ROLES}
+    assert "DEBATE_TUI_<ROLE>_MODEL" in STARTER
+    assert [s.env for s in SETTINGS.values() if s.name not in roles - {"critic_model"} and s.env not in STARTER] == []
+    assert [s.flag for s in SETTINGS.values() if s.help and s.flag not in STARTER] == []
 
 
 def test_show_prints_every_value_with_its_origin_and_no_key(capsys, monkeypatch, tmp_path):

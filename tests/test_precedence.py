@@ -8,6 +8,7 @@ TUI."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -63,7 +64,7 @@ def test_run_a_flag_beats_every_configured_layer(capsys, story_file, llm_server,
     code, summary, err = run_cli(capsys, "run", "--text", str(story_file), "--criteria", "coherence", *FLAGS)
     assert code == 0, err
     assert received(llm_server) == EXPECTED_TYPED
-    session = json.loads(open(summary["session_path"]).read())
+    session = json.loads(Path(summary["session_path"]).read_text())
     assert sent_by(session) == EXPECTED_TYPED
     assert (session["options"]["temperature"], session["options"]["max_reply_tokens"]) == (0.9, 77)
 
@@ -76,7 +77,7 @@ def test_run_without_flags_the_configured_layer_is_sent_and_recorded(capsys, sto
     code, summary, err = run_cli(capsys, "run", "--text", str(story_file), "--criteria", "coherence")
     assert code == 0, err
     assert received(llm_server) == EXPECTED_CONFIGURED
-    assert sent_by(json.loads(open(summary["session_path"]).read())) == EXPECTED_CONFIGURED
+    assert sent_by(json.loads(Path(summary["session_path"]).read_text())) == EXPECTED_CONFIGURED
 
 
 def test_run_the_most_specific_configured_layer_wins(capsys, story_file, llm_server):

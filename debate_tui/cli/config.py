@@ -9,20 +9,12 @@ from typing import Any
 
 from debate_tui import envfile
 from debate_tui.choices import Choices
-from debate_tui.config import (
-    OVERRIDES,
-    Resolved,
-    config_path,
-    flag,
-    flag_values,
-    resolve_current,
-    setting_name,
-    toml_key,
-)
+from debate_tui.config import Resolved, config_path, flag_values, resolve_current, setting_name, toml_key
 from debate_tui.factory import option_defaults
 from debate_tui.protocols import get_protocol
 from debate_tui.resolver import resolve_choices
 from debate_tui.safefile import write_problem
+from debate_tui.settings import DEFAULT, SETTINGS, Origin
 from debate_tui.store import write_atomic
 from debate_tui.textsafe import inert, inert_json
 
@@ -31,7 +23,8 @@ STARTER = """\
 # `debate-tui models --check` tries each model once.
 #
 # Each setting may also come from a DEBATE_TUI_* environment variable or a
-# command-line flag: flag > environment > this file > built-in default.
+# command-line flag: flag > environment > this file > built-in default. What
+# you type (a flag, the setup form) wins over every table of this file.
 # API keys never go in this file: name the environment variable holding each
 # key with api_key_env, in a [models."<model>"] table.
 
@@ -53,6 +46,10 @@ STARTER = """\
 # (DEBATE_TUI_PERSONAS_DIR, DEBATE_TUI_CRITERIA_DIR).
 # personas_dir = "~/debate-tui/personas"
 # criteria_dir = "~/debate-tui/criteria"
+
+# Where exports are written when no directory is given (DEBATE_TUI_EXPORT_DIR).
+# Unset: the current directory.
+# export_dir = "~/debate-exports"
 
 # The TUI theme by name (DEBATE_TUI_THEME); over the one last picked in the TUI.
 # theme = "textual-dark"
@@ -110,14 +107,14 @@ STARTER = """\
 
 [limits]
 # Budget of one run in US dollars and in tokens; unset: no limit
-# (DEBATE_TUI_MAX_COST, DEBATE_TUI_MAX_TOKENS).
+# (DEBATE_TUI_MAX_COST, --max-cost; DEBATE_TUI_MAX_TOKENS, --max-tokens).
 # max_cost = 1.0
 # max_tokens = 200000
 # Seconds one model call may take, streaming included: at this deadline the
 # connection is closed and the reply so far kept (DEBATE_TUI_TIMEOUT, --timeout).
 # timeout = 120.0
 # Attempts per call, the first included, and the first backoff in seconds
-# (DEBATE_TUI_RETRIES, DEBATE_TUI_RETRY_DELAY).
+# (DEBATE_TUI_RETRIES, --retries; DEBATE_TUI_RETRY_DELAY).
 # retries = 4
 # retry_delay = 1.0
 # Items in flight at once in batch runs (DEBATE_TUI_CONCURRENCY, --concurrency).
@@ -137,7 +134,8 @@ STARTER = """\
 # false never. Unset: "auto" where every model is served from your own api_base,
 # else false.
 # structured = false
-# Per role, over the values above (a [models."<model>"] table wins over both):
+# Per role, over the values above (a [models."<model>"] table wins over both;
+# a flag wins over all of them):
 # [generation.roles.summarizer]
 # max_reply_tokens = 2048
 
@@ -153,8 +151,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("path", help="print the config file's path").set_defaults(handler=handle_path)
     show = actions.add_parser("show", help="print the effective configuration, with where each value comes from")
-    for name, setting in OVERRIDES.items():
-        show.add_argument(flag(name), metavar="VALUE", help=f"as given to a command: sets {setting_name(setting)}")
+    for setting in SETTINGS.values():
+        show.add_argument(setting.flag, metavar="VALUE",
+                          help=f"as given to a command: sets {setting_name(setting.toml)}")
     show.add_argument("--json", action="store_true",
                       help="print one JSON object: the settings, where each came from, each model's key variables")
     show.set_defaults(handler=handle_show)
@@ -212,7 +211,7 @@ def as_json(resolved: Resolved, choices: Choices) -> dict[str, Any]:
             "models": [{"model": model, "roles": roles, "key": config.key_source(model).data()}
                        for model, roles in config.used_models().items()],
             "settings": config.model_dump(mode="json"),
-            "origins": {setting_name(loc): origin for loc, origin in resolved.origins.items()},
+            "origins": {setting_name(loc): str(origin) for loc, origin in resolved.origins.items()},
             "spec": choices.data()}
 
 
@@ -243,7 +242,7 @@ def render(resolved: Resolved, choices: Choices) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _table(data: dict[str, Any], origins: dict[tuple[str, ...], str], loc: tuple[str, ...]) -> list[str]:
+def _table(data: dict[str, Any], origins: dict[tuple[str, ...], Origin], loc: tuple[str, ...]) -> list[str]:
     lines: list[str] = []
     tables: list[tuple[tuple[str, ...], dict[str, Any]]] = []
     for key, value in data.items():
@@ -253,7 +252,7 @@ def _table(data: dict[str, Any], origins: dict[tuple[str, ...], str], loc: tuple
         elif value is None:
             lines.append(f"# {toml_key(key)}: not set")
         else:
-            lines.append(f"{toml_key(key)} = {_value(value)}  # {origins.get(here, 'default')}")
+            lines.append(f"{toml_key(key)} = {_value(value)}  # {origins.get(here, DEFAULT)}")
     for here, value in tables:
         lines += ["", f"[{setting_name(here)}]", *_table(value, origins, here)]
     return lines

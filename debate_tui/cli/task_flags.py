@@ -16,9 +16,10 @@ from debate_tui.inputs import InputError
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.protocols.criteria_variants import VARIANTS
+from debate_tui.settings import GENERATION, LIMITS, Setting
 
 TEXT_FLAGS = {"text": "--text", "text_b": "--text-b", "source": "--source", "context": "--context"}
-GENERATION_FLAGS = ("max_reply_tokens", "temperature", "structured")
+GENERATION_FLAGS = tuple(setting.name for setting in GENERATION)
 """argparse destinations of the generation flags, named as `Generation`'s fields."""
 
 
@@ -165,16 +166,15 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
 def add_limit_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
     """Budget, timeout and retries of one run; each overrides its DEBATE_TUI_* variable and config.toml."""
     limits = parser.add_argument_group("limits")
-    limits.add_argument("--max-cost", type=float, metavar="USD",
-                        help="stop (status cancelled) before a call would take the run's cost past USD")
-    limits.add_argument("--max-tokens", type=int, metavar="N",
-                        help="stop (status cancelled) before a call would take the run past N tokens")
-    limits.add_argument("--timeout", type=float, metavar="SECONDS",
-                        help="wall-clock deadline of each model call, streaming included: the connection is closed "
-                             "and the reply so far kept, marked as cut off at the deadline (default 120)")
-    limits.add_argument("--retries", type=int, metavar="N",
-                        help="attempts per model call, the first included (default 4)")
+    for setting in LIMITS:
+        if setting.help is not None:
+            add_setting(limits, setting)
     return limits
+
+
+def add_setting(group: argparse._ArgumentGroup, setting: Setting, **how: Any) -> None:
+    """A declared setting's flag: its name, type, metavar and help from the declaration (`settings`)."""
+    group.add_argument(setting.flag, **{"type": setting.kind, "metavar": setting.metavar, "help": setting.help, **how})
 
 
 def add_history_arguments(limits: argparse._ArgumentGroup) -> None:
@@ -191,22 +191,14 @@ def add_history_arguments(limits: argparse._ArgumentGroup) -> None:
 
 
 def add_generation_arguments(parser: argparse.ArgumentParser) -> None:
-    """How replies are generated; each overrides `[generation]` in config.toml and its DEBATE_TUI_* variable."""
+    """How replies are generated; each overrides `[generation]` in config.toml and its DEBATE_TUI_* variable, and
+    a reply setting also a model's and a role's own (what a person types wins)."""
     generation = parser.add_argument_group("generation")
-    generation.add_argument(
-        "--max-reply-tokens", type=int, metavar="N",
-        help="tokens one reply may have: sent as max_tokens and enforced on the stream (default per role: 512, "
-             "a MATEval evaluator 768, a summarizer 1536; a model's own max_reply_tokens in config.toml wins)")
-    generation.add_argument(
-        "--temperature", type=float, metavar="T",
-        help="sampling temperature (default 0 for judging turns; the single judge with --samples above 1 keeps 1)")
-    generation.add_argument(
-        "--structured", nargs="?", const="on", type=structured_value, metavar="{auto,on,off}",
-        help="ask the answer again as a small JSON object constrained to a schema: auto where the free text "
-             "gives none (in place of the reminder), on (the flag alone) on every answer, off never; default: auto "
-             "where every model is served from your own api_base, else off; "
-             "asked of a model litellm says takes a schema and of your own server (--api-base), else free text "
-             "(the session records which)")
+    for setting in GENERATION:
+        if setting.name == "structured":  # its value may be left out: `--structured` alone is on
+            add_setting(generation, setting, nargs="?", const="on", type=structured_value)
+        else:
+            add_setting(generation, setting)
 
 
 def choices_from_args(args: argparse.Namespace) -> Choices:

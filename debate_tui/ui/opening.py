@@ -22,6 +22,7 @@ from debate_tui.choices import COMMAND_LINE, DEFAULT, DEFAULT_PROTOCOL, REMEMBER
 from debate_tui.inputs import InputError, read_text
 from debate_tui.locations import config_path
 from debate_tui.readfile import read_json, read_toml
+from debate_tui.settings import Origin, env_var
 from debate_tui.ui.locations import ui_state_path
 
 TEXT_ARGS = {"text": "--text", "text_b": "--text-b", "source": "--source", "context": "--context"}
@@ -80,7 +81,7 @@ def first_choices(request: TuiRequest, setup: dict[str, Any]) -> Choices:
     inputs = setup.get("inputs")
     text_path = _text(setup, "text_path", "") or _text(inputs if isinstance(inputs, dict) else {}, "text", "")
     return resolve(Source.of(COMMAND_LINE, request.choices),
-                   Source(f"environment variable {env_name('protocol')}", _given(os.environ.get(env_name("protocol")))),
+                   Source(str(Origin("environment", env_var("protocol"))), _given(os.environ.get(env_var("protocol")))),
                    Source(f"config.toml ({config_path()})", _given(configured_in_file("protocol"))),
                    Source(REMEMBERED, {**_given(_text(setup, "protocol", "")), "inputs": _given(text_path, "text")}),
                    Source(DEFAULT, {"protocol": DEFAULT_PROTOCOL}),
@@ -123,7 +124,7 @@ def configured(setting: str) -> str | None:
     For the first frame only; the config is validated right after it, and a file that cannot
     be used is reported then.
     """
-    return os.environ.get(env_name(setting)) or configured_in_file(setting)
+    return os.environ.get(env_var(setting)) or configured_in_file(setting)
 
 
 def configured_in_file(setting: str) -> str | None:
@@ -132,10 +133,6 @@ def configured_in_file(setting: str) -> str | None:
     except InputError:
         return None
     return named if isinstance(named, str) and named else None
-
-
-def env_name(setting: str) -> str:
-    return f"DEBATE_TUI_{setting.upper()}"
 
 
 def _given(value: str | None, key: str = "protocol") -> dict[str, str]:
