@@ -76,6 +76,13 @@ class Setting:
     """The more specific layers that may set it too (reply settings)."""
     form: str | None = None
     """The setup form's input id, where the form offers it."""
+    elsewhere: str | None = None
+    """A flag a command declares itself, with its own help (`--model` of the task flags, batch's `--concurrency`)."""
+
+    @property
+    def flags(self) -> str:
+        """The flag commands take, for the reference; empty where only `config show` takes one."""
+        return self.flag if self.help is not None else self.elsewhere or ""
 
     @property
     def env(self) -> str:
@@ -145,20 +152,23 @@ LIMITS = (
             float, bounds=(("ge", 0), ("le", 60))),
     Setting("concurrency", ("limits", "concurrency"),
             "Items in flight at once in batch runs (each item's calls follow one another, or run in parallel where "
-            "a protocol's agents speak at once).", int, bounds=(("ge", 1), ("le", 256))),
+            "a protocol's agents speak at once).", int, bounds=(("ge", 1), ("le", 256)), elsewhere="--concurrency"),
 )
 """`[limits]`: what one run may spend, and how calls are timed and retried (the flags of `add_limit_arguments`
 are those with help; `batch` declares its own --concurrency)."""
 
 TOP = (
     Setting("model", ("default_model",),
-            "The litellm model every agent uses unless its role has one; unset: the offline demo model."),
+            "The litellm model every agent uses unless its role has one; unset: the offline demo model.",
+            elsewhere="--model"),
     *(Setting(f"{role}_model", ("roles", role), f"The model of the {role.replace('_', '-')} role.") for role in ROLES),
-    Setting("protocol", ("protocol",), "The evaluation protocol used when none is given."),
+    Setting("protocol", ("protocol",), "The evaluation protocol used when none is given.", elsewhere="--protocol"),
     Setting("personas_dir", ("personas_dir",), "A directory of your own persona TOML files."),
     Setting("criteria_dir", ("criteria_dir",), "A directory of your own criteria TOML files."),
-    Setting("sessions_dir", ("sessions_dir",), "Where session files (and their reports) are saved."),
-    Setting("cache_dir", ("cache_dir",), "Where the response cache lives."),
+    Setting("sessions_dir", ("sessions_dir",), "Where session files (and their reports) are saved.", metavar="DIR",
+            help="sessions directory (default: sessions_dir in config.toml or DEBATE_TUI_SESSIONS_DIR, else the user "
+                 "data dir)"),
+    Setting("cache_dir", ("cache_dir",), "Where the response cache lives.", elsewhere="--cache-dir"),
     Setting("export_dir", ("export_dir",), "Where exports are written by default; unset: the current directory."),
     Setting("theme", ("theme",), "The TUI theme by name; unset: the TUI's default."),
 )
@@ -169,3 +179,17 @@ SETTINGS: dict[str, Setting] = {setting.name: setting for setting in (*TOP, *LIM
 
 OVERRIDES: dict[str, tuple[str, ...]] = {name: setting.toml for name, setting in SETTINGS.items()}
 """Name -> where it goes in config.toml (DEBATE_TUI_<NAME>, --<name>)."""
+
+
+def reference_table() -> str:
+    """The settings reference of docs/configuration.md, made from the table (`cli.reference --write` puts it)."""
+    rows = ["| setting (config.toml) | variable | flag | more specific layers | bounds | meaning |",
+            "|---|---|---|---|---|---|"]
+    for setting in SETTINGS.values():
+        place = ".".join(setting.toml)
+        layers = ", ".join({"roles": "`[generation.roles.R]`", "models": '`[models."M"]`'}[layer]
+                           for layer in setting.layers if layer != "generation")
+        shown_flag = f"`{setting.flags}`" if setting.flags else ""
+        rows.append(f"| `{place}` | `{setting.env}` | {shown_flag} | {layers} | {setting.described()} | "
+                    f"{setting.doc.replace('|', '/')} |")
+    return "\n".join(rows) + "\n"

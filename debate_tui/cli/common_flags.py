@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-SESSIONS_DIR_HELP = "sessions directory (default: sessions_dir in config.toml or DEBATE_TUI_SESSIONS_DIR, else the " \
-                    "user data dir)"
+from debate_tui.settings import SETTINGS
+
+SESSIONS_DIR = SETTINGS["sessions_dir"]
 
 
 def add_sessions_dir(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    """`--sessions-dir DIR`: where session files are read and written (a configuration flag: see `config.OVERRIDES`)."""
-    parser.add_argument("--sessions-dir", metavar="DIR", help=SESSIONS_DIR_HELP)
+    """`--sessions-dir DIR`: where session files are read and written (a configuration flag: `settings.SETTINGS`)."""
+    parser.add_argument(SESSIONS_DIR.flag, metavar=SESSIONS_DIR.metavar, help=SESSIONS_DIR.help)
 
 
 def add_resampling(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:

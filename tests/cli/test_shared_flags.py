@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from debate_tui.cli import build_parser
-from debate_tui.cli.common_flags import SESSIONS_DIR_HELP
+from debate_tui.settings import SETTINGS
 
 
 def commands(parser: argparse.ArgumentParser, path: str = "") -> dict[str, argparse.ArgumentParser]:
@@ -25,6 +25,6 @@ def test_sessions_dir_is_one_flag_with_one_help():
     assert set(having) == {"tui", "run", "batch", "sessions", "resume", "fork", "export", "review", "calibrate",
                            "probe", "labels", "compare"}
     assert {(a.dest, a.metavar, a.help, a.default) for a in having.values()} == {
-        ("sessions_dir", "DIR", SESSIONS_DIR_HELP, None)}
+        ("sessions_dir", "DIR", SETTINGS["sessions_dir"].help, None)}
     args = build_parser().parse_args(["sessions", "--sessions-dir", "~/s"])
     assert args.sessions_dir == "~/s"

@@ -41,6 +41,7 @@ from debate_tui.choices import DEFAULT_PROTOCOL, STRUCTURED, Choices
 from debate_tui.inputs import InputError, read_text
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.protocols import PROTOCOLS
+from debate_tui.settings import REPLY
 from debate_tui.ui.host import tui
 from debate_tui.ui.literal import literal, one_line
 from debate_tui.ui.opening import INPUT_LABELS
@@ -54,8 +55,8 @@ if TYPE_CHECKING:
     from debate_tui.ui.session_builder import SetupCatalog
 
 EXTRA_INPUTS = ("text_b", "source", "context")
-GENERATION_INPUTS = {"max_reply_tokens": "#max-reply-tokens", "temperature": "#temperature"}
-"""Generation settings typed in the form: field -> its input."""
+GENERATION_INPUTS = {setting.name: f"#{setting.form}" for setting in REPLY}
+"""Generation settings typed in the form: field -> its input (the form field each declares, `settings.REPLY`)."""
 DEMO_NOTICE = (
     "Demo model in use: the offline demo model answers, and its judgments are not real. "
     "To use a real provider, type a model under Models (e.g. gpt-4o-mini with OPENAI_API_KEY set in your shell, "
