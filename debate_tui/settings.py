@@ -168,8 +168,9 @@ TOP = (
     Setting("sessions_dir", ("sessions_dir",), "Where session files (and their reports) are saved.", metavar="DIR",
             help="sessions directory (default: sessions_dir in config.toml or DEBATE_TUI_SESSIONS_DIR, else the user "
                  "data dir)"),
+    Setting("export_dir", ("export_dir",),
+            "Where the TUI's export dialog offers to write (the path stays editable); unset: the current directory."),
     Setting("cache_dir", ("cache_dir",), "Where the response cache lives.", elsewhere="--cache-dir"),
-    Setting("export_dir", ("export_dir",), "Where exports are written by default; unset: the current directory."),
     Setting("theme", ("theme",), "The TUI theme by name; unset: the TUI's default."),
 )
 """Settings at the top of config.toml, and the role models of `[roles]` (their flags are the commands' own)."""

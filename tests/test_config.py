@@ -409,3 +409,13 @@ def test_the_critic_persona_is_found_where_personas_are(story_file, tmp_path, mo
     write_config(f'personas_dir = "{tmp_path}"\n[protocols.debate]\ncritic_persona = "editor"')
     critic = next(a for a in session_for("--text", str(story_file), "--demo").agents if a.role == "critic")
     assert critic.persona.name == "editor"
+
+
+def test_export_dir_is_a_path_from_the_file_or_its_variable_and_unset_by_default(monkeypatch, tmp_path):
+    assert load_config().export_dir is None
+    write_config('export_dir = "~/exports"\n')
+    assert load_config().export_dir == Path("~/exports").expanduser()
+    monkeypatch.setenv("DEBATE_TUI_EXPORT_DIR", str(tmp_path / "out"))
+    resolved = resolve_current({})
+    assert resolved.config.export_dir == tmp_path / "out"
+    assert str(resolved.origins[("export_dir",)]) == "environment variable DEBATE_TUI_EXPORT_DIR"

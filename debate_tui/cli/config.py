@@ -47,8 +47,8 @@ STARTER = """\
 # personas_dir = "~/debate-tui/personas"
 # criteria_dir = "~/debate-tui/criteria"
 
-# Where exports are written when no directory is given (DEBATE_TUI_EXPORT_DIR).
-# Unset: the current directory.
+# Where the TUI's export dialog offers to write, the path staying editable
+# (DEBATE_TUI_EXPORT_DIR). Unset: the current directory.
 # export_dir = "~/debate-exports"
 
 # The TUI theme by name (DEBATE_TUI_THEME); over the one last picked in the TUI.

@@ -180,10 +180,10 @@ class Config(Section):
     """A directory of your own criteria TOML files."""
     sessions_dir: UserPath = Field(default_factory=lambda: platformdirs.user_data_path(APP_NAME) / "sessions")
     """Where session files (and their reports) are saved."""
+    export_dir: UserPath | None = None
+    """Where the TUI's export dialog offers to write (the path stays editable); unset: the current directory."""
     cache_dir: UserPath = Field(default_factory=lambda: platformdirs.user_cache_path(APP_NAME))
     """Where the response cache lives."""
-    export_dir: UserPath | None = None
-    """Where exports are written by default; unset: the current directory."""
     theme: Text | None = None
     """The TUI theme by name; unset: the TUI's default."""
     keymap: dict[str, Text] = Field(default_factory=dict)
