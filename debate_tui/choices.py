@@ -68,7 +68,8 @@ class Choices:
     agent_personas: Mapping[str, str] = field(default_factory=dict)
     """Agent name -> persona name, over the protocol's default persona."""
     generation: Mapping[str, Any] = field(default_factory=dict)
-    """Reply cap, temperature, structured answers (`Generation`'s fields), only those given; over `[generation]`."""
+    """Reply cap, temperature, structured answers (`Generation`'s fields), only those given (a flag, the form): over
+    every configured layer, a model's own `[models."<model>"]` included (`Generation.typed`)."""
     inputs: Mapping[str, str] = field(default_factory=dict)
     """Input name (text, text_b, source, context) -> the file it is read from ('-': stdin)."""
     default_model: str | None = None
