@@ -27,6 +27,8 @@ def config_sources(resolved: Resolved) -> tuple[Source, Source, Source, Source]:
     variables: dict[str, str] = {}
     for loc, origin in resolved.origins.items():
         bucket = origin.kind
+        if bucket == "flag" and loc[0] == "generation":
+            continue  # a typed generation flag enters the spec once, as the person's choice (`Choices.generation`)
         for name, key, value in places(loc, resolved.config):
             if key is None:
                 values[bucket][name] = value

@@ -9,6 +9,7 @@ from typing import Any
 
 from debate_tui import envfile
 from debate_tui.choices import Choices
+from debate_tui.cli.task_flags import GENERATION_FLAGS
 from debate_tui.config import Resolved, config_path, flag_values, resolve_current, setting_name, toml_key
 from debate_tui.factory import option_defaults
 from debate_tui.protocols import get_protocol
@@ -185,7 +186,9 @@ def handle_init(args: argparse.Namespace) -> int:
 def handle_show(args: argparse.Namespace) -> int:
     flags = flag_values(args)
     resolved = resolve_current(flags)
-    choices = resolve_choices(Choices(protocol=flags.get("protocol"), model=flags.get("model")), resolved)
+    typed = {name: flags[name] for name in GENERATION_FLAGS if name in flags}
+    choices = resolve_choices(Choices(protocol=flags.get("protocol"), model=flags.get("model"), generation=typed),
+                              resolved)
     for name in choices.option_defaults:  # checked as the session factory checks them
         option_defaults(get_protocol(name), choices)
     if args.json:
