@@ -40,6 +40,9 @@ STARTER = """\
 # Where sessions are saved (DEBATE_TUI_SESSIONS_DIR, --sessions-dir).
 # sessions_dir = "~/debates"
 
+# Where the TUI's export dialog offers to write (DEBATE_TUI_EXPORT_DIR); unset: the current directory.
+# export_dir = "~/debate-reports"
+
 # Where the response cache lives (DEBATE_TUI_CACHE_DIR).
 # cache_dir = "~/.cache/debate-tui"
 
@@ -47,10 +50,6 @@ STARTER = """\
 # (DEBATE_TUI_PERSONAS_DIR, DEBATE_TUI_CRITERIA_DIR).
 # personas_dir = "~/debate-tui/personas"
 # criteria_dir = "~/debate-tui/criteria"
-
-# Where the TUI's export dialog offers to write, the path staying editable
-# (DEBATE_TUI_EXPORT_DIR). Unset: the current directory.
-# export_dir = "~/debate-exports"
 
 # The TUI theme by name (DEBATE_TUI_THEME); over the one last picked in the TUI.
 # theme = "textual-dark"
