@@ -30,13 +30,13 @@ from debate_tui.textsafe import inert
 
 if TYPE_CHECKING:  # imported where used: `debate-tui --help` stays light
     from debate_tui.batch.items import Item, Items
-    from debate_tui.batch.ladder import LadderRun
     from debate_tui.batch.results import ResultsFile
     from debate_tui.batch.runner import BatchRun, BatchSettings
     from debate_tui.batch.shards import Shard
     from debate_tui.config import Config, Resolved
     from debate_tui.llm.base import LLMClient
     from debate_tui.llm.cache import ResponseCache
+    from debate_tui.meta.ladder import LadderRun
     from debate_tui.store import SessionStore
 
 EXIT_OK, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_STOPPED = 0, 2, 3, 4
@@ -284,8 +284,8 @@ def _model_client(args: argparse.Namespace, config: Config) -> LLMClient:
     base = ModelRouter(timeout_s=config.limits.timeout)
     if not args.router and not config.deployments:
         return base
-    from debate_tui.batch.litellm_router import RouterClient, RouterConfigError, deployment_settings
     from debate_tui.llm.guard import GuardedClient
+    from debate_tui.llm.litellm_router import RouterClient, RouterConfigError, deployment_settings
 
     try:
         if args.router:
@@ -403,8 +403,8 @@ def prepare_ladder(args: argparse.Namespace) -> LadderRun:
     """`--policy`: each tier of the policy a batch of its recorded task, over what the tiers before passed on."""
     import functools
 
-    from debate_tui.batch.ladder import LadderError, LadderRun, load_tiers
     from debate_tui.batch.results import ResultsFile
+    from debate_tui.meta.ladder import LadderError, LadderRun, load_tiers
 
     _check_flags(args)
     if args.ray:

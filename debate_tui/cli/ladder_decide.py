@@ -14,11 +14,11 @@ import json
 import sys
 from pathlib import Path
 
-from debate_tui.batch.climb import DecisionError, decide, parse_decision, question_of, waiting
 from debate_tui.cli.outputs import fail, print_line
 from debate_tui.cli.run import EXIT, check_report, summary_line
 from debate_tui.domain import Session
 from debate_tui.inputs import InputError
+from debate_tui.meta.climb import DecisionError, decide, parse_decision, question_of, waiting
 from debate_tui.report.exports import report_text
 from debate_tui.safefile import SessionLock
 from debate_tui.store import SessionFileError, SessionStore, read_session, write_atomic, write_session

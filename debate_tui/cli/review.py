@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported where used: `debate-tui --help` stays light
-    from debate_tui.batch.review import AuditDraw, ReviewQueue
     from debate_tui.llm.base import LLMClient
+    from debate_tui.meta.review import AuditDraw, ReviewQueue
 
 from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.cli.outputs import EXIT_BAD_INPUT
@@ -81,7 +81,7 @@ def _client(args: argparse.Namespace) -> LLMClient:
     config = effective_config(args)  # read here, at the edge: the calls' timeout and the cache's directory
     client: LLMClient = ModelRouter(timeout_s=config.limits.timeout)
     if args.router:
-        from debate_tui.batch.litellm_router import RouterClient, RouterConfigError
+        from debate_tui.llm.litellm_router import RouterClient, RouterConfigError
 
         try:
             client = RouterClient.from_file(Path(args.router).expanduser(), fallback=client)
@@ -105,7 +105,7 @@ def _decisions(pairs: list[str]) -> list[tuple[str, str]]:
 
 def _draw(args: argparse.Namespace) -> AuditDraw | None:
     """--audit's draw, checked: None without --audit."""
-    from debate_tui.batch.review import AuditDraw
+    from debate_tui.meta.review import AuditDraw
 
     if args.audit is None:
         if args.escalated:
@@ -151,11 +151,11 @@ async def _decide_all(queue: ReviewQueue, decisions: list[tuple[str, str]]) -> N
 
 def handle(args: argparse.Namespace) -> int:
     from debate_tui.batch.results import ResultsError, ResultsFile
-    from debate_tui.batch.review import ReviewQueue
     from debate_tui.cli.ladder_decide import review_waiting, waiting_session
     from debate_tui.cli.task_args import sessions_dir
     from debate_tui.config import effective_config
     from debate_tui.inputs import InputError
+    from debate_tui.meta.review import ReviewQueue
 
     try:  # a one-text ladder's session (run --policy, the TUI) that no tier trusted: its one question
         waiting = waiting_session(effective_config(args).session_store(sessions_dir(args)), args.results)

@@ -20,14 +20,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from debate_tui.batch.climb import lowest_confidence, record_ladder, rung, step_message, tier_session, totals
-from debate_tui.batch.ladder import LadderError, load_tiers
 from debate_tui.cli.outputs import fail, print_line
 from debate_tui.cli.run import EXIT, play, summary_line
 from debate_tui.cli.task_args import build_task, sessions_dir, warn_stderr
 from debate_tui.config import effective_config
 from debate_tui.engine.condense import preflight
 from debate_tui.inputs import InputError
+from debate_tui.meta.climb import lowest_confidence, record_ladder, rung, step_message, tier_session, totals
+from debate_tui.meta.ladder import LadderError, load_tiers
 from debate_tui.report.exports import report_text
 from debate_tui.safefile import SessionLock, check_target
 from debate_tui.store import write_atomic, write_session
