@@ -20,8 +20,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from debate_tui.cli.exits import STATUS_EXIT
+from debate_tui.cli.headless import play, summary_line
 from debate_tui.cli.outputs import fail, print_line
-from debate_tui.cli.run import EXIT, play, summary_line
 from debate_tui.cli.task_args import build_task, sessions_dir, warn_stderr
 from debate_tui.config import effective_config
 from debate_tui.engine.condense import preflight
@@ -89,4 +90,4 @@ def run_ladder(args: argparse.Namespace) -> int:
                 "decided_by": decided, "ladder_calls": spent["calls"], "ladder_cost_usd": spent["cost_usd"],
                 "ladder_prompt_tokens": spent["prompt_tokens"], "ladder_completion_tokens": spent["completion_tokens"]}
     print_line(json.dumps(summary))
-    return EXIT[session.status]
+    return STATUS_EXIT[session.status]
