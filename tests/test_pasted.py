@@ -13,7 +13,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from debate_tui.cli import main
-from debate_tui.cli.run import REPLY_MARGIN, PlainPrinter
+from debate_tui.cli.headless import REPLY_MARGIN, PlainPrinter
 from debate_tui.domain import Task, Turn, task_block
 from debate_tui.engine.events import Finished, TextDelta, TurnCompleted, TurnStarted
 from debate_tui.meta.datasets import DataRoot, data_dir

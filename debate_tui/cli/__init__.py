@@ -17,6 +17,7 @@ import os
 import sys
 
 from debate_tui.batch.heap import settle
+from debate_tui.cli.exits import Exit, epilog
 from debate_tui.inputs import ConfigError
 from debate_tui.textsafe import inert
 
@@ -27,39 +28,6 @@ COMMANDS = {
     "labels": "labels", "audit": "audit", "serve": "serve", "completion": "completion",
 }
 """Command -> module of this package that registers it, in the order `--help` lists them."""
-
-EXIT_CODES = {
-    "tui": "0 closed, 2 a file or the configuration cannot be used",
-    "run": "0 completed, 2 bad input (nothing was called) or a session or report file that cannot be written, "
-           "3 failed, 4 stopped (budget or Ctrl+C; resumable), 5 waits for a person's decision (resume --decide)",
-    "sessions": "0 listed, 2 the configuration cannot be used",
-    "resume": "0 completed, 2 bad input, 3 failed, 4 stopped, 5 waits for a person's decision (as run)",
-    "fork": "0 completed, 2 bad input (nothing was called: N out of range, an original still running, a model or "
-            "file refused) or a session or report file that cannot be written, 3 failed, 4 stopped, 5 waits for a "
-            "person's decision (as run)",
-    "export": "0 written, 2 the session cannot be read or the output file is refused",
-    "dataset": "0 written, 2 a bad file or name (one line on stderr)",
-    "meta": "0 done, 2 bad input (one line on stderr)",
-    "config": "0 done, 2 the configuration cannot be used or init would overwrite a file",
-    "models": "0 listed, or every model answered --check; 3 a model failed the check, or none is configured",
-    "batch": "0 done (items needing a person included: see `debate-tui review`), 2 bad input, 3 some items "
-             "failed, 4 stopped (budget or interrupt; rerun to resume)",
-    "review": "0 done (the queue may still hold items), 2 bad input",
-    "probe": "0 done, 2 bad input, 3 some items failed",
-    "calibrate": "0 policy written (a tier may never trust), 2 bad input (one line on stderr)",
-    "escalate": "0 decisions written (items needing a person included), 2 bad input (one line on stderr)",
-    "labels": "0 written, 2 bad input (one line on stderr)",
-    "audit": "0 the guarantee holds (or too few audited items to tell), 1 violated, 2 bad input (one line on stderr)",
-    "compare": "0 compared (with --fail-if-worse: B is not worse), 1 with --fail-if-worse: B agrees with people "
-               "less than A, 2 bad input (one line on stderr: a file or line that cannot be read, no pair, a results "
-               "file against a session, --fail-if-worse without labels)",
-    "serve": "0 stopped with Ctrl+C, 2 the serve extra is missing, the address is refused or not loopback "
-             "without --public, or --port / --max-tabs is out of range",
-    "completion": "0 printed",
-}
-"""Every command's exit codes, shown at the end of its --help and in the CLI reference (130: interrupted before
-a command's own handler, for all)."""
-
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser with every command, or only with the module that registers `command`."""
@@ -74,7 +42,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     for module in modules:
         importlib.import_module(f"{__name__}.{module}").add_parser(subparsers)
     for name, sub in subparsers.choices.items():
-        sub.epilog = f"Exit codes: {EXIT_CODES[name]}."
+        sub.epilog = epilog(name)
     return parser
 
 
@@ -163,23 +131,24 @@ def _main(argv: list[str]) -> int:
     try:
         return args.handler(args)
     except ConfigError as exc:
-        print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
-        return 2
+        from debate_tui.cli.outputs import fail  # here: not light enough for every start
+
+        return fail(str(exc))
     except KeyboardInterrupt:  # Ctrl+C before a command's own handler is in place (imports take seconds)
         print("debate-tui: interrupted", file=sys.stderr)
-        return 130
+        return Exit.INTERRUPTED
     except BrokenPipeError:  # `debate-tui sessions | head`: the reader has all it wanted; end quietly
         from debate_tui.cli.outputs import silence
 
         silence(sys.stdout)
-        return 0
+        return Exit.OK
     except Exception as exc:  # a full disk, a used-up quota or a read-only file system, wherever it struck
+        from debate_tui.cli.outputs import fail
         from debate_tui.safefile import disk_problem, write_problem
 
         if isinstance(exc, OSError) and (gone := cwd_gone()) is not None:  # a relative path needed it
-            print(f"debate-tui: error: {inert(gone)}", file=sys.stderr)
-            return 2
+            return fail(gone)
         if (full := disk_problem(exc)) is None:
             raise
-        print(f"debate-tui: error: {inert(write_problem(full, full.filename or 'a file'))}", file=sys.stderr)
-        return 2
+        return fail(write_problem(full, full.filename or "a file"))
+

@@ -19,13 +19,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-from debate_tui.cli.outputs import EXIT_BAD_INPUT
+from debate_tui.cli.exits import Exit
+from debate_tui.cli.outputs import fail
 from debate_tui.textsafe import inert
-
-EXIT_VIOLATED = 1
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -50,16 +48,14 @@ def handle(args: argparse.Namespace) -> int:
         rows = read_jsonl(Path(args.results).expanduser())
         lines = read_rows(Path(args.labels).expanduser())
     except (TrustError, LabelsError) as exc:
-        print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(str(exc))
     if not any(isinstance(r.get("tiers"), list) or r.get("status") == "trusted" for r in rows):
-        print(f"debate-tui: error: {inert(args.results)}: no line says which tier trusted it; give the output of "
-              "batch --policy (or of escalate)", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(f"{args.results}: no line says which tier trusted it; give the output of "
+                    "batch --policy (or of escalate)")
     labels, counts = read_labels(lines, args.any_labels)
     result = check(rows, labels, policy)
     result["labels_used"] = {"file": str(args.labels), "rule": ANY if args.any_labels else BLIND_ONLY, **counts}
     if not args.json:
         print(inert(format_check(result)))
     print(json.dumps(result))
-    return EXIT_VIOLATED if result["holds"] is False else 0
+    return Exit.CHECK_FAILED if result["holds"] is False else Exit.OK

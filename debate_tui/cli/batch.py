@@ -13,7 +13,6 @@ See docs/BATCH.md.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from collections.abc import Iterable
@@ -22,24 +21,22 @@ from typing import TYPE_CHECKING, Any
 
 from debate_tui.cli import freeze_loaded
 from debate_tui.cli.common_flags import add_sessions_dir
+from debate_tui.cli.exits import Exit
+from debate_tui.cli.outputs import fail
 from debate_tui.cli.task_args import input_files, say_endpoints, sessions_dir, warn_stderr
 from debate_tui.cli.task_flags import TEXT_FLAGS, RawSpecHelpFormatter, add_task_arguments
 from debate_tui.config import DEFAULT_CONCURRENCY
 from debate_tui.domain import Session, Task
-from debate_tui.textsafe import inert
 
 if TYPE_CHECKING:  # imported where used: `debate-tui --help` stays light
+    from debate_tui.assembly.batch import BatchRequest
     from debate_tui.batch.items import Item, Items
-    from debate_tui.batch.ladder import LadderRun
     from debate_tui.batch.results import ResultsFile
-    from debate_tui.batch.runner import BatchRun, BatchSettings
+    from debate_tui.batch.runner import BatchRun
     from debate_tui.batch.shards import Shard
     from debate_tui.config import Config, Resolved
-    from debate_tui.llm.base import LLMClient
-    from debate_tui.llm.cache import ResponseCache
-    from debate_tui.store import SessionStore
+    from debate_tui.meta.ladder import LadderRun
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_STOPPED = 0, 2, 3, 4
 SHARED_GROUPS = ("how to judge", "generation", "models")
 
 
@@ -277,42 +274,6 @@ def _shard(args: argparse.Namespace) -> Shard | None:
         raise BadInput(str(exc)) from None
 
 
-def _model_client(args: argparse.Namespace, config: Config) -> LLMClient:
-    """--router FILE, else config.toml's [deployments] when it has any, else the ordinary client."""
-    from debate_tui.llm.router import ModelRouter
-
-    base = ModelRouter(timeout_s=config.limits.timeout)
-    if not args.router and not config.deployments:
-        return base
-    from debate_tui.batch.litellm_router import RouterClient, RouterConfigError, deployment_settings
-    from debate_tui.llm.guard import GuardedClient
-
-    try:
-        if args.router:
-            client = RouterClient.from_file(Path(args.router).expanduser(), fallback=base)
-        else:
-            groups = {name: [d.model_dump() for d in group] for name, group in config.deployments.items()}
-            client = RouterClient.from_settings(deployment_settings(groups), base, origin="config.toml [deployments]")
-    except RouterConfigError as exc:
-        raise BadInput(str(exc)) from None
-    model = args.model
-    if args.router and model and model not in client.names:
-        known = ", ".join(sorted(client.names))
-        raise BadInput(f"--model {model!r} is not a model_name of the router; it has: {known}")
-    return GuardedClient(client)
-
-
-def _warm_up(template: Session) -> None:
-    """Import litellm now (seconds) rather than inside the first item, where it would skew rate and ETA."""
-    from debate_tui.llm import DEMO_MODEL
-
-    if any(agent.model != DEMO_MODEL for agent in template.agents):
-        from debate_tui.llm.litellm_client import load_litellm
-
-        load_litellm()
-    freeze_loaded()
-
-
 def prepare(args: argparse.Namespace, items: Items | None = None, out: Path | None = None) -> BatchRun:
     """Everything a batch needs, or BadInput; nothing is called or written yet.
 
@@ -353,44 +314,32 @@ def _resolved(args: argparse.Namespace) -> Resolved:
 
 def batch_for(args: argparse.Namespace, config: Config, template: Session, items: Items,
               results: ResultsFile, processes: int | None = 1) -> BatchRun:
-    """One batch of `template` over `items` into `results`, with the flags' settings (a tier of a ladder is one).
+    """One batch of `template` over `items` into `results`, with the flags' settings (a tier of a ladder is one),
+    assembled by `assembly.batch` once every item is checked.
 
     `processes` other than 1 (None: the default, see `processes_for`) may run the items in worker processes.
     """
     import functools
 
+    from debate_tui.assembly.batch import assemble_batch
+
     say_endpoints(template.agents)
-
-    from debate_tui.batch.runner import BatchRun, BatchSettings
-    from debate_tui.engine.budget import Budget
-    from debate_tui.engine.runner import RetryPolicy
-
     _check_tasks(template, items)
-    limits = config.limits
-    budget = Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens)
-    models = [agent.model for agent in template.agents]
-    if not getattr(args, "router", None) and (unenforceable := budget.unenforceable(models)):
-        warn_stderr(unenforceable)  # a router's deployments are priced by litellm under their group's name
-    settings = BatchSettings(
-        concurrency=limits.concurrency, budget=budget,
-        retry=RetryPolicy.of(limits),
-        seed=args.seed, progress_interval_s=args.progress_interval,
-    )
-    cache = None if args.no_cache else _open_cache(config.cache_dir)
-    store = config.session_store(sessions_dir(args))
-    _check_writable(store.root)
-    if processes == 1 or args.provider_batch:  # else litellm is imported by the process that uses it
-        _warm_up(template)
-    if args.provider_batch:
-        return _provider_batch(args, items, template, results, store, cache, settings)
-    if processes == 1:
-        return BatchRun(items, template, results, store,
-                        _model_client(args, config), cache=cache, settings=settings)
-    from debate_tui.batch.processes import ProcessBatch  # imports litellm only where one process is used
+    return assemble_batch(request_of(args), config, template, items, results, processes=processes,
+                          rebuild=functools.partial(_part_batch, args), warn=warn_stderr)
 
-    return ProcessBatch(items, template, results, store, _model_client(args, config), cache=cache,
-                        settings=settings, build=functools.partial(_part_batch, args), processes=processes,
-                        warm_up=functools.partial(_warm_up, template))
+
+def request_of(args: argparse.Namespace) -> BatchRequest:
+    """What the flags ask of a batch beyond the configuration (a command without some of them, probe, has their
+    defaults)."""
+    from debate_tui.assembly.batch import BatchRequest
+
+    router = getattr(args, "router", None)
+    return BatchRequest(seed=args.seed, progress_interval_s=args.progress_interval, cache=not args.no_cache,
+                        router=Path(router).expanduser() if router else None, model=args.model,
+                        sessions_dir=sessions_dir(args), provider_batch=args.provider_batch,
+                        poll_interval_s=args.poll_interval, job_max_requests=args.job_max_requests,
+                        settle=freeze_loaded)
 
 
 def _part_batch(args: argparse.Namespace, concurrency: int, items: Items, out: Path) -> BatchRun:
@@ -403,8 +352,8 @@ def prepare_ladder(args: argparse.Namespace) -> LadderRun:
     """`--policy`: each tier of the policy a batch of its recorded task, over what the tiers before passed on."""
     import functools
 
-    from debate_tui.batch.ladder import LadderError, LadderRun, load_tiers
     from debate_tui.batch.results import ResultsFile
+    from debate_tui.meta.ladder import LadderError, LadderRun, load_tiers
 
     _check_flags(args)
     if args.ray:
@@ -422,89 +371,29 @@ def prepare_ladder(args: argparse.Namespace) -> LadderRun:
                      functools.partial(batch_for, args, config))
 
 
-def _check_writable(directory: Path) -> None:
-    """BadInput naming the sessions directory when nothing can be written there (a read-only home), before any call."""
-    import tempfile
-
-    from debate_tui.safefile import write_problem
-
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=directory):
-            pass
-    except OSError as exc:
-        raise BadInput(write_problem(exc, f"the item sessions in {directory}",
-                                     "or point --sessions-dir (DEBATE_TUI_SESSIONS_DIR) elsewhere")) from None
-
-
-def _open_cache(directory: Path) -> ResponseCache:
-    """The response cache, a corrupt one set aside (said on stderr); BadInput when it cannot be used."""
-    from debate_tui.llm.cache import CacheError, ResponseCache
-
-    try:
-        cache = ResponseCache(directory)
-    except CacheError as exc:
-        raise BadInput(str(exc)) from None
-    for note in cache.notes:
-        warn_stderr(note)
-    return cache
-
-
-def _provider_batch(args: argparse.Namespace, items: Items, template: Session, results: ResultsFile,
-                    store: SessionStore, cache: ResponseCache | None, settings: BatchSettings) -> BatchRun:
-    from debate_tui.batch.provider_batch import JobOptions, ProviderBatchRun
-    from debate_tui.llm import DEMO_MODEL
-
-    if any(agent.model == DEMO_MODEL for agent in template.agents):
-        raise BadInput("--provider-batch needs a provider's model (e.g. openai/gpt-4o-mini), not the demo model")
-    options = JobOptions(poll_s=args.poll_interval, max_requests=args.job_max_requests)
-    return ProviderBatchRun(items, template, results, store, options=options, cache=cache, settings=settings)
-
-
-def run_until_done(batch: BatchRun | LadderRun) -> None:
-    """Run on a fresh loop; Ctrl+C or SIGTERM stops the batch cleanly instead of killing it mid-write.
-
-    `asyncio.Runner` also cancels what litellm leaves running (its logging worker) before the loop closes.
-    """
-    from debate_tui.batch.loop import loop_factory, stopped_by_signals
-
-    with asyncio.Runner(loop_factory=loop_factory()) as runner, stopped_by_signals(runner.get_loop(), batch.stop):
-        runner.run(batch.run())
-
-
-def _run_on_ray(batch: BatchRun, args: argparse.Namespace) -> None:
-    """Each Ray task rebuilds its batch from the same flags with `prepare`, over its own items."""
+def handle(args: argparse.Namespace) -> int:
     import functools
 
-    from debate_tui.batch.ray_backend import RayBatch, RayUnavailable
-
-    try:
-        RayBatch(batch, functools.partial(prepare, args), address=args.ray, tasks=args.ray_tasks).run()
-    except RayUnavailable as exc:
-        raise BadInput(str(exc)) from None
-
-
-def handle(args: argparse.Namespace) -> int:
+    from debate_tui.assembly.batch import run_on_ray, run_until_done
     from debate_tui.batch.results import ResultsError
+    from debate_tui.inputs import InputError
 
     try:
         batch: BatchRun | LadderRun = prepare_ladder(args) if args.policy else prepare(args)
-        if args.ray and not args.policy:
-            _run_on_ray(batch, args)  # type: ignore[arg-type]
+        if args.ray and not args.policy:  # each Ray task rebuilds its batch from the same flags, over its items
+            run_on_ray(batch, functools.partial(prepare, args), args.ray, args.ray_tasks)  # type: ignore[arg-type]
         else:
             run_until_done(batch)
-    except (BadInput, ResultsError) as exc:
-        print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    except (BadInput, InputError, ResultsError) as exc:
+        return fail(str(exc))
     summary = batch.summary()
     print(json.dumps(summary), flush=True)
     cache = getattr(batch, "cache", None)
     if cache is not None:
         cache.cache.close()  # done with it: a process that runs many batches (a test) keeps no file open
     if cache is not None and cache.cache.problem:  # the calls went on uncached; say so, and not as a success
-        print(f"debate-tui: error: {inert(cache.cache.problem)}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(cache.cache.problem)
     if summary["stopped"]:
         print(f"debate-tui: batch stopped: {summary['stopped']}; rerun the same command to resume", file=sys.stderr)
-        return EXIT_STOPPED
-    return EXIT_FAILED if summary["failed"] else EXIT_OK
+        return Exit.STOPPED
+    return Exit.FAILED if summary["failed"] else Exit.OK

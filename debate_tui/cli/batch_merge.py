@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-from debate_tui.textsafe import inert
-
-EXIT_OK, EXIT_BAD_INPUT = 0, 2
+from debate_tui.cli.exits import Exit
+from debate_tui.cli.outputs import fail
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,15 +50,14 @@ def main(argv: list[str]) -> int:
     except (ResultsError, TargetError, OSError) as exc:
         full = disk_problem(exc)
         said = write_problem(full, out.path, "or pass --out elsewhere") if full is not None else str(exc)
-        print(f"debate-tui: error: {inert(said)}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(said)
     items = len({key[0] for key in merged.rows})
     summary = {"files": len(paths), "items": items, "rows": len(merged.rows), "duplicates": merged.duplicates,
                "out": str(out.path)}
     if missing:
         summary["missing_shards"] = missing
     print(json.dumps(summary), flush=True)
-    return EXIT_OK
+    return Exit.OK
 
 
 def _check_named_once(paths: list[Path]) -> None:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from debate_tui.cli.common_flags import add_resampling, add_sessions_dir
+from debate_tui.cli.exits import Exit
 from debate_tui.cli.outputs import fail
 from debate_tui.domain import AGREE_TOLERANCE
 from debate_tui.meta.stats import check_bootstrap
@@ -36,8 +37,6 @@ if TYPE_CHECKING:
     from debate_tui.meta.compare import ResultsComparison
     from debate_tui.meta.trust import Judgment, Key
     from debate_tui.store import SessionStore
-
-EXIT_WORSE = 1
 RESULTS_SUFFIXES = (".jsonl", ".ndjson")
 NAMED = 5
 """Keys of one side only named on stderr (the JSON counts them all)."""
@@ -145,13 +144,13 @@ def handle_results(args: argparse.Namespace) -> int:
         title = (f"changed items: A = {args.a}, B = {args.b} "
                  f"({len(comparison.changed)} of {len(comparison.pairs)} pairs)")
         CompareApp(ChangedItemsScreen(title, comparison.changed, _store(args))).run()
-        return EXIT_WORSE if args.fail_if_worse and comparison.summary["worse"] else 0
+        return Exit.CHECK_FAILED if args.fail_if_worse and comparison.summary["worse"] else 0
     if not args.json:
         from debate_tui.meta.compare_text import format_results
 
         print(format_results(comparison, args.a, args.b, args.tolerance))
     print(inert_json(json.dumps(comparison.summary)), flush=True)
-    return EXIT_WORSE if args.fail_if_worse and comparison.summary["worse"] else 0
+    return Exit.CHECK_FAILED if args.fail_if_worse and comparison.summary["worse"] else 0
 
 
 def _write_html(args: argparse.Namespace, out: Path, comparison: ResultsComparison) -> int | None:

@@ -4,20 +4,27 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 from debate_tui import envfile
 from debate_tui.choices import Choices
+from debate_tui.cli.outputs import fail
 from debate_tui.cli.task_flags import GENERATION_FLAGS
-from debate_tui.config import Resolved, config_path, flag_values, resolve_current, setting_name, toml_key
+from debate_tui.config import (
+    Resolved,
+    config_path,
+    flag_values,
+    resolve_current,
+    setting_name,
+    toml_key,
+)
 from debate_tui.factory import option_defaults
 from debate_tui.protocols import get_protocol
 from debate_tui.resolver import resolve_choices
 from debate_tui.safefile import write_problem
 from debate_tui.settings import DEFAULT, SETTINGS, Origin
 from debate_tui.store import write_atomic
-from debate_tui.textsafe import inert, inert_json
+from debate_tui.textsafe import inert_json
 
 STARTER = """\
 # debate-tui configuration. `debate-tui config show` prints what is in effect;
@@ -170,14 +177,12 @@ def handle_path(args: argparse.Namespace) -> int:
 def handle_init(args: argparse.Namespace) -> int:
     path = config_path()
     if path.exists() and not args.force:
-        print(f"debate-tui: error: {path} exists; not overwritten (use --force to replace it)", file=sys.stderr)
-        return 2
+        return fail(f"{path} exists; not overwritten (use --force to replace it)")
     try:
         write_atomic(path, STARTER)
     except OSError as exc:  # a read-only home, a full disk
         message = write_problem(exc, path, "or point DEBATE_TUI_CONFIG_DIR at a writable directory")
-        print(f"debate-tui: error: {inert(message)}", file=sys.stderr)
-        return 2
+        return fail(message)
     print(path)
     return 0
 

@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from debate_tui.cli.outputs import EXIT_BAD_INPUT
+from debate_tui.cli.exits import Exit
 from debate_tui.meta.datasets import LOADERS, keep_criteria, load, whole_groups
 from debate_tui.meta.labels import Columns, LabelsError, is_table, load_table
 
@@ -93,7 +93,7 @@ def _from_file(args: argparse.Namespace) -> list[dict]:
 def handle(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 0:
         print("error: --limit must be 0 or more", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return Exit.BAD_INPUT
     try:
         if args.name in LOADERS:
             if given := [f"--{f.replace('_', '-')}" for f in FILE_FLAGS if getattr(args, f) is not None]:
@@ -105,10 +105,10 @@ def handle(args: argparse.Namespace) -> int:
             raise ValueError(f"unknown data set; known: {', '.join(LOADERS)}, or a .csv, .tsv or .jsonl file")
     except LabelsError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return Exit.BAD_INPUT
     except (OSError, ValueError, KeyError) as exc:
         print(f"error: {args.name}: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return Exit.BAD_INPUT
     out = sys.stdout
     for line in lines:
         out.write(json.dumps(line, ensure_ascii=False) + "\n")

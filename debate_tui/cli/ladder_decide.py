@@ -14,11 +14,13 @@ import json
 import sys
 from pathlib import Path
 
-from debate_tui.batch.climb import DecisionError, decide, parse_decision, question_of, waiting
+from debate_tui.cli.exits import STATUS_EXIT
+from debate_tui.cli.headless import summary_line
 from debate_tui.cli.outputs import fail, print_line
-from debate_tui.cli.run import EXIT, check_report, summary_line
+from debate_tui.cli.run import check_report
 from debate_tui.domain import Session
 from debate_tui.inputs import InputError
+from debate_tui.meta.climb import DecisionError, decide, parse_decision, question_of, waiting
 from debate_tui.report.exports import report_text
 from debate_tui.safefile import SessionLock
 from debate_tui.store import SessionFileError, SessionStore, read_session, write_atomic, write_session
@@ -61,7 +63,7 @@ def decide_waiting(args: argparse.Namespace, session: Session, path: Path) -> in
     print(f"[trust] decided by {inert(who)}", file=sys.stderr)
     summary = json.loads(summary_line(session, session_path=str(path), report=str(report)))
     print_line(json.dumps(summary | {"ladder_status": session.status, "decided_by": who}))
-    return EXIT[session.status]
+    return STATUS_EXIT[session.status]
 
 
 def waiting_session(store: SessionStore, ref: str) -> Path | None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from debate_tui.cli.common_flags import add_resampling
 from debate_tui.cli.dataset import FILE_FLAGS, add_column_flags, columns_of
-from debate_tui.cli.outputs import EXIT_BAD_INPUT
+from debate_tui.cli.exits import Exit
 from debate_tui.inputs import InputError
 from debate_tui.meta.evaluate import format_table, meta_evaluate, validate_row
 from debate_tui.meta.labels import Columns, LabelsError, join, load_labels
@@ -137,7 +137,7 @@ def handle(args: argparse.Namespace) -> int:
         check_bootstrap(args.bootstrap)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return Exit.BAD_INPUT
     try:
         rows = read_results(Path(args.results))
         if args.labels is not None:
@@ -156,7 +156,7 @@ def handle(args: argparse.Namespace) -> int:
             write_html(args, result, rows)
     except (BadInput, LabelsError, PlotError, ValueError, TargetError) as exc:
         print(f"error: {inert(str(exc))}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return Exit.BAD_INPUT
     table = printed_table(args, result, rows)
     if args.tui:
         from debate_tui.ui.meta_view import MetaApp

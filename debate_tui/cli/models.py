@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from debate_tui.cli.exits import Exit
 from debate_tui.config import Config, config_path, load_config
 from debate_tui.factory import demo_hint
 from debate_tui.llm import DEMO_MODEL
@@ -23,7 +24,6 @@ from debate_tui.llm.base import ChatRequest, LLMError
 from debate_tui.llm.router import ModelRouter
 from debate_tui.textsafe import inert_json
 
-EXIT_FAILING = 3
 PROVIDERS_URL = "https://docs.litellm.ai/docs/providers"
 PROBE = [{"role": "user", "content": "Reply with the single word OK."}]
 STATUS = {
@@ -126,7 +126,7 @@ def handle(args: argparse.Namespace) -> int:
     users = config.used_models()
     checks = asyncio.run(probe_all(config, list(users), args.timeout)) if args.check and users else []
     failing = sum(check.status != "ok" for check in checks)
-    code = EXIT_FAILING if args.check and (failing or not users) else 0
+    code = Exit.FAILED if args.check and (failing or not users) else 0
     if args.json:
         print(inert_json(json.dumps(listing(config, users, checks))))
         return code

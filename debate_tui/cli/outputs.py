@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from debate_tui.cli.exits import Exit
 from debate_tui.domain import Session
 from debate_tui.engine.control import RunControl
 from debate_tui.inputs import InputError
@@ -76,11 +77,8 @@ def print_line(text: str, stream: TextIO | None = None) -> None:
         silence(stream)
 
 
-EXIT_BAD_INPUT = 2
-"""Every command's exit code for input it cannot use (nothing was called): one line on stderr says why."""
-
-
-def fail(message: str) -> int:
-    """The one-line refusal every command gives ("debate-tui: error: ..."), model or user text made inert."""
+def fail(message: str) -> Exit:
+    """The one-line refusal every command gives ("debate-tui: error: ..."), model or user text made inert, and
+    the exit code for input that cannot be used (nothing was called)."""
     print_line(f"debate-tui: error: {inert(message)}", sys.stderr)
-    return EXIT_BAD_INPUT
+    return Exit.BAD_INPUT

@@ -41,8 +41,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from debate_tui.cli.batch import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, BadInput, add_judging_arguments
+from debate_tui.cli.batch import BadInput, add_judging_arguments
 from debate_tui.cli.common_flags import add_sessions_dir
+from debate_tui.cli.exits import Exit
+from debate_tui.cli.outputs import fail
 from debate_tui.cli.task_flags import RawSpecHelpFormatter
 from debate_tui.inputs import standard_input
 from debate_tui.meta.recorded_probes import RECORDED
@@ -112,7 +114,8 @@ def _swapped(line: dict[str, Any]) -> dict[str, Any]:
 def _run(args: argparse.Namespace, lines: list[dict[str, Any]], out: Path, name: str,
          no_cache: bool = False) -> list[dict[str, Any]]:
     """One batch over `lines` into DIR/NAME.jsonl; its result rows (resumes like `batch`)."""
-    from debate_tui.cli.batch import prepare, run_until_done
+    from debate_tui.assembly.batch import run_until_done
+    from debate_tui.cli.batch import prepare
 
     source = out / f"{name}-input.jsonl"
     source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
@@ -274,7 +277,6 @@ def handle(args: argparse.Namespace) -> int:
             raise BadInput("--limit must be 1 or more")
         report = _recorded(args, chosen) if args.recorded else _probe(args, chosen)
     except (BadInput, ResultsError, OSError, ValueError) as exc:
-        print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(str(exc))
     print(json.dumps(report) if args.json else table(report), flush=True)
-    return EXIT_FAILED if args.failed else EXIT_OK
+    return Exit.FAILED if args.failed else Exit.OK

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from debate_tui.cli import build_parser
+from debate_tui.cli.exits import Exit
 from debate_tui.cli.task_flags import OPTION_FLAGS, option_help
 from debate_tui.settings import reference_table
 
@@ -118,6 +119,9 @@ def render() -> str:
             lines += [sub.epilog, ""]
     lines += ["### Task options", "", "Shared by `tui` and `run` (and used for each item by `batch`).", ""]
     lines += _table(task_parser, task_rows, task=True)
+    lines += ["### Exit codes", "", "A number means the same for every command (each command's own words are at the "
+              "end of its section):", "", "| code | name | meaning |", "|---|---|---|"]
+    lines += [f"| {int(code)} | `{code.name}` | {_cell(code.meaning)} |" for code in Exit]
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -28,17 +28,15 @@ import argparse
 import asyncio
 import getpass
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported where used: `debate-tui --help` stays light
-    from debate_tui.batch.review import AuditDraw, ReviewQueue
     from debate_tui.llm.base import LLMClient
+    from debate_tui.meta.review import AuditDraw, ReviewQueue
 
 from debate_tui.cli.common_flags import add_sessions_dir
-from debate_tui.cli.outputs import EXIT_BAD_INPUT
-from debate_tui.textsafe import inert
+from debate_tui.cli.outputs import fail
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -73,20 +71,18 @@ class BadInput(Exception):
 
 
 def _client(args: argparse.Namespace) -> LLMClient:
-    """What a session continued after a decision calls: the batch's client, behind the cache."""
+    """What a session continued after a decision calls: the batch's client (`assembly.clients`: --router, else
+    config.toml's [deployments], else the ordinary one), behind the cache."""
+    from debate_tui.assembly.clients import routed_client
     from debate_tui.config import effective_config
+    from debate_tui.inputs import InputError
     from debate_tui.llm.cache import CacheError, with_cache
-    from debate_tui.llm.router import ModelRouter
 
     config = effective_config(args)  # read here, at the edge: the calls' timeout and the cache's directory
-    client: LLMClient = ModelRouter(timeout_s=config.limits.timeout)
-    if args.router:
-        from debate_tui.batch.litellm_router import RouterClient, RouterConfigError
-
-        try:
-            client = RouterClient.from_file(Path(args.router).expanduser(), fallback=client)
-        except RouterConfigError as exc:
-            raise BadInput(str(exc)) from None
+    try:
+        client = routed_client(config, Path(args.router).expanduser() if args.router else None, None)
+    except InputError as exc:
+        raise BadInput(str(exc)) from None
     try:
         return with_cache(client, config.cache_dir, enabled=not args.no_cache)
     except CacheError as exc:  # locked past its bound, or an unwritable cache directory
@@ -105,7 +101,7 @@ def _decisions(pairs: list[str]) -> list[tuple[str, str]]:
 
 def _draw(args: argparse.Namespace) -> AuditDraw | None:
     """--audit's draw, checked: None without --audit."""
-    from debate_tui.batch.review import AuditDraw
+    from debate_tui.meta.review import AuditDraw
 
     if args.audit is None:
         if args.escalated:
@@ -151,17 +147,16 @@ async def _decide_all(queue: ReviewQueue, decisions: list[tuple[str, str]]) -> N
 
 def handle(args: argparse.Namespace) -> int:
     from debate_tui.batch.results import ResultsError, ResultsFile
-    from debate_tui.batch.review import ReviewQueue
     from debate_tui.cli.ladder_decide import review_waiting, waiting_session
     from debate_tui.cli.task_args import sessions_dir
     from debate_tui.config import effective_config
     from debate_tui.inputs import InputError
+    from debate_tui.meta.review import ReviewQueue
 
     try:  # a one-text ladder's session (run --policy, the TUI) that no tier trusted: its one question
         waiting = waiting_session(effective_config(args).session_store(sessions_dir(args)), args.results)
     except InputError as exc:
-        print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(str(exc))
     if waiting is not None:
         return review_waiting(args, waiting, args.who or getpass.getuser())
     results = ResultsFile(Path(args.results).expanduser())
@@ -188,8 +183,7 @@ def handle(args: argparse.Namespace) -> int:
 
                 ReviewApp(queue).run()
     except (BadInput, ResultsError) as exc:
-        print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(str(exc))
     if not args.list:
         print(json.dumps({"reviewed": total, "left": queue.left, "out": str(results.path)}))
     return 0

@@ -20,14 +20,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from debate_tui.batch.climb import lowest_confidence, record_ladder, rung, step_message, tier_session, totals
-from debate_tui.batch.ladder import LadderError, load_tiers
+from debate_tui.cli.exits import STATUS_EXIT
+from debate_tui.cli.headless import play, summary_line
 from debate_tui.cli.outputs import fail, print_line
-from debate_tui.cli.run import EXIT, play, summary_line
 from debate_tui.cli.task_args import build_task, sessions_dir, warn_stderr
 from debate_tui.config import effective_config
 from debate_tui.engine.condense import preflight
 from debate_tui.inputs import InputError
+from debate_tui.meta.climb import lowest_confidence, record_ladder, rung, step_message, tier_session, totals
+from debate_tui.meta.ladder import LadderError, load_tiers
 from debate_tui.report.exports import report_text
 from debate_tui.safefile import SessionLock, check_target
 from debate_tui.store import write_atomic, write_session
@@ -89,4 +90,4 @@ def run_ladder(args: argparse.Namespace) -> int:
                 "decided_by": decided, "ladder_calls": spent["calls"], "ladder_cost_usd": spent["cost_usd"],
                 "ladder_prompt_tokens": spent["prompt_tokens"], "ladder_completion_tokens": spent["completion_tokens"]}
     print_line(json.dumps(summary))
-    return EXIT[session.status]
+    return STATUS_EXIT[session.status]

@@ -17,7 +17,8 @@ import ipaddress
 import shlex
 import sys
 
-EXIT_BAD_INPUT = 2
+from debate_tui.cli.outputs import fail
+
 DEFAULT_MAX_TABS = 4
 INSTALL = "debate-tui serve needs the serve extra: pip install 'debate-tui[serve]' (textual-serve)"
 LOOPBACK_NAMES = ("localhost",)
@@ -57,20 +58,16 @@ def tab_command(tui_args: list[str]) -> str:
 
 def handle(args: argparse.Namespace) -> int:
     if not 1 <= args.port <= 65535:
-        print(f"debate-tui: error: --port {args.port} is not a port (1-65535)", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(f"--port {args.port} is not a port (1-65535)")
     if args.max_tabs < 1:
-        print(f"debate-tui: error: --max-tabs {args.max_tabs} must be at least 1", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(f"--max-tabs {args.max_tabs} must be at least 1")
     if not is_loopback(args.host) and not args.public:
-        print(f"debate-tui: error: --host {args.host} would let anyone who reaches it run debates with this "
-              "machine's keys (the app has no login); add --public to listen there anyway", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(f"--host {args.host} would let anyone who reaches it run debates with this "
+                    "machine's keys (the app has no login); add --public to listen there anyway")
     try:
         from debate_tui.cli.serve_guard import GuardedServer
     except ImportError:
-        print(f"debate-tui: error: {INSTALL}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(INSTALL)
     if not is_loopback(args.host):
         print(f"debate-tui: warning: listening on {args.host}:{args.port} with no login: anyone who reaches it "
               "can run debates with this machine's keys and read its sessions", file=sys.stderr)
@@ -81,6 +78,5 @@ def handle(args: argparse.Namespace) -> int:
     try:
         server.serve()
     except OSError as exc:
-        print(f"debate-tui: error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return fail(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
     return 0

@@ -120,7 +120,7 @@ def _resume(args: argparse.Namespace, store: SessionStore, path: Path) -> int:
         session = store.load(str(path))  # read again under the lock: another writer may have just finished it
     except SessionFileError as exc:
         return fail(str(exc))
-    from debate_tui.batch.climb import waiting  # here: `debate-tui --help` does not read the trust ladder
+    from debate_tui.meta.climb import waiting  # here: `debate-tui --help` does not read the trust ladder
 
     if waiting(session):  # a trust ladder no tier trusted: the person's answer is the result, nothing is rerun
         from debate_tui.cli.ladder_decide import decide_waiting
@@ -156,7 +156,7 @@ def asked_about(session: Session) -> str | None:
     """The criterion the waiting question is about, as the protocol asks it (replayed without a call)."""
     import asyncio
 
-    from debate_tui.batch.review import ask
+    from debate_tui.meta.review import ask
 
     return asyncio.run(ask(session)).criterion
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import sys
 from typing import TYPE_CHECKING
 
 from debate_tui.cli.common_flags import add_sessions_dir
@@ -15,7 +14,6 @@ from debate_tui.cli.task_flags import (
     choices_from_args,
 )
 from debate_tui.inputs import InputError
-from debate_tui.textsafe import inert
 
 if TYPE_CHECKING:
     from debate_tui.ui.opening import TuiRequest
@@ -53,6 +51,7 @@ def handle(args: argparse.Namespace) -> int:
     try:
         request = tui_request(args)
     except InputError as exc:
-        print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
-        return 2
+        from debate_tui.cli.outputs import fail  # here: the TUI's start-up path stays light
+
+        return fail(str(exc))
     return run_app(request)

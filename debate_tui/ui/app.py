@@ -55,7 +55,7 @@ LATER = (
     "debate_tui.ui.screens.debate", "debate_tui.ui.screens.report", "debate_tui.ui.screens.sessions",
     "debate_tui.ui.screens.help", "debate_tui.ui.screens.compare", "debate_tui.report.compare",
     "debate_tui.ui.replay", "debate_tui.ui.saving", "debate_tui.engine.runner", "debate_tui.llm.router",
-    "debate_tui.llm.threaded",
+    "debate_tui.llm.threaded", "debate_tui.assembly.single", "debate_tui.assembly.clients",
 )
 """Modules the first frame does not need, imported in a thread just after it."""
 GC_THRESHOLDS = (10_000, 50, 1_000)
@@ -230,11 +230,9 @@ class DebateTUI(App[int]):
     def _client(self) -> LLMClient:
         """Our own client runs the calls in a thread (`llm.threaded`); one given by a test runs on this loop."""
         if self.client is None:
-            from debate_tui.llm.router import ModelRouter
-            from debate_tui.llm.threaded import ThreadedClient
+            from debate_tui.assembly.clients import threaded_client
 
-            router = ModelRouter(demo_delay_s=self.demo_delay_s, timeout_s=self.launch.config.limits.timeout)
-            self.client = self._own_client = ThreadedClient(router)
+            self.client = self._own_client = threaded_client(self.launch.config.limits, demo_delay_s=self.demo_delay_s)
         return self.client
 
     def on_unmount(self) -> None:
@@ -270,10 +268,8 @@ class DebateTUI(App[int]):
 
     def _run(self, session: Session, path: Path, *, kind: str,
              after: Callable[[DebateScreen], None] | None = None, climb: str = "") -> None:
-        from debate_tui.engine.budget import Budget
+        from debate_tui.assembly.single import assemble_run
         from debate_tui.engine.control import RunControl
-        from debate_tui.engine.runner import RetryPolicy
-        from debate_tui.factory import runner_for
         from debate_tui.inputs import InputError
         from debate_tui.safefile import SessionLock
         from debate_tui.ui.saving import LockedRun, SessionSaver
@@ -290,10 +286,8 @@ class DebateTUI(App[int]):
         limits = self.launch.config.limits  # --max-cost, --max-tokens, --retries as `run` applies them
 
         def make(emit: Callable[[Event], None]) -> LockedRun:
-            runner = runner_for(session, client, emit=emit, save=saver, control=control, interactive=True,
-                                retry=RetryPolicy.of(limits),
-                                budget=Budget(max_cost=limits.max_cost, max_tokens=limits.max_tokens))
-            return LockedRun(runner, lock)
+            return LockedRun(assemble_run(session, client, limits, emit=emit, save=saver, control=control,
+                                          interactive=True), lock)
 
         self.push_screen(DebateScreen(session, control, make, kind=kind, clock=self.clock, after=after, climb=climb))
 

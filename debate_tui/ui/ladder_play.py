@@ -20,14 +20,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from debate_tui.batch.climb import decide, lowest_confidence, record_ladder, rung, said, step_message, tier_session
 from debate_tui.domain import Session
+from debate_tui.meta.climb import decide, lowest_confidence, record_ladder, rung, said, step_message, tier_session
 from debate_tui.protocols.common import excerpt
 from debate_tui.store import write_session
 from debate_tui.ui.screens.dialogs import DecisionDialog
 
 if TYPE_CHECKING:
-    from debate_tui.batch.ladder import Tier
+    from debate_tui.meta.ladder import Tier
     from debate_tui.ui.app import DebateTUI
     from debate_tui.ui.screens.debate import DebateScreen
 

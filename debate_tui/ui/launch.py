@@ -26,7 +26,7 @@ from debate_tui.ui.opening import FORM_FIELDS, TuiRequest, config_is_newer, read
 from debate_tui.ui.state import UiState
 
 if TYPE_CHECKING:
-    from debate_tui.batch.ladder import Tier
+    from debate_tui.meta.ladder import Tier
 
 
 @dataclass
@@ -118,8 +118,8 @@ def fitted(remembered: Choices, texts: dict[str, str], notes: list[str]) -> Choi
 
 def _ladder(launch: Launch, policy: str) -> None:
     """The ladder's tiers and tier 1's session; InputError (one line) when the policy cannot be run live."""
-    from debate_tui.batch.climb import tier_session
-    from debate_tui.batch.ladder import LadderError, load_tiers
+    from debate_tui.meta.climb import tier_session
+    from debate_tui.meta.ladder import LadderError, load_tiers
 
     try:
         launch.ladder = load_tiers(Path(policy).expanduser(), task_of(launch.texts), launch.config.model_params,

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from debate_tui.cli.batch import EXIT_FAILED
+from debate_tui.cli.exits import Exit
 from tests.helpers.batch import model_args, read_rows, run_batch, write_items
 from tests.helpers.scripts import CRITIC, agreeing_debate
 
@@ -105,7 +105,7 @@ def _crowded_batch(capsys, llm_server, tmp_path, out: str) -> tuple[dict, int]:
     code, summary, _ = run_batch(capsys, str(items), "--out", str(tmp_path / out), "--protocol", "single",
                                  "--criteria", "coherence", "--model", "openai/fake-model", "--api-base",
                                  llm_server.base_url, "--concurrency", "16", "--no-cache", "--retries", "8")
-    assert summary is not None and code == (EXIT_FAILED if summary["failed"] else 0)
+    assert summary is not None and code == (Exit.FAILED if summary["failed"] else 0)
     return summary, sum(1 for r in llm_server.requests if r.fault == "429")
 
 

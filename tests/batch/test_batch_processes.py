@@ -280,7 +280,7 @@ def test_the_program_freezes_what_is_loaded_before_a_one_process_batch_and_a_tes
     import gc
 
     from debate_tui import cli
-    from debate_tui.cli.batch import run_until_done
+    from debate_tui.assembly.batch import run_until_done
     from tests.helpers.batch import prepared
 
     path = write_items(tmp_path / "in.jsonl", 3)
@@ -328,7 +328,7 @@ def test_a_default_batch_left_in_one_process_starts_its_clock_after_the_warm_up(
     the rate, the ETA and elapsed_s count from after that import, as with --processes 1."""
     import time as clock
 
-    from debate_tui.cli.batch import run_until_done
+    from debate_tui.assembly.batch import run_until_done
     from tests.helpers.batch import prepared
 
     batch = prepared(str(write_items(tmp_path / "in.jsonl", 3)), "--out", str(tmp_path / "o.jsonl"), "--demo")

@@ -136,7 +136,7 @@ def test_session_ids_cannot_escape_the_sessions_dir(capsys):
 def test_parallel_turns_are_printed_whole_not_interleaved():
     import io
 
-    from debate_tui.cli.run import PlainPrinter
+    from debate_tui.cli.headless import PlainPrinter
     from debate_tui.domain import Turn
     from debate_tui.engine.events import TextDelta, TurnCompleted, TurnStarted
 

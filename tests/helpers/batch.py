@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from debate_tui.batch.results import ResultsFile
-from debate_tui.batch.review import ReviewQueue
 from debate_tui.cli import build_parser
 from debate_tui.config import load_config
 from debate_tui.llm.router import ModelRouter
+from debate_tui.meta.review import ReviewQueue
 from tests.helpers.cli import run_cli
 from tests.helpers.scripts import agreeing_debate, never_agreeing_debate
 

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from debate_tui.cli import main
-from debate_tui.cli.run import PlainPrinter
+from debate_tui.cli.headless import PlainPrinter
 from debate_tui.config import load_config
 from debate_tui.engine.events import TextDelta, TurnStarted
 from debate_tui.redact import redact

@@ -88,8 +88,8 @@ def test_scaleeval_turn_verdicts_are_shown_in_the_original_numbering(pairs):  # 
 
 async def test_the_override_queue_sets_a_score_with_a_key(scored):  # noqa: F811
     from debate_tui.batch.results import ResultsFile
-    from debate_tui.batch.review import ReviewQueue
     from debate_tui.llm.router import ModelRouter
+    from debate_tui.meta.review import ReviewQueue
 
     queue = ReviewQueue(ResultsFile(scored), load_config().session_store(), ModelRouter(), who="pilot",
                         mode="override")

@@ -12,10 +12,10 @@ import re
 import pytest
 
 from debate_tui.batch.results import ResultsFile
-from debate_tui.batch.review import ReviewQueue
 from debate_tui.config import load_config
 from debate_tui.domain import Usage
 from debate_tui.llm.base import Completion
+from debate_tui.meta.review import ReviewQueue
 from debate_tui.ui.review.app import ReviewApp
 from tests.helpers.batch import prepared
 from tests.helpers.ui import text_of, wait_until
@@ -75,7 +75,7 @@ def test_review_screen(snap_compare, tmp_path, size):
 @pytest.mark.parametrize("size", SIZES)
 def test_blind_audit_screen(snap_compare, llm_server, tmp_path, size):
     """A blind audit after its first answer: the judge's answer revealed under the next item, hidden on it."""
-    from debate_tui.batch.review import AuditDraw
+    from debate_tui.meta.review import AuditDraw
     from tools import ladder_demo
 
     ladder_demo.run_demo(llm_server, tmp_path, calibration_per_kind=8, items_per_kind=1)

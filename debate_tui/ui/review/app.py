@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Footer, Static
 
-from debate_tui.batch.review import ReviewItem, ReviewQueue
+from debate_tui.meta.review import ReviewItem, ReviewQueue
 from debate_tui.ui.keymap import apply_keymap
 from debate_tui.ui.literal import literal
 from debate_tui.ui.review import view

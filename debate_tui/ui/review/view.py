@@ -8,9 +8,9 @@ back (`Session.original_verdict`), so "Speaker 2: 1" always means the first text
 
 from __future__ import annotations
 
-from debate_tui.batch.review import ReviewItem
 from debate_tui.domain import HumanAction, Session, Turn, agrees
 from debate_tui.meta.concordance import Pair, concordance
+from debate_tui.meta.review import ReviewItem
 
 REASON_CHARS = 600
 VERDICT_WORDS = {"1": "Submission 1 is better", "2": "Submission 2 is better", "0": "a tie"}

@@ -29,7 +29,6 @@ from textual.content import Content
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
-from debate_tui.batch.climb import waiting
 from debate_tui.domain import HumanAction, Session, Turn
 from debate_tui.engine.control import RunControl
 from debate_tui.engine.events import (
@@ -49,6 +48,7 @@ from debate_tui.engine.events import (
 )
 from debate_tui.engine.runner import acted_on
 from debate_tui.llm import DEMO_MODEL
+from debate_tui.meta.climb import waiting
 from debate_tui.report.facts import confidence_lines, no_result
 from debate_tui.store import summarize
 from debate_tui.ui.export import start_export

@@ -24,9 +24,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Input, Static
 
-from debate_tui.batch.climb import decide, waiting
 from debate_tui.domain import Session
 from debate_tui.inputs import InputError
+from debate_tui.meta.climb import decide, waiting
 from debate_tui.safefile import SessionLock
 from debate_tui.store import SessionFileError, SessionStore, SessionSummary, read_session, write_session
 from debate_tui.ui.host import tui

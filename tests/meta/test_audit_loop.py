@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from debate_tui.batch.results import ResultsFile
-from debate_tui.batch.review import AuditDraw, ReviewQueue
 from debate_tui.config import load_config
 from debate_tui.llm.router import ModelRouter
+from debate_tui.meta.review import AuditDraw, ReviewQueue
 from tests.helpers.batch import read_rows
 from tests.helpers.ui import text_of, wait_until
 from tools import ladder_demo

@@ -7,11 +7,11 @@ import json
 import pytest
 
 from debate_tui.batch.results import ResultsFile
-from debate_tui.batch.review import ReviewQueue
 from debate_tui.cli import main
 from debate_tui.config import load_config
 from debate_tui.factory import runner_for
 from debate_tui.llm.router import ModelRouter
+from debate_tui.meta.review import ReviewQueue
 from tests.helpers.batch import queue_for, read_rows
 
 

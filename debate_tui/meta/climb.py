@@ -21,7 +21,7 @@ from debate_tui.domain import HumanAction, Outcome, Session, Task, Verdict, new_
 from debate_tui.engine.judged import stamp
 
 if TYPE_CHECKING:  # the debate screen reads `waiting` here: it must not pay for the batch's readers (0.4 s)
-    from debate_tui.batch.ladder import Tier
+    from debate_tui.meta.ladder import Tier
 
 LADDER_KEY = "ladder"
 """Where a one-text ladder keeps its rungs in the last session's state."""

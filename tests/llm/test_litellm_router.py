@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from debate_tui.batch.litellm_router import RouterConfigError, load_config
+from debate_tui.llm.litellm_router import RouterConfigError, load_config
 from debate_tui.testing.fake_server import FakeLLMServer
 from tests.helpers import FAKE_KEY
 from tests.helpers.batch import read_rows, run_batch, write_items
@@ -169,8 +169,8 @@ def test_a_router_yaml_with_aliases_is_refused_before_it_expands(capsys, llm_ser
 
 def test_litellm_refusing_a_router_names_the_exception_not_only_its_message():
     """A MemoryError's message is empty: the refusal read 'litellm refused the configuration ()'."""
-    from debate_tui.batch.litellm_router import RouterClient
     from debate_tui.llm.demo import DemoClient
+    from debate_tui.llm.litellm_router import RouterClient
 
     with pytest.raises(RouterConfigError, match=r"^r\.yaml: litellm refused the configuration \(KeyError: "):
         RouterClient.from_settings({"model_list": [{"model_name": "judge"}]}, fallback=DemoClient(), origin="r.yaml")
