@@ -52,6 +52,7 @@ OVERRIDES: dict[str, tuple[str, ...]] = {
     "personas_dir": ("personas_dir",),
     "criteria_dir": ("criteria_dir",),
     "sessions_dir": ("sessions_dir",),
+    "export_dir": ("export_dir",),
     "cache_dir": ("cache_dir",),
     "theme": ("theme",),
     "max_cost": ("limits", "max_cost"),
@@ -264,6 +265,8 @@ class Config(Section):
     """A directory of your own criteria TOML files."""
     sessions_dir: UserPath = Field(default_factory=lambda: platformdirs.user_data_path(APP_NAME) / "sessions")
     """Where session files (and their reports) are saved."""
+    export_dir: UserPath | None = None
+    """Where the TUI's export dialog offers to write (the path stays editable); unset: the current directory."""
     cache_dir: UserPath = Field(default_factory=lambda: platformdirs.user_cache_path(APP_NAME))
     """Where the response cache lives."""
     theme: Text | None = None

@@ -41,7 +41,7 @@ from debate_tui.engine.runner import RetryPolicy, Runner
 from debate_tui.factory import runner_for
 from debate_tui.inputs import InputError
 from debate_tui.llm.router import ModelRouter
-from debate_tui.report.exports import report_text
+from debate_tui.report.exports import report_help, report_text
 from debate_tui.report.facts import confidence_lines
 from debate_tui.safefile import SessionLock, check_distinct, check_target, is_report_of, write_problem
 from debate_tui.store import write_atomic
@@ -64,9 +64,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     out = parser.add_argument_group("output")
-    out.add_argument("--report", metavar="PATH.md",
-                     help="write the report here: HTML when the name ends in .html, else Markdown "
-                          "(default: PATH.md beside the session file)")
+    out.add_argument("--report", metavar="PATH.md", help=report_help("PATH.md beside the session file"))
     out.add_argument("--session", metavar="PATH.json",
                      help="write the session file here (default: in the sessions directory)")
     add_sessions_dir(out)

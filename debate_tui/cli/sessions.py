@@ -18,7 +18,7 @@ from debate_tui.engine.judged import stamp
 from debate_tui.factory import check_session, kept_settings_note
 from debate_tui.inputs import InputError
 from debate_tui.locations import examples_dir
-from debate_tui.report.exports import export_text
+from debate_tui.report.exports import DEFAULT, FORMATS, export_text, format_help, formats_named, report_help
 from debate_tui.resolver import resolve_choices
 from debate_tui.safefile import SessionLock, TargetError, check_distinct, check_target, write_problem
 from debate_tui.store import SessionFileError, SessionStore, SessionSummary, write_atomic
@@ -39,9 +39,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     resume.add_argument("--decide", metavar="1|2|0|SCORE",
                         help="the human decision the session is waiting for (a trust ladder no tier trusted: its "
                              "answer, without a rerun; NAME=SCORE,... for several criteria)")
-    resume.add_argument("--report", metavar="PATH.md",
-                        help="write the report here: HTML when the name ends in .html, else Markdown "
-                             "(default: PATH.md beside the session)")
+    resume.add_argument("--report", metavar="PATH.md", help=report_help("PATH.md beside the session"))
     add_sessions_dir(resume)
     resume.add_argument("--force", action="store_true",
                         help="overwrite --report if it exists (the session's own report beside it is replaced "
@@ -49,10 +47,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_limit_arguments(resume)
     resume.set_defaults(handler=handle_resume)
 
-    export = subparsers.add_parser("export", help="write a session's report as Markdown, HTML or JSON")
+    export = subparsers.add_parser("export", help=f"write a session's report as {formats_named()}")
     export.add_argument("session", metavar="SESSION", help="a session id or a session file path")
-    export.add_argument("--format", choices=("md", "json", "html"), default="md",
-                        help="md (default), json (the whole session) or html (one self-contained page)")
+    export.add_argument("--format", choices=[fmt.name for fmt in FORMATS], default=DEFAULT.name, help=format_help())
     export.add_argument("--out", metavar="PATH", help="output file (default: stdout)")
     export.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     add_sessions_dir(export)
