@@ -102,6 +102,8 @@ class SessionSummary:
     problem: str | None = None
     forked_from: tuple[str, int] | None = None
     """A fork's original id and the turns copied from it (`Session.forked_from`); None: not a fork."""
+    model: str = ""
+    """The agents' models, each once ("gpt-4o-mini, demo"): what tells two runs on one text apart."""
 
     @property
     def batch(self) -> bool:
@@ -120,7 +122,7 @@ def _summary_data(summary: SessionSummary) -> dict[str, Any]:
     return {"id": summary.id, "created_at": summary.created_at.isoformat() if summary.created_at else None,
             "protocol": summary.protocol, "status": summary.status, "criteria": list(summary.criteria),
             "snippet": summary.snippet, "result": summary.result, "problem": summary.problem,
-            "forked_from": list(summary.forked_from) if summary.forked_from else None}
+            "forked_from": list(summary.forked_from) if summary.forked_from else None, "model": summary.model}
 
 
 def _summary_from(path: Path, data: dict[str, Any]) -> SessionSummary:
@@ -129,7 +131,7 @@ def _summary_from(path: Path, data: dict[str, Any]) -> SessionSummary:
     return SessionSummary(path, str(data["id"]), listed_time(datetime.fromisoformat(created)) if created else None,
                           data.get("protocol", ""), data.get("status", ""), tuple(data.get("criteria", ())),
                           data.get("snippet", ""), data.get("result", ""), data.get("problem"),
-                          (str(origin[0]), int(origin[1])) if origin else None)
+                          (str(origin[0]), int(origin[1])) if origin else None, str(data.get("model", "")))
 
 
 def summarize_file(path: Path) -> SessionSummary:
@@ -177,8 +179,8 @@ class SummaryIndex:
             Path(locals().get("tmp", self.path.with_suffix(".none"))).unlink(missing_ok=True)
 
 
-INDEX_VERSION = 2
-"""Bumped when a summary's fields change, so older indexes are rebuilt (2: `forked_from`)."""
+INDEX_VERSION = 3
+"""Bumped when a summary's fields change, so older indexes are rebuilt (2: `forked_from`, 3: `model`)."""
 
 
 def summarize(session: Session, path: Path) -> SessionSummary:
@@ -193,7 +195,8 @@ def summarize(session: Session, path: Path) -> SessionSummary:
     origin = session.forked_from
     return SessionSummary(path, session.id, listed_time(session.created_at), session.protocol, session.status,
                           tuple(c.name for c in session.criteria), snippet, result,
-                          forked_from=(origin.session, origin.turns) if origin else None)
+                          forked_from=(origin.session, origin.turns) if origin else None,
+                          model=", ".join(dict.fromkeys(agent.model for agent in session.agents)))
 
 
 def listed_time(when: datetime) -> datetime | None:

@@ -50,10 +50,10 @@ class FileFormat:
 
 FORMATS: tuple[FileFormat, ...] = (
     FileFormat("md", "Markdown", "md (default)", ".md", "text/markdown", render),
-    FileFormat("html", "HTML (one page, for a browser)", "html (one self-contained page)", ".html", "text/html",
-               render_html, other_suffixes=(".htm",)),
     FileFormat("json", "JSON (the whole session)", "json (the whole session)", ".json", "application/json",
                session_json, report=False),
+    FileFormat("html", "HTML (one page, for a browser)", "html (one self-contained page)", ".html", "text/html",
+               render_html, other_suffixes=(".htm",)),
 )
 """The default first: the dialog preselects it, `export` writes it without --format, `--report` falls back to it."""
 BY_NAME = {fmt.name: fmt for fmt in FORMATS}

@@ -59,8 +59,12 @@ async def test_after_a_click_on_a_format_down_chooses_the_next_and_enter_exports
         await pilot.press("down")
         await pilot.pause()
         target = Path(dialog.query_one("#export-path", Input).value)
+        assert dialog.format == "md" and target.suffix == ".md"  # html is the last: Down goes round to the first
+        assert dialog.query_one("#export-where", Static).render().plain == f"Markdown to {target}"
+        await pilot.press("up", "up")
+        await pilot.pause()
+        target = Path(dialog.query_one("#export-path", Input).value)
         assert dialog.format == "json" and target.suffix == ".json"
-        assert dialog.query_one("#export-where", Static).render().plain == f"JSON to {target}"
         await pilot.press("enter")
         await wait_until(pilot, target.exists, what="the JSON export")
         assert target.read_text(encoding="utf-8").startswith("{")
