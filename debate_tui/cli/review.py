@@ -191,5 +191,5 @@ def handle(args: argparse.Namespace) -> int:
         print(f"debate-tui: error: {inert(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     if not args.list:
-        print(json.dumps({"reviewed": total, "left": queue.left, "out": str(results.path)}))
+        print(json.dumps({"reviewed": queue.decisions, "queue": total, "left": queue.left, "out": str(results.path)}))
     return 0
