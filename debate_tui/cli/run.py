@@ -252,6 +252,7 @@ def handle(args: argparse.Namespace) -> int:
         lock = SessionLock(session_path, session.id).acquire()
     except InputError as exc:
         return fail(str(exc))
+    store.remember(session_path, session.id)  # written elsewhere (--session): listed with the others all the same
     try:
         return execute(session, session_path=session_path, report_path=report_path, config=config)
     finally:
