@@ -46,6 +46,9 @@ STARTER = """\
 # Where sessions are saved (DEBATE_TUI_SESSIONS_DIR, --sessions-dir).
 # sessions_dir = "~/debates"
 
+# Where the TUI's export dialog offers to write (DEBATE_TUI_EXPORT_DIR); unset: the current directory.
+# export_dir = "~/debate-reports"
+
 # Where the response cache lives (DEBATE_TUI_CACHE_DIR).
 # cache_dir = "~/.cache/debate-tui"
 
