@@ -310,11 +310,11 @@ class SessionStore:
         the files past them neither read nor looked at: picked by file name (an interactive session's file
         is named after its id, which starts with its time; batch items' names are hashes, so they come after).
 
-        Files whose size, mtime and inode match the index are not read (see SummaryIndex). The whole list
-        (`newest` None) holds the session files written elsewhere too (`remember`).
+        Files whose size, mtime and inode match the index are not read (see SummaryIndex). The session files
+        written elsewhere (`remember`, a few) are listed too, read each time, `newest` or not.
         """
         if not self.root.is_dir():  # no session saved here yet; some may have been written elsewhere
-            return sorted(self._elsewhere(), key=newest_first) if newest is None else []
+            return sorted(self._elsewhere(), key=newest_first)
         with os.scandir(self.root) as scan:
             found = sorted((entry for entry in scan  # a device, FIFO or dangling link too: listed as unreadable
                             if not entry.name.startswith(".") and entry.name.endswith(".json") and not entry.is_dir()),
@@ -343,9 +343,7 @@ class SessionStore:
         changed = entries.keys() != known.keys() or any(entries[name] is not known[name] for name in entries)
         if index is not None and changed:
             index.write(entries)
-        if newest is None:
-            rows += self._elsewhere()
-        return sorted(rows, key=newest_first)
+        return sorted(rows + self._elsewhere(), key=newest_first)
 
     def delete(self, ref: str) -> None:
         self.resolve(ref).unlink()

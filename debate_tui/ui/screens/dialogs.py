@@ -293,7 +293,11 @@ class ExportDialog(FormDialog[ExportAnswer | None]):
         with Horizontal(classes="dialog-buttons"):
             yield Button("Export", variant="primary", id="export-ok")
             yield Button("Cancel", id="export-cancel")
-        yield Label("Enter exports; the arrows on the formats choose one; Escape cancels", classes="dialog-help")
+        yield Label("Enter exports; arrows choose a format; Escape cancels", classes="dialog-help")
+
+    def compose(self) -> ComposeResult:
+        """The box, and below it this dialog's own footer over the screen's (which showed the report's keys)."""
+        yield from super().compose()
         yield AppFooter()
 
     def on_mount(self) -> None:
