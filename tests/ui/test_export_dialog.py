@@ -82,3 +82,17 @@ async def test_the_dialog_offers_the_configured_export_dir_and_every_format_of_t
         assert target.parent == exports
         await pilot.press("enter")
         await wait_until(pilot, target.exists, what="the export in export_dir")
+
+
+async def test_enter_on_the_cancel_button_cancels(tmp_path, monkeypatch):
+    """Enter exports from the path and the formats (a priority key), but on a button it presses that button."""
+    monkeypatch.chdir(tmp_path)
+    app = DebateTUI(Launch(sessions_dir=tmp_path / "sessions"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await open_dialog(pilot, app)
+        target = Path(dialog.query_one("#export-path", Input).value)
+        dialog.query_one("#export-cancel").focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen), what="back to the report")
+        await pilot.pause(0.2)
+        assert not target.exists()
