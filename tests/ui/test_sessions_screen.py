@@ -1,5 +1,6 @@
 """The TUI's sessions list as a person tells runs apart (issue 46): the text takes the width, the model is shown,
-a question about a row names what the row shows, and a run stopped with ctrl+q offers to resume when opened."""
+a question about a row names what the row shows, a run stopped with ctrl+q offers to resume when opened (and
+its report says how), and quitting leaves no lock file behind."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from debate_tui.config import load_config
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.dialogs import ConfirmDialog
+from debate_tui.ui.screens.report import ReportScreen
 from debate_tui.ui.screens.sessions import SessionsScreen
 from tests.helpers.sessions import make_session, record
-from tests.helpers.ui import open_setup, wait_until
+from tests.helpers.ui import configure_and_start, open_setup, wait_until
 
 LONG = "Anna baked bread on Sunday morning and the whole street smelled of it until noon."
 
@@ -72,3 +74,18 @@ async def test_delete_names_the_row_and_a_stopped_run_offers_to_resume_when_open
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="the resume question")
         question = str(app.screen.query_one(".dialog-question", Static).render())
         assert "Tom swam. Tom swam." in question and "stopped before its end" in question and "(y)" in question
+        await pilot.press("n")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen), what="the stopped run's report")
+        assert "resumable: debate-tui resume, or u on the sessions list" in app.screen.markdown
+
+
+async def test_quitting_during_a_run_leaves_no_lock_file():
+    """Issue 46: lock files were left beside outputs after clean exits (the CLI's are tested in
+    tests/reliability/test_lock_files.py); ctrl+q in the middle of a stepped run removes the session's."""
+    app = DebateTUI(Launch(step=True))
+    root = load_config().sessions_dir
+    async with app.run_test(size=(120, 36)) as pilot:
+        await configure_and_start(pilot)
+        await wait_until(pilot, lambda: any(root.glob(".*.lock")), what="the run's lock")
+        await pilot.press("ctrl+q")
+    assert list(root.glob("*.json")) and not list(root.glob(".*.lock"))
