@@ -102,6 +102,8 @@ class SessionSummary:
     problem: str | None = None
     forked_from: tuple[str, int] | None = None
     """A fork's original id and the turns copied from it (`Session.forked_from`); None: not a fork."""
+    model: str = ""
+    """The agents' models, each once ("gpt-4o-mini, demo"): what tells two runs on one text apart."""
 
     @property
     def batch(self) -> bool:
@@ -120,7 +122,7 @@ def _summary_data(summary: SessionSummary) -> dict[str, Any]:
     return {"id": summary.id, "created_at": summary.created_at.isoformat() if summary.created_at else None,
             "protocol": summary.protocol, "status": summary.status, "criteria": list(summary.criteria),
             "snippet": summary.snippet, "result": summary.result, "problem": summary.problem,
-            "forked_from": list(summary.forked_from) if summary.forked_from else None}
+            "forked_from": list(summary.forked_from) if summary.forked_from else None, "model": summary.model}
 
 
 def _summary_from(path: Path, data: dict[str, Any]) -> SessionSummary:
@@ -129,7 +131,7 @@ def _summary_from(path: Path, data: dict[str, Any]) -> SessionSummary:
     return SessionSummary(path, str(data["id"]), listed_time(datetime.fromisoformat(created)) if created else None,
                           data.get("protocol", ""), data.get("status", ""), tuple(data.get("criteria", ())),
                           data.get("snippet", ""), data.get("result", ""), data.get("problem"),
-                          (str(origin[0]), int(origin[1])) if origin else None)
+                          (str(origin[0]), int(origin[1])) if origin else None, str(data.get("model", "")))
 
 
 def summarize_file(path: Path) -> SessionSummary:
@@ -166,19 +168,48 @@ class SummaryIndex:
         return data if isinstance(data, dict) and data.get("version") == INDEX_VERSION else {}
 
     def write(self, entries: dict[str, Any]) -> None:
-        """Replace the index atomically; no fsync: losing it costs one slow listing, nothing else."""
+        replace_cache(self.path, {"version": INDEX_VERSION, "entries": entries})
+
+
+def replace_cache(path: Path, data: dict[str, Any]) -> None:
+    """Replace a cache file atomically; no fsync, and a failure is ignored: losing a cache costs one slow listing
+    (or, for `Elsewhere`, a file not listed), nothing else."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".index.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, ensure_ascii=False)
+        os.replace(tmp, path)
+    except OSError:
+        Path(locals().get("tmp", path.with_suffix(".none"))).unlink(missing_ok=True)
+
+
+class Elsewhere:
+    """The session files runs of this store wrote outside its directory (`run --session story.json`), so that
+    every run is listed (`sessions`, the TUI's list) and found by its id. Kept beside the summary index; a file
+    that is gone, or is no longer a session of that id, is dropped at the next listing."""
+
+    def __init__(self, root: Path, directory: Path):
+        name = hashlib.sha256(os.fsencode(root.resolve())).hexdigest()[:24]
+        self.path = directory / f"{name}.elsewhere.json"
+
+    def read(self) -> dict[Path, str]:
+        """Each remembered file with the id of the session written there."""
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".index.", suffix=".tmp", dir=self.path.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"version": INDEX_VERSION, "entries": entries}, handle, ensure_ascii=False)
-            os.replace(tmp, self.path)
-        except OSError:
-            Path(locals().get("tmp", self.path.with_suffix(".none"))).unlink(missing_ok=True)
+            data = read_json(self.path, "index")
+        except InputError:
+            return {}
+        files = data.get("files") if isinstance(data, dict) else None
+        if not isinstance(files, dict):
+            return {}
+        return {Path(path): ident for path, ident in files.items() if isinstance(ident, str)}
+
+    def write(self, files: dict[Path, str]) -> None:
+        replace_cache(self.path, {"files": {str(path): ident for path, ident in files.items()}})
 
 
-INDEX_VERSION = 2
-"""Bumped when a summary's fields change, so older indexes are rebuilt (2: `forked_from`)."""
+INDEX_VERSION = 3
+"""Bumped when a summary's fields change, so older indexes are rebuilt (2: `forked_from`, 3: `model`)."""
 
 
 def summarize(session: Session, path: Path) -> SessionSummary:
@@ -193,7 +224,8 @@ def summarize(session: Session, path: Path) -> SessionSummary:
     origin = session.forked_from
     return SessionSummary(path, session.id, listed_time(session.created_at), session.protocol, session.status,
                           tuple(c.name for c in session.criteria), snippet, result,
-                          forked_from=(origin.session, origin.turns) if origin else None)
+                          forked_from=(origin.session, origin.turns) if origin else None,
+                          model=", ".join(dict.fromkeys(agent.model for agent in session.agents)))
 
 
 def listed_time(when: datetime) -> datetime | None:
@@ -233,11 +265,41 @@ class SessionStore:
         return path
 
     def resolve(self, ref: str) -> Path:
-        """An existing path, or the file of a session id in this store."""
+        """An existing path, or the file of a session id in this store (else a remembered file of that id
+        written elsewhere, see `remember`)."""
         candidate = Path(ref).expanduser()
         if candidate.suffix == ".json" or os.sep in ref or candidate.exists():
             return candidate
-        return self.path_for(ref)
+        own = self.path_for(ref)
+        if not own.exists() and self.index_dir is not None:
+            return next((path for path, ident in Elsewhere(self.root, self.index_dir).read().items() if ident == ref),
+                        own)
+        return own
+
+    def remember(self, path: Path, session_id: str) -> None:
+        """A session file written outside this store's directory (`run --session PATH`): listed with the store's
+        own from now on, while it exists. Nothing is kept without an index directory."""
+        if self.index_dir is None:
+            return
+        absolute = path.absolute()
+        if absolute.parent.resolve() == self.root.resolve():
+            return
+        elsewhere = Elsewhere(self.root, self.index_dir)
+        known = elsewhere.read()
+        if known.get(absolute) != session_id:
+            elsewhere.write({**known, absolute: session_id})
+
+    def _elsewhere(self) -> list[SessionSummary]:
+        """The remembered files still there and still sessions; the others are forgotten."""
+        if self.index_dir is None:
+            return []
+        elsewhere = Elsewhere(self.root, self.index_dir)
+        known = elsewhere.read()
+        rows = [summarize_file(path) for path in known if path.is_file()]
+        kept = [row for row in rows if row.problem is None and known[row.path] == row.id]
+        if len(kept) != len(known):
+            elsewhere.write({row.path: row.id for row in kept})
+        return kept
 
     def load(self, ref: str) -> Session:
         return read_session(self.resolve(ref))
@@ -248,10 +310,11 @@ class SessionStore:
         the files past them neither read nor looked at: picked by file name (an interactive session's file
         is named after its id, which starts with its time; batch items' names are hashes, so they come after).
 
-        Files whose size, mtime and inode match the index are not read (see SummaryIndex).
+        Files whose size, mtime and inode match the index are not read (see SummaryIndex). The session files
+        written elsewhere (`remember`, a few) are listed too, read each time, `newest` or not.
         """
-        if not self.root.is_dir():
-            return []
+        if not self.root.is_dir():  # no session saved here yet; some may have been written elsewhere
+            return sorted(self._elsewhere(), key=newest_first)
         with os.scandir(self.root) as scan:
             found = sorted((entry for entry in scan  # a device, FIFO or dangling link too: listed as unreadable
                             if not entry.name.startswith(".") and entry.name.endswith(".json") and not entry.is_dir()),
@@ -280,7 +343,7 @@ class SessionStore:
         changed = entries.keys() != known.keys() or any(entries[name] is not known[name] for name in entries)
         if index is not None and changed:
             index.write(entries)
-        return sorted(rows, key=newest_first)
+        return sorted(rows + self._elsewhere(), key=newest_first)
 
     def delete(self, ref: str) -> None:
         self.resolve(ref).unlink()

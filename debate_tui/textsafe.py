@@ -48,6 +48,14 @@ def inert_line(text: str) -> str:
     return _NOT_ONE_LINE.sub(_escape, text)
 
 
+def aligned(rows: list[list[str]], indent: str = "") -> list[str]:
+    """Rows of one-line cells (already `inert_line`) as lines whose columns line up, each column as wide as its
+    widest cell; trailing spaces dropped. For a terminal table such as `debate-tui sessions`."""
+    widths = [max(len(row[i]) if i < len(row) else 0 for row in rows) for i in range(max(map(len, rows), default=0))]
+    return [(indent + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=False))).rstrip()
+            for row in rows]
+
+
 _JSON_ACTIVE = re.compile(f"[\\x7f-\\x9f{_INVISIBLE}]")
 
 

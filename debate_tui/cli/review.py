@@ -185,5 +185,5 @@ def handle(args: argparse.Namespace) -> int:
     except (BadInput, ResultsError) as exc:
         return fail(str(exc))
     if not args.list:
-        print(json.dumps({"reviewed": total, "left": queue.left, "out": str(results.path)}))
+        print(json.dumps({"reviewed": queue.decisions, "queue": total, "left": queue.left, "out": str(results.path)}))
     return 0

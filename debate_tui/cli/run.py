@@ -15,7 +15,7 @@ from debate_tui.config import Config, flag_values, resolve_current
 from debate_tui.domain import Session
 from debate_tui.engine.condense import history_state, preflight
 from debate_tui.inputs import InputError
-from debate_tui.report.exports import report_text
+from debate_tui.report.exports import report_help, report_text
 from debate_tui.safefile import SessionLock, check_distinct, check_target, is_report_of, write_problem
 from debate_tui.store import write_atomic
 
@@ -34,9 +34,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     out = parser.add_argument_group("output")
-    out.add_argument("--report", metavar="PATH.md",
-                     help="write the report here: HTML when the name ends in .html, else Markdown "
-                          "(default: PATH.md beside the session file)")
+    out.add_argument("--report", metavar="PATH.md", help=report_help("PATH.md beside the session file"))
     out.add_argument("--session", metavar="PATH.json",
                      help="write the session file here (default: in the sessions directory)")
     add_sessions_dir(out)
@@ -87,6 +85,7 @@ def handle(args: argparse.Namespace) -> int:
         lock = SessionLock(session_path, session.id).acquire()
     except InputError as exc:
         return fail(str(exc))
+    store.remember(session_path, session.id)  # written elsewhere (--session): listed with the others all the same
     try:
         return execute(session, session_path=session_path, report_path=report_path, config=config)
     finally:

@@ -18,11 +18,11 @@ from debate_tui.engine.judged import stamp
 from debate_tui.factory import check_session, kept_settings_note
 from debate_tui.inputs import InputError
 from debate_tui.locations import examples_dir
-from debate_tui.report.exports import export_text
+from debate_tui.report.exports import DEFAULT, FORMATS, export_text, format_help, formats_named, report_help
 from debate_tui.resolver import resolve_choices
 from debate_tui.safefile import SessionLock, TargetError, check_distinct, check_target, write_problem
 from debate_tui.store import SessionFileError, SessionStore, SessionSummary, write_atomic
-from debate_tui.textsafe import inert, inert_json, inert_line
+from debate_tui.textsafe import aligned, inert, inert_json, inert_line
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -39,9 +39,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     resume.add_argument("--decide", metavar="1|2|0|SCORE",
                         help="the human decision the session is waiting for (a trust ladder no tier trusted: its "
                              "answer, without a rerun; NAME=SCORE,... for several criteria)")
-    resume.add_argument("--report", metavar="PATH.md",
-                        help="write the report here: HTML when the name ends in .html, else Markdown "
-                             "(default: PATH.md beside the session)")
+    resume.add_argument("--report", metavar="PATH.md", help=report_help("PATH.md beside the session"))
     add_sessions_dir(resume)
     resume.add_argument("--force", action="store_true",
                         help="overwrite --report if it exists (the session's own report beside it is replaced "
@@ -49,10 +47,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_limit_arguments(resume)
     resume.set_defaults(handler=handle_resume)
 
-    export = subparsers.add_parser("export", help="write a session's report as Markdown, HTML or JSON")
+    export = subparsers.add_parser("export", help=f"write a session's report as {formats_named()}")
     export.add_argument("session", metavar="SESSION", help="a session id or a session file path")
-    export.add_argument("--format", choices=("md", "json", "html"), default="md",
-                        help="md (default), json (the whole session) or html (one self-contained page)")
+    export.add_argument("--format", choices=[fmt.name for fmt in FORMATS], default=DEFAULT.name, help=format_help())
     export.add_argument("--out", metavar="PATH", help="output file (default: stdout)")
     export.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     add_sessions_dir(export)
@@ -64,22 +61,33 @@ def _store(args: argparse.Namespace) -> SessionStore:
     return effective_config(args).session_store(Path(args.sessions_dir).expanduser() if args.sessions_dir else None)
 
 
+LIST_HEAD = ["ID", "DATE", "PROTOCOL", "STATUS", "MODEL", "CRITERIA", "RESULT", "TEXT"]
+"""`debate-tui sessions`'s columns; the text last, so a long one never pushes the others out of line."""
+
+
 def _print_rows(rows: list[SessionSummary], *, by_path: bool = False) -> None:
-    for row in rows:  # every field may come from a file someone else wrote: printed inert, on one line
+    """A header, then a row per file in aligned columns (an unreadable file: its name, UNREADABLE and why, on a
+    line of its own). Every field may come from a file someone else wrote: printed inert, on one line (the text as
+    written, not quoted)."""
+    table = [LIST_HEAD if not by_path else ["PATH", *LIST_HEAD[1:]]]
+    for row in rows:
+        if not row.problem:
+            fork = f"  fork of {row.forked_from[0]} at turn {row.forked_from[1]}" if row.forked_from else ""
+            table.append([str(row.path) if by_path else row.id,
+                          f"{row.created_at:%Y-%m-%d %H:%M}" if row.created_at else "?", row.protocol,
+                          row.shown_status, row.model or "-", ",".join(row.criteria) or "-", row.result or "-",
+                          row.snippet + fork])
+    lines = iter(aligned([[inert_line(cell) for cell in cells] for cells in table]))
+    print(next(lines))
+    for row in rows:
         name = str(row.path) if by_path else row.id
-        if row.problem:
-            print(inert_line(f"{name}  UNREADABLE  {row.problem}"))
-            continue
-        when = f"{row.created_at:%Y-%m-%d %H:%M}" if row.created_at else "?"
-        fork = f"  fork of {row.forked_from[0]} at turn {row.forked_from[1]}" if row.forked_from else ""
-        print(inert_line(f"{name}  {when}  {row.protocol:<9} {row.shown_status:<11} {','.join(row.criteria):<20} "
-                         f"{row.result:<24} {row.snippet!r}{fork}"))
+        print(inert_line(f"{name}  UNREADABLE  {row.problem}") if row.problem else next(lines))
 
 
 def _row_data(row: SessionSummary) -> dict[str, object]:
     return {"id": row.id, "path": str(row.path), "created_at": row.created_at.isoformat() if row.created_at else None,
             "protocol": row.protocol, "status": row.shown_status, "criteria": list(row.criteria),
-            "result": row.result, "snippet": row.snippet, "problem": row.problem,
+            "result": row.result, "snippet": row.snippet, "problem": row.problem, "model": row.model,
             "forked_from": {"session": row.forked_from[0], "turns": row.forked_from[1]} if row.forked_from else None}
 
 
@@ -93,9 +101,10 @@ def handle_list(args: argparse.Namespace) -> int:
         print(inert_json(json.dumps({"sessions": [_row_data(r) for r in rows],
                                      "examples": [_row_data(r) for r in shipped]})))
         return 0
-    if not rows:
+    if rows:
+        _print_rows(rows)
+    else:
         print("no sessions yet", file=sys.stderr)
-    _print_rows(rows)
     if shipped:
         print("\nexamples shipped with debate-tui (debate-tui export PATH shows one):")
         _print_rows(shipped, by_path=True)

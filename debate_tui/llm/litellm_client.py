@@ -12,6 +12,7 @@ import re
 import time
 from email.utils import parsedate_to_datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 from debate_tui.domain import FinishReason, Usage
 from debate_tui.endpoints import NO_KEY, NO_KEY_VALUE
@@ -122,8 +123,37 @@ def _kind_by_status(exc: Exception, kind: str) -> str:
     return "server" if status >= 500 else kind
 
 
-def classify(exc: Exception, partial_text: str = "") -> LLMError:
-    """Map litellm's exception zoo onto our few kinds, with secrets scrubbed from the one-line message."""
+def server_address(api_base: object) -> str | None:
+    """The host:port of an api_base, for an error that says where it could not get (never the path, a query or
+    credentials written in the URL); None without an api_base (the provider's own address) or a readable host."""
+    if not isinstance(api_base, str) or not api_base:
+        return None
+    parts = urlsplit(api_base if "//" in api_base else f"//{api_base}")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if not parts.hostname:
+        return None
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return f"{host}:{port}" if port else host
+
+
+UNREACHED = ("connection", "timeout")
+"""The kinds of error where the address tried is the first thing to check."""
+
+
+def classify(exc: Exception, partial_text: str = "", api_base: object = None) -> LLMError:
+    """Map litellm's exception zoo onto our few kinds, with secrets scrubbed from the one-line message; a
+    connection error or a timeout names the server it tried (`api_base`'s host:port)."""
+    error = _classify(exc, partial_text)
+    if error.kind in UNREACHED and (address := server_address(api_base)) is not None:
+        error = LLMError(error.kind, f"{error} (trying {address})", partial_text=error.partial_text,
+                         retry_after=error.retry_after)
+    return error
+
+
+def _classify(exc: Exception, partial_text: str = "") -> LLMError:
     if (refused := refusal_in(exc)) is not None:  # a bound or a shape of ours ended the read: it says which
         return LLMError("reply", str(refused), partial_text=partial_text)
     if UNREADABLE.search(str(exc)):
@@ -235,7 +265,7 @@ class LiteLLMClient:
                 async with asyncio.timeout(self.timeout_s):  # httpx's timeout is per read, this one per call
                     response = await litellm.acompletion(model=request.model, messages=request.messages, **kwargs)
             except Exception as exc:
-                error = classify(exc)
+                error = classify(exc, api_base=request.params.get("api_base"))
                 if error.kind == "timeout":
                     self.overran.add(server)
                 raise error from None
@@ -300,13 +330,13 @@ class LiteLLMClient:
                         usage.cost_usd = known_cost(getattr(raw, "cost", None))
         except TimeoutError as exc:
             if not parts:
-                raise classify(exc) from None
+                raise classify(exc, api_base=request.params.get("api_base")) from None
             ended = "deadline"
         except LLMError:
             raise
         except Exception as exc:
             if not (parts and ENDED_WITHOUT_FINISH in str(exc)):
-                raise classify(exc, partial_text="".join(parts)) from None
+                raise classify(exc, partial_text="".join(parts), api_base=request.params.get("api_base")) from None
             ended = "cut"
         finally:
             if stream is not None and hasattr(stream, "aclose"):

@@ -10,7 +10,7 @@ from typing import Any
 
 from debate_tui.meta.compare import Changed, ResultsComparison
 from debate_tui.meta.vote import figure, with_interval
-from debate_tui.textsafe import inert_line
+from debate_tui.textsafe import aligned, inert_line
 
 SHOWN = 10
 """Changed items listed in the table (the JSON summary counts them all; --html lists them all)."""
@@ -71,7 +71,6 @@ def format_results(comparison: ResultsComparison, name_a: str, name_b: str, tole
     if not shown:
         return "\n".join([*lines, "", "no item changed by more than the tolerance"])
     rows = [list(HEAD), *(changed_row(item) for item in shown)]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(HEAD))]
     lines += ["", f"changed most ({len(shown)} of {len(comparison.changed)}):"]
-    lines += ["  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    lines += aligned(rows, indent="  ")
     return "\n".join(lines)

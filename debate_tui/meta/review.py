@@ -246,6 +246,8 @@ class ReviewQueue:
     """Audit mode: what to draw."""
     items: list[ReviewItem] = field(default_factory=list)
     index: int = 0
+    decisions: int = 0
+    """The decisions recorded through this queue since it was made (what `review` reports as "reviewed")."""
 
     def load(self) -> None:
         """The items to review, in file order (an audit's in its drawn order); starts at the first."""
@@ -374,6 +376,7 @@ class ReviewQueue:
             await self._decide(item, session, value)
         item.session = session
         item.question = None
+        self.decisions += 1
         if item is self.current and not item.pending:  # a new question on the same text is asked at once
             self.index = self._next_pending(self.index + 1)
         return session

@@ -38,7 +38,9 @@ def vote_summary(session: Session) -> str | None:
         parts += [f"{name} {_score(value)} (final {_score(outcome.scores.get(name))})"
                   for name, value in vote.scores.items()]
     spent, total = vote_usage(session, vote), session.usage
-    cost = f"{counted(spent.calls, 'call')} of {total.calls}, ${spent.cost_usd:.4f} of ${total.cost_usd:.4f}"
+    cost = f"{counted(spent.calls, 'call')} of {total.calls}"
+    if total.cost_usd:  # no price known (a local model, the demo): no "$0.0000 of $0.0000"
+        cost += f", ${spent.cost_usd:.4f} of ${total.cost_usd:.4f}"
     return f"{'; '.join(parts) or 'none'}: {vote.method}; {cost}."
 
 

@@ -1,4 +1,4 @@
-"""Writing the report (Markdown or HTML) or the whole session (JSON) to a file the person chose.
+"""Writing a session in one of `report.exports.FORMATS` to a file the person chose.
 
 In a browser (`debate-tui serve`) the file goes to the browser as a download, named as the person chose,
 instead of onto the machine that serves the app.
@@ -13,9 +13,10 @@ from pathlib import Path
 from textual.screen import Screen
 
 from debate_tui.domain import Session
-from debate_tui.report.exports import export_text
+from debate_tui.report.exports import BY_NAME, export_text
 from debate_tui.safefile import TargetError, check_target, write_problem
 from debate_tui.store import write_atomic
+from debate_tui.ui.host import tui
 from debate_tui.ui.screens.dialogs import ConfirmDialog, ExportAnswer, ExportDialog, ExportFormat
 
 
@@ -32,14 +33,11 @@ def export_stem(session: Session) -> str:
     return f"{session.protocol}-{session.id}"
 
 
-MIME = {"md": "text/markdown", "json": "application/json", "html": "text/html"}
-
-
 def deliver_export(screen: Screen, session: Session, answer: ExportAnswer) -> None:
     """In a browser: the export as a download named like the chosen file; nothing is written here."""
     name = answer.path.name or export_stem(session)
     screen.app.deliver_text(io.StringIO(export_text(session, answer.format)), save_filename=name,
-                            mime_type=MIME[answer.format])
+                            mime_type=BY_NAME[answer.format].mime)
     screen.notify(f"Sent {name} to the browser as a download.", markup=False)
 
 
@@ -75,5 +73,6 @@ def start_export(screen: Screen, session: Session) -> None:
         else:
             confirmed(answer, True)
 
-    stem = Path(export_stem(session)) if screen.app.is_web else Path.cwd() / export_stem(session)
+    folder = tui(screen).launch.config.export_dir or Path.cwd()  # unset: where debate-tui was started
+    stem = Path(export_stem(session)) if screen.app.is_web else folder.absolute() / export_stem(session)
     screen.app.push_screen(ExportDialog(stem), done)

@@ -48,7 +48,8 @@ def test_sessions_lists_a_fork(capsys, story_file):
     origins = {row["id"]: row["forked_from"] for row in listing["sessions"]}
     assert origins == {first["session"]: None, fork["session"]: {"session": first["session"], "turns": 1}}
     assert main(["sessions", "--no-examples"]) == 0
-    rows = capsys.readouterr().out.splitlines()
+    head, *rows = capsys.readouterr().out.splitlines()
+    assert head.split() == ["ID", "DATE", "PROTOCOL", "STATUS", "MODEL", "CRITERIA", "RESULT", "TEXT"]
     assert [row.endswith(f"fork of {first['session']} at turn 1") for row in rows] == [True, False]
 
 

@@ -15,6 +15,8 @@ A marker is an HTML comment on the line before the fence (blank lines between ar
                                          stdout, stderr and the report the run wrote)
     <!-- doc-test: match=keys -->        a JSON sample: the same keys as the last JSON line on stdout
     <!-- doc-test: match=subset -->      a JSON sample showing some keys: each is in that line
+    <!-- doc-test: match=values -->      a JSON sample: the same keys, each with the value printed, except a
+                                         value shown as "..." (an id, a path, a time)
     <!-- doc-test: tolerance=0.005 -->   every number within this of the one printed
     <!-- doc-test: background -->        the block's first line is a server: run it in the background,
                                          put the port it prints where the rest says PORT
@@ -187,7 +189,7 @@ def compare(shown: str, printed: str, match: str = "lines", tolerance: float | N
     """None when `printed` shows what the doc shows, else the first difference, said plainly."""
     if match == "exact":
         return None if shown.strip() == printed.strip() else f"expected exactly:\n{shown}\ngot:\n{printed}"
-    if match in ("keys", "subset"):
+    if match in ("keys", "subset", "values"):
         got = [json.loads(line) for line in printed.splitlines() if line.startswith("{")]
         want = json.loads(_json_documents(shown)[0])
         if not got:
@@ -197,6 +199,9 @@ def compare(shown: str, printed: str, match: str = "lines", tolerance: float | N
             missing = set()
         if missing or extra:
             return f"keys the doc lacks: {sorted(missing)}; keys not printed: {sorted(extra)}"
+        if match == "values" and (wrong := {key: got[-1][key] for key, value in want.items()
+                                            if value != "..." and got[-1][key] != value}):
+            return f"values the doc shows otherwise: {wrong}"
         return None
     actual = [line.strip() for line in printed.splitlines()]
     at = 0

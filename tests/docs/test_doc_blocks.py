@@ -88,3 +88,12 @@ def test_exact_and_json_keys() -> None:
     assert "['c']" in compare('{"a": 1, "b": 2}', '{"a": 5, "b": 6, "c": 0}', match="keys")
     assert compare('{"a": 1, "b": 2}', '{"a": 5, "b": 6, "c": 0}', match="subset") is None
     assert "['b']" in compare('{"a": 1, "b": 2}', '{"a": 5, "c": 0}', match="subset")
+
+
+def test_json_values_are_compared_except_those_shown_as_ellipses() -> None:
+    """Issue 46: the tutorial showed one criterion and 4 calls where the run printed two and 18; keys alone
+    never saw it."""
+    shown = '{"session": "...", "calls": 18, "scores": {"coherence": 5.0}}'
+    assert compare(shown, '{"session": "2026-x", "calls": 18, "scores": {"coherence": 5.0}}', "values") is None
+    assert "calls" in compare(shown, '{"session": "2026-x", "calls": 4, "scores": {"coherence": 5.0}}', "values")
+    assert compare(shown, '{"session": "2026-x", "calls": 4, "scores": {"coherence": 5.0}}', "keys") is None

@@ -114,7 +114,8 @@ def test_the_command_lists_and_decides_without_the_screen(capsys, pairs):
     lines = capsys.readouterr().out.splitlines()
     assert json.loads(lines[0]) == {"id": "p1", "criterion": None, "decided": "2", "status": "completed",
                                     "session": listed[1]["session"]}
-    assert json.loads(lines[-1])["left"] == 2
+    summary = json.loads(lines[-1])
+    assert (summary["reviewed"], summary["queue"], summary["left"]) == (1, 3, 2)  # one decision made, not the queue
     assert {r["id"]: r.get("decided_by") for r in read_rows(out)} == {"p0": None, "p1": "cli-test", "p2": None}
 
 

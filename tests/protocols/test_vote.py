@@ -59,6 +59,7 @@ async def test_debate_s_vote_is_the_scorer_s_first_score(llm_server):
     assert (row["protocol"], row["model"]) == ("debate", "openai/fake-model")
     assert "**Vote before discussion:** coherence 2 (final 4): the Scorer's first score" in render(session)
     assert "1 call of 4" in render(session)
+    assert "1 call of 4." in render(session), "no price known: no $0.0000 budget (issue 46)"
 
 
 async def test_a_resumed_session_keeps_its_vote_from_the_replayed_turns(llm_server):

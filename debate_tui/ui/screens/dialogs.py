@@ -19,8 +19,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select, Static
 
 from debate_tui.domain import Criterion
-from debate_tui.report.exports import ExportFormat
+from debate_tui.report.exports import DEFAULT, FORMATS, ExportFormat, FileFormat
 from debate_tui.ui.literal import literal
+from debate_tui.ui.widgets.footer import AppFooter
 
 BUTTONS_IN_A_ROW = 5
 """A decision on a 1-10 scale wraps into two rows instead of running off an 80-column screen."""
@@ -252,36 +253,95 @@ class ExportAnswer:
     format: ExportFormat
 
 
-class ExportDialog(FormDialog[ExportAnswer | None]):
-    """Where to write the report and in which format; switching format switches the suffix.
+class FormatChoice(RadioSet):
+    """The export formats: the arrows choose one (not only highlight it); Enter exports (the dialog's key).
 
-    The path has the focus, so Enter exports at once to the name offered."""
+    A plain RadioSet's Down only moved a highlight and its Enter pressed the format already chosen, so after a
+    click on a format neither seemed to do anything."""
+
+    BINDINGS = [
+        Binding("down,right", "step(1)", "Next format", show=False, id="export.next-format"),
+        Binding("up,left", "step(-1)", "Previous format", show=False, id="export.previous-format"),
+    ]
+
+    def action_step(self, step: int) -> None:
+        buttons = list(self.query(RadioButton))
+        buttons[(self.pressed_index + step) % len(buttons)].value = True
+
+
+class ExportDialog(FormDialog[ExportAnswer | None]):
+    """Where to write the report and in which format (`report.exports.FORMATS`); switching format switches the
+    suffix, and the line under the path says in words which format goes to which full path.
+
+    The path has the focus with the cursor at its end (nothing selected: a first key typed used to erase it),
+    so Enter exports at once to the name offered."""
 
     AUTO_FOCUS = "#export-path"
+    BINDINGS = [Binding("enter", "export", "Export", id="export.export", priority=True,
+                        tooltip="Write the file named here (on a button: press it)")]
 
     def __init__(self, default_stem: Path) -> None:
         super().__init__("Export the report")
         self.stem = default_stem
 
     def body(self) -> ComposeResult:
-        with RadioSet(id="export-format"):
-            yield RadioButton("Markdown", value=True, id="fmt-md")
-            yield RadioButton("HTML (one page, for a browser)", id="fmt-html")
-            yield RadioButton("JSON (the whole session)", id="fmt-json")
-        yield Input(str(self.stem.with_suffix(".md")), id="export-path")
+        with FormatChoice(id="export-format"):
+            for fmt in FORMATS:
+                yield RadioButton(self._label(fmt, fmt is DEFAULT), value=fmt is DEFAULT, id=f"fmt-{fmt.name}")
+        yield Input(str(self.stem.with_suffix(DEFAULT.suffix)), id="export-path", select_on_focus=False)
+        yield Static("", id="export-where", classes="dialog-question")
         with Horizontal(classes="dialog-buttons"):
             yield Button("Export", variant="primary", id="export-ok")
             yield Button("Cancel", id="export-cancel")
+        yield Label("Enter exports; arrows choose a format; Escape cancels", classes="dialog-help")
+
+    def compose(self) -> ComposeResult:
+        """The box, and below it this dialog's own footer over the screen's (which showed the report's keys)."""
+        yield from super().compose()
+        yield AppFooter()
+
+    def on_mount(self) -> None:
+        self._show_where()
+
+    @staticmethod
+    def _label(fmt: FileFormat, chosen: bool) -> str:
+        """The chosen format is marked in text, not only by the button's colour."""
+        return f"{fmt.label}{'  ◀ chosen' if chosen else ''}"
+
+    @property
+    def chosen(self) -> FileFormat:
+        return next(fmt for fmt in FORMATS if self.query_one(f"#fmt-{fmt.name}", RadioButton).value)
 
     @property
     def format(self) -> ExportFormat:
-        if self.query_one("#fmt-json", RadioButton).value:
-            return "json"
-        return "html" if self.query_one("#fmt-html", RadioButton).value else "md"
+        return self.chosen.name
+
+    def _path(self) -> Path:
+        return Path(self.query_one("#export-path", Input).value.strip() or self.stem).expanduser()
+
+    def _show_where(self) -> None:
+        self.query_one("#export-where", Static).update(literal(f"{self.chosen.label.split(' (')[0]} to "
+                                                               f"{self._path().absolute()}"))
 
     def on_radio_set_changed(self) -> None:
+        chosen = self.chosen
+        for fmt in FORMATS:
+            self.query_one(f"#fmt-{fmt.name}", RadioButton).label = self._label(fmt, fmt is chosen)
         path_input = self.query_one("#export-path", Input)
-        path_input.value = str(Path(path_input.value or self.stem).with_suffix(f".{self.format}"))
+        path_input.value = str(self._path().with_suffix(chosen.suffix))
+        path_input.cursor_position = len(path_input.value)
+        self._show_where()
+
+    def on_input_changed(self) -> None:
+        self._show_where()
+
+    def action_export(self) -> None:
+        """Enter exports from the path and the formats alike (a RadioSet's own Enter pressed the format already
+        chosen); on a button it presses that button, so Enter on Cancel cancels."""
+        if isinstance(self.focused, Button):
+            self.focused.press()
+        else:
+            self.submit()
 
     def submit(self) -> None:
         raw = self.query_one("#export-path", Input).value.strip()

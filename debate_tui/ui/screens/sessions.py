@@ -36,6 +36,9 @@ from debate_tui.ui.screens.dialogs import ConfirmDialog
 from debate_tui.ui.widgets.footer import AppFooter
 
 RESUMABLE = {"running", "needs_human", "failed", "cancelled", "pending"}
+STOPPED = {"interrupted": "was interrupted: the process running it is gone",
+           "cancelled": "was stopped before its end (ctrl+q, Stop, or a limit)"}
+"""The statuses whose opening offers to resume first (u resumes any of RESUMABLE), and how to say them."""
 MARKS = ("A", "B")
 """At most two sessions are marked for comparing: the first marked is A, the second B."""
 MARK_COLUMN = "mark"
@@ -58,9 +61,10 @@ class Row:
         return "batch" if self.summary.batch else "fork" if self.summary.forked_from else "live"
 
     def matches(self, words: list[str]) -> bool:
-        """Every word is in the row's kind, protocol, status, criteria or text (the filter box)."""
+        """Every word is in the row's kind, protocol, status, model, criteria or text (the filter box)."""
         s = self.summary
-        haystack = " ".join((self.kind, s.protocol, s.shown_status, s.result, *s.criteria, s.snippet)).lower()
+        haystack = " ".join((self.kind, s.protocol, s.shown_status, s.result, s.model, *s.criteria,
+                             s.snippet)).lower()
         return all(word in haystack for word in words)
 
 
@@ -77,28 +81,55 @@ def mark_cell(marked: list[str], key: str) -> Text:
     return cell(f"✓{MARKS[marked.index(key)]}" if key in marked else "", "bold")
 
 
-def add_rows(table: DataTable, rows: list[tuple[str, Row]], marked: list[str]) -> None:
-    """Append rows keyed by path; text from a file goes through `cell`, so it is never markup."""
+COLUMNS = ("Date", "Text", "Model", "Protocol", "Status", "Result", "Criteria", "Kind")
+"""After the mark: the text and the model first, what tells two runs apart, so they stay in view on a narrow
+screen (the Text column alone once took the last 10-14 columns of 120 and every row read the same)."""
+FIXED_WIDTH = 2 + 16 + 24 + 9 + 11 + 2 * len(COLUMNS)
+"""The mark, date, model, protocol and status columns, with each column's padding: what Text's width leaves."""
+
+
+def text_width(screen_width: int) -> int:
+    """The Text column takes what the screen leaves after the columns before Result, between 20 and the 60
+    characters a summary keeps."""
+    return max(20, min(60, screen_width - FIXED_WIDTH))
+
+
+def described(summary: SessionSummary) -> str:
+    """A session as its row shows it, for a question about it: its date, protocol, model and text."""
+    date = f"{summary.created_at:%Y-%m-%d %H:%M}" if summary.created_at else "of an unknown date"
+    if summary.problem:
+        return f"the unreadable file {summary.path.name}"
+    return (f"the {summary.protocol} session of {date} ({summary.model or 'no model'}) on "
+            f"\"{one_line(summary.snippet, 40)}\"")
+
+
+def sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def add_rows(table: DataTable, rows: list[tuple[str, Row]], marked: list[str], width: int = 80) -> None:
+    """Append rows keyed by path; text from a file goes through `cell`, so it is never markup. `width`: the
+    screen's, which the Text column uses."""
     for key, row in rows:
         s = row.summary
         date = f"{s.created_at:%Y-%m-%d %H:%M}" if s.created_at else "?"
         status = "unreadable" if s.problem else s.shown_status
         text = s.problem.replace(str(s.path), s.path.name) if s.problem else s.snippet
         table.add_row(
-            mark_cell(marked, key), date, cell(row.kind), cell(s.protocol), cell(status),
-            cell(one_line(s.result, 28)), cell(one_line(", ".join(s.criteria), 24)), cell(one_line(text, 48)),
-            key=key,
+            mark_cell(marked, key), date, cell(one_line(text, text_width(width))), cell(one_line(s.model, 24)),
+            cell(s.protocol), cell(status), cell(one_line(s.result, 28)), cell(one_line(", ".join(s.criteria), 24)),
+            cell(row.kind), key=key,
         )
 
 
-async def add_and_draw(table: DataTable, rows: list[tuple[str, Row]], marked: list[str]) -> None:
+async def add_and_draw(table: DataTable, rows: list[tuple[str, Row]], marked: list[str], width: int) -> None:
     """Add rows and return once a frame shows them.
 
     DataTable lays new rows out when it is next idle, which can come after the next
     refresh: waiting for one refresh let the next chunk in before the first was drawn.
     Its height counts the header and every row (one line each) once they are laid out.
     """
-    add_rows(table, rows, marked)
+    add_rows(table, rows, marked, width)
     while table.virtual_size.height < table.row_count + (table.header_height if table.show_header else 0):
         await table.wait_for_refresh()
     await table.wait_for_refresh()
@@ -153,7 +184,7 @@ class SessionsScreen(BaseScreen[None]):
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_column("✓", width=2, key=MARK_COLUMN)
-        table.add_columns("Date", "Kind", "Protocol", "Status", "Result", "Criteria", "Text")
+        table.add_columns(*COLUMNS)
         self.action_refresh()
 
     def action_refresh(self) -> None:
@@ -184,7 +215,7 @@ class SessionsScreen(BaseScreen[None]):
         keyed = [(str(row.summary.path), row) for row in rows if row.matches(self.words)]
         self.rows.update(keyed)
         if keyed:
-            await add_and_draw(table, keyed, self.marked)
+            await add_and_draw(table, keyed, self.marked, self.app.size.width)
 
     def _selected(self, readable: bool = True) -> Row | None:
         """The row under the cursor; an unreadable file is only good for deleting."""
@@ -302,16 +333,16 @@ class SessionsScreen(BaseScreen[None]):
         row = self._selected()
         if row is None:
             return
-        if row.example or row.summary.shown_status != "interrupted":
+        how = STOPPED.get(row.summary.shown_status)
+        if row.example or how is None:
             self.open_session(row, "read")
             return
 
         def done(yes: bool | None) -> None:
             self.open_session(row, "resume" if yes else "read")
 
-        self.app.push_screen(ConfirmDialog(f"Session {row.summary.id} was interrupted: the process running it is "
-                                           "gone. Resume it from its last completed turn (y), or read it (n)?"),
-                             done)
+        self.app.push_screen(ConfirmDialog(f"{sentence(described(row.summary))} {how}. Resume it from its last "
+                                           "completed turn (y), or read it (n)?"), done)
 
     def action_replay(self) -> None:
         if row := self._selected():
@@ -341,7 +372,8 @@ class SessionsScreen(BaseScreen[None]):
             if yes:
                 self.delete_file(row.summary.path)
 
-        self.app.push_screen(ConfirmDialog(f"Delete session {row.summary.id}? This cannot be undone."), done)
+        self.app.push_screen(ConfirmDialog(f"Delete {described(row.summary)}? Its file {row.summary.path.name} "
+                                           "is removed; this cannot be undone."), done)
 
     @work(group="sessions-delete", exit_on_error=False, description="delete a session")
     async def delete_file(self, path: Path) -> None:
