@@ -27,7 +27,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import (
     Button,
-    Collapsible,
     Input,
     Label,
     Select,
@@ -45,6 +44,8 @@ from debate_tui.ui.host import tui
 from debate_tui.ui.literal import literal, one_line
 from debate_tui.ui.opening import INPUT_LABELS
 from debate_tui.ui.screens.base import BaseScreen
+from debate_tui.ui.screens.setup_details import EXTRA_INPUTS, GENERATION_INPUTS, SetupDetails
+from debate_tui.ui.widgets.agent_row import AgentRow
 from debate_tui.ui.widgets.footer import AppFooter
 from debate_tui.ui.widgets.text_box import TextBox
 from debate_tui.writing import size
@@ -53,116 +54,11 @@ if TYPE_CHECKING:
     from debate_tui.domain import Criterion
     from debate_tui.ui.session_builder import SetupCatalog
 
-EXTRA_INPUTS = ("text_b", "source", "context")
-GENERATION_INPUTS = {"max_reply_tokens": "#max-reply-tokens", "temperature": "#temperature"}
-"""Generation settings typed in the form: field -> its input."""
 DEMO_NOTICE = (
     "Demo model in use: the offline demo model answers, and its judgments are not real. "
     "To use a real provider, type a model under Models (e.g. gpt-4o-mini with OPENAI_API_KEY set in your shell, "
     "or ollama/llama3.1 with its API base), or set default_model in config.toml, or start with --model."
 )
-
-
-class AgentRow(Horizontal):
-    """One agent: its name and role, a persona to replace the default, a model to replace the default."""
-
-    def __init__(self, name: str, role: str, default: str | None, chosen: str | None, personas: list[str],
-                 model: str, placeholder: str) -> None:
-        super().__init__(classes="form-row agent-row")
-        self.agent_name = name
-        self.role = role
-        self.default = default
-        """The persona the protocol gives this agent; choosing it again is no override."""
-        self.chosen = chosen or default
-        self.personas = personas
-        self.model = model
-        self.placeholder = placeholder
-
-    @property
-    def made_from(self) -> tuple:
-        """What the row was made from: a rebuild that would make the same row keeps this one."""
-        return self.agent_name, self.role, self.default, self.chosen, self.personas, self.model, self.placeholder
-
-    def compose(self) -> ComposeResult:
-        yield Label(literal(f"{self.agent_name} ({self.role.replace('_', ' ')})"), classes="form-label")
-        yield Select([(p, p) for p in self.personas], value=self.chosen if self.chosen in self.personas
-                     else Select.NULL, prompt="no persona", classes="agent-persona", compact=True)
-        yield Input(self.model, placeholder=self.placeholder, classes="agent-model", compact=True)
-
-    def read(self) -> tuple[str | None, str]:
-        """The persona and model shown; a row still mounting (agents rebuilt twice in a row) shows its own."""
-        if not (selects := self.query(Select)) or not (inputs := self.query(Input)):
-            return (self.chosen if self.chosen in self.personas else None), self.model.strip()
-        persona = selects.first().value
-        return (None if persona is Select.NULL else str(persona)), inputs.first().value.strip()
-
-STRUCTURED_CHOICES = [("auto: if free text fails", "auto"), ("on: every answer", "on"),
-                      ("off: free text only", "off")]
-"""`--structured`'s values, as the form offers them."""
-
-
-def _structured_shown(value: object) -> str | object:
-    """The form's entry for a `structured` choice (none made: the configuration's)."""
-    return next((name for name, given in STRUCTURED.items() if value is not None and given == value
-                 and type(given) is type(value)), Select.NULL)
-
-
-class SetupDetails(Vertical):
-    """Everything below the text box, mounted just after the first frame.
-
-    The whole form at once (about 150 widgets) tripled the time to the first
-    frame; the part a person reads first comes up at once, this follows.
-    """
-
-    def __init__(self, choices: Choices, texts: dict[str, str]) -> None:
-        super().__init__(id="setup-details")
-        self.choices = choices
-        self.texts = texts
-
-    def compose(self) -> ComposeResult:
-        choices = self.choices
-        for key in EXTRA_INPUTS:
-            with Vertical(id=f"input-{key}", classes="extra-input"):
-                yield Label(INPUT_LABELS[key], classes="section")
-                yield TextBox(self.texts.get(key, ""), id=f"text-{key}", soft_wrap=True, show_line_numbers=False)
-        yield Label("Options", classes="section")
-        yield Vertical(Static("Loading protocols…", classes="dim"), id="options")
-        yield Label("Models", classes="section")
-        with Horizontal(classes="form-row"):
-            yield Label("model", classes="form-label")
-            yield Input(choices.model or "", placeholder=f"{DEMO_MODEL}, or e.g. gpt-4o-mini, ollama/llama3.1",
-                        id="model", compact=True)
-        with Horizontal(classes="form-row"):
-            yield Label("API base", classes="form-label")
-            yield Input(choices.api_base or "", placeholder="optional, e.g. http://localhost:11434", id="api-base",
-                        compact=True)
-        with Horizontal(classes="form-row"):
-            yield Label("reply cap", classes="form-label")
-            yield Input(_typed(choices, "max_reply_tokens"), type="integer", id="max-reply-tokens", compact=True,
-                        placeholder="tokens per reply (default 512; evaluator 768, summarizer 1536)")
-        with Horizontal(classes="form-row"):
-            yield Label("temperature", classes="form-label")
-            yield Input(_typed(choices, "temperature"), placeholder="0 for judging (default)", type="number",
-                        id="temperature", compact=True)
-        with Horizontal(classes="form-row"):
-            yield Label("JSON answers", classes="form-label")
-            yield Select(STRUCTURED_CHOICES, value=_structured_shown(choices.generation.get("structured")),
-                         prompt="as configured", id="structured", compact=True)
-        yield Label("Agents", classes="section")
-        yield Static("", id="agents-note")
-        yield Vertical(id="agents")
-        yield Label("Criteria", classes="section", id="criteria-title")
-        yield SelectionList[str](id="criteria")
-        with Horizontal(classes="form-row"):
-            yield Input(placeholder="criteria TOML file", id="criteria-path", compact=True)
-            yield Button("Load", id="load-criteria", compact=True)
-        with Collapsible(title="Write a criterion", id="criterion-editor"):
-            with Horizontal(classes="form-row"):
-                yield Input(placeholder="name", id="new-name", compact=True)
-                yield Input("1", placeholder="low", type="number", id="new-low", classes="narrow", compact=True)
-                yield Input("5", placeholder="high", type="number", id="new-high", classes="narrow", compact=True)
-            yield Input(placeholder="description: what a high score means", id="new-description", compact=True)
-            yield Button("Add criterion", id="add-criterion", compact=True)
 
 
 class SetupScreen(BaseScreen[None]):
@@ -645,9 +541,3 @@ class SetupScreen(BaseScreen[None]):
 def _shown(protocol: str | None) -> str:
     """The protocol the form shows: one it does not know (an old remembered name) shows as debate."""
     return protocol if protocol in PROTOCOLS else DEFAULT_PROTOCOL
-
-
-def _typed(choices: Choices, key: str) -> str:
-    """A generation setting as the form's input shows it: typed there, or given as a flag."""
-    value = choices.generation.get(key)
-    return "" if value is None else str(value)
