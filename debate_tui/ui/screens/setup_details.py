@@ -7,14 +7,21 @@ is loaded.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Collapsible, Input, Label, Select, SelectionList, Static
+from textual.widgets import Button, Collapsible, Input, Label, Select, Static
 
 from debate_tui.choices import STRUCTURED, Choices
+from debate_tui.inputs import InputError
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.ui.opening import INPUT_LABELS
+from debate_tui.ui.widgets.marked import MarkedSelectionList
 from debate_tui.ui.widgets.text_box import TextBox
+
+if TYPE_CHECKING:
+    from debate_tui.domain import Criterion
 
 EXTRA_INPUTS = ("text_b", "source", "context")
 """The texts besides the one judged, each in its own box, shown when the protocol takes it."""
@@ -76,7 +83,7 @@ class SetupDetails(Vertical):
         yield Static("", id="agents-note")
         yield Vertical(id="agents")
         yield Label("Criteria", classes="section", id="criteria-title")
-        yield SelectionList[str](id="criteria")
+        yield MarkedSelectionList[str](id="criteria")
         with Horizontal(classes="form-row"):
             yield Input(placeholder="criteria TOML file", id="criteria-path", compact=True)
             yield Button("Load", id="load-criteria", compact=True)
@@ -88,6 +95,32 @@ class SetupDetails(Vertical):
             yield Input(placeholder="description: what a high score means", id="new-description", compact=True)
             yield Button("Add criterion", id="add-criterion", compact=True)
 
+
+    def written_criterion(self) -> Criterion:
+        """The criterion written in "Write a criterion"; InputError with the one-line reason it cannot be."""
+        from pydantic import ValidationError
+
+        from debate_tui.domain import Criterion
+
+        name = self.query_one("#new-name", Input).value.strip()
+        description = self.query_one("#new-description", Input).value.strip()
+        if not name or "/" in name:
+            raise InputError("A criterion needs a name (without '/').")
+        if not description:
+            raise InputError(f"Describe {name}: the judges read the description.")
+        try:
+            return Criterion(name=name, description=description,
+                             low=float(self.query_one("#new-low", Input).value or "nan"),
+                             high=float(self.query_one("#new-high", Input).value or "nan"))
+        except ValidationError as exc:
+            raise InputError(exc.errors()[0]["msg"].removeprefix("Value error, ")) from None
+        except ValueError:
+            raise InputError(f"criterion {name!r}: low and high must be numbers") from None
+
+    def clear_written(self) -> None:
+        """Ready for the next criterion: its scale stays, the name and description go."""
+        for wid in ("#new-name", "#new-description"):
+            self.query_one(wid, Input).value = ""
 
 def _typed(choices: Choices, key: str) -> str:
     """A generation setting as the form's input shows it: typed there, or given as a flag."""
