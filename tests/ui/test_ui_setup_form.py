@@ -15,9 +15,8 @@ from debate_tui.ui.launch import Launch, launch_from
 from debate_tui.ui.screens.debate import DebateScreen
 from debate_tui.ui.screens.dialogs import ConfirmDialog
 from debate_tui.ui.screens.help import screen_keys
-from debate_tui.ui.screens.setup import SetupScreen
+from debate_tui.ui.screens.setup import AgentRow, SetupScreen
 from debate_tui.ui.state import UiState
-from debate_tui.ui.widgets.agent_row import AgentRow
 from debate_tui.ui.widgets.text_box import TextBox
 from tests.helpers import STORY
 from tests.helpers.ui import args, open_setup, screen_text, wait_until

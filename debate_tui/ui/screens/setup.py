@@ -45,7 +45,6 @@ from debate_tui.ui.literal import literal, one_line
 from debate_tui.ui.opening import INPUT_LABELS
 from debate_tui.ui.remembered import remembered_fields, remembered_line
 from debate_tui.ui.screens.base import BaseScreen
-from debate_tui.ui.screens.dialogs import ConfirmDialog
 from debate_tui.ui.screens.setup_details import EXTRA_INPUTS, GENERATION_INPUTS, SetupDetails
 from debate_tui.ui.widgets.agent_row import AgentRow
 from debate_tui.ui.widgets.described import described
@@ -504,6 +503,8 @@ class SetupScreen(BaseScreen[None]):
     @work(group="setup-file", exclusive=True, exit_on_error=False, description="read a text file")
     async def load_text(self, path: str) -> None:
         """Read the file in a thread; text edited in the box is replaced only once the person says so."""
+        from debate_tui.ui.screens.dialogs import ConfirmDialog  # it imports pydantic: not before the first frame
+
         warnings: list[str] = []
         try:
             text = await asyncio.to_thread(read_text, os.path.expanduser(path), "the text file", warnings.append)
