@@ -87,9 +87,12 @@ async def test_a_persona_that_renames_its_agent_shows_the_new_name_on_the_form_a
         setup = await open_setup(pilot)
         row = next(row for row in setup.query(AgentRow) if row.agent_name == "General Public")
         row.query_one(Select).value = "plain"
-        name = row.query_one(".agent-name", Label)
-        await wait_until(pilot, lambda: str(name.render()) == "Plain (referee)", what="the new name on the form")
-        assert "General Public" in str(name.tooltip)
+
+        def first_name() -> Label:  # the rows may be rebuilt meanwhile (a rebuild scheduled at start-up)
+            return setup.query(AgentRow).first().query_one(".agent-name", Label)
+
+        await wait_until(pilot, lambda: str(first_name().render()) == "Plain (referee)", what="the new name")
+        assert "General Public" in str(first_name().tooltip)
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen), what="the debate")
         assert [agent.name for agent in app.screen.session.agents][:3] == ["Plain", "Critic", "News Author"]
@@ -123,16 +126,25 @@ async def test_nothing_remembered_offers_no_reset_and_no_line():
         assert not setup.query_one("#remembered").display and not setup.check_action("reset", ())
 
 
+OTHER_STORY = "An other story."
+
+
+async def with_a_file_to_load(pilot, tmp_path) -> tuple[SetupScreen, TextArea]:
+    """The form, the path of a file holding OTHER_STORY typed beside the text, and the focus in the text box."""
+    other = tmp_path / "other.txt"
+    other.write_text(OTHER_STORY, encoding="utf-8")
+    setup = await open_setup(pilot)
+    box = setup.query_one("#text-text", TextArea)
+    setup.query_one("#text-path").value = str(other)
+    box.focus()
+    return setup, box
+
+
 async def test_ctrl_l_asks_before_replacing_edited_text_and_moves_the_focus_off_the_text(tmp_path):
     """Before: the edited text was replaced unasked, and the focus stayed in the box for the next key typed."""
-    other = tmp_path / "other.txt"
-    other.write_text("An other story.", encoding="utf-8")
     app = DebateTUI(Launch(texts={"text": STORY}))
     async with app.run_test(size=(80, 24)) as pilot:
-        setup = await open_setup(pilot)
-        box = setup.query_one("#text-text", TextArea)
-        setup.query_one("#text-path").value = str(other)
-        box.focus()
+        setup, box = await with_a_file_to_load(pilot, tmp_path)
         await pilot.press("end", "!")
         edited = box.text
         await pilot.press("ctrl+l")
@@ -144,23 +156,18 @@ async def test_ctrl_l_asks_before_replacing_edited_text_and_moves_the_focus_off_
         await pilot.press("ctrl+l")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="the question again")
         await pilot.press("y")
-        await wait_until(pilot, lambda: box.text == "An other story.", what="the file's text")
+        await wait_until(pilot, lambda: box.text == OTHER_STORY, what="the file's text")
         assert setup.query_one("#protocol", Select).has_focus
         await pilot.press("x")  # a key typed next no longer lands in the text judged
-        assert box.text == "An other story."
+        assert box.text == OTHER_STORY
 
 
 async def test_ctrl_l_over_text_not_edited_replaces_it_without_asking(tmp_path):
-    other = tmp_path / "other.txt"
-    other.write_text("An other story.", encoding="utf-8")
     app = DebateTUI(Launch(texts={"text": STORY}))
     async with app.run_test(size=(80, 24)) as pilot:
-        setup = await open_setup(pilot)
-        box = setup.query_one("#text-text", TextArea)
-        setup.query_one("#text-path").value = str(other)
-        box.focus()
+        setup, box = await with_a_file_to_load(pilot, tmp_path)
         await pilot.press("ctrl+l")
-        await wait_until(pilot, lambda: box.text == "An other story.", what="the file's text")
+        await wait_until(pilot, lambda: box.text == OTHER_STORY, what="the file's text")
         assert app.screen is setup and setup.query_one("#protocol", Select).has_focus
 
 

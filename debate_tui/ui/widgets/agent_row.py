@@ -44,7 +44,9 @@ class AgentRow(Horizontal):
         return self.agent_name, self.role, self.default, self.chosen, self.personas, self.model, self.placeholder
 
     def compose(self) -> ComposeResult:
-        yield Label(self._title(), classes="form-label agent-name")
+        name = Label(self._title(), classes="form-label agent-name")
+        name.tooltip = self._renamed()
+        yield name
         yield Select(described(self.personas), value=self.chosen if self.chosen in self.personas
                      else Select.NULL, prompt="no persona", classes="agent-persona", compact=True)
         yield Input(self.model, placeholder=self.placeholder, classes="agent-model", compact=True)
@@ -72,6 +74,3 @@ class AgentRow(Horizontal):
         if self.shown == self.agent_name:
             return None
         return f"Named after its persona on the debate screen (was {self.agent_name})"
-
-    def on_mount(self) -> None:
-        self.query_one(".agent-name", Label).tooltip = self._renamed()
