@@ -92,6 +92,9 @@ class Persona(BaseModel):
 
     name: Name
     role_prompt: str
+    description: str = Field("", exclude=True)
+    """One line on who this is, for a chooser (the setup form's dropdowns); not kept in a session, which keeps
+    what the agent was told (the role prompt)."""
 
 
 def names_from_personas(cast: list[Persona], reserved: frozenset[str] = frozenset()) -> list[str]:

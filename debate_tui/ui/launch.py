@@ -34,6 +34,9 @@ class Launch:
     state: UiState = field(default_factory=UiState)
     choices: Choices = field(default_factory=lambda: resolve_choices(Choices(), resolve_current({})))
     """The run's spec, resolved (each value's origin in `choices.origins`): what the form shows and edits."""
+    defaults: Choices | None = None
+    """The same spec without the remembered setup: what the form's reset key (setup.reset) goes back to; None:
+    nothing was remembered, or it played no part (--autostart)."""
     texts: dict[str, str] = field(default_factory=dict)
     session: Session | None = None
     """Set with --autostart: the session to run at once."""
@@ -80,8 +83,10 @@ def launch_from(request: TuiRequest, state: UiState, texts: dict[str, str] | Non
     launch.texts = read_texts(request.choices.inputs, notes.append) if texts is None else texts
     launch.history = history_state(**request.history) if request.history else HistorySettings()
     remembered = None if request.autostart else fitted(state.setup, launch.texts, notes)
-    launch.choices = resolve_choices(request.choices, resolved, remembered,
-                                     config_newer=config_is_newer(resolved.path, ui_state_path()))
+    config_newer = config_is_newer(resolved.path, ui_state_path())
+    launch.choices = resolve_choices(request.choices, resolved, remembered, config_newer=config_newer)
+    if remembered is not None:
+        launch.defaults = resolve_choices(request.choices, resolved, config_newer=config_newer)
     if request.policy:
         _ladder(launch, request.policy)
     elif request.autostart:

@@ -97,7 +97,8 @@ async def test_the_first_frame_is_the_text_box_and_the_controls_follow(monkeypat
         assert drawn == {"text": True, "protocol": False, "start": True, "load": None}
         assert setup.check_action("start", ()) and setup.check_action("load_text", ())
         assert [w.id for w in setup.query_one("#setup").children if w.id] == [
-            "demo-notice", "protocol-row", "protocol-desc", "text-text", "setup-rest", "setup-errors", "start"]
+            "demo-notice", "protocol-row", "protocol-desc", "text-text", "remembered", "setup-rest", "setup-errors",
+            "start"]
         assert setup.styles.background == Color.parse(app.get_theme(DEFAULT_THEME).background)
     assert not reparsed
 

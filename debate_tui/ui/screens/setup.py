@@ -27,7 +27,6 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.timer import Timer
 from textual.widgets import (
     Button,
-    Collapsible,
     Input,
     Label,
     Select,
@@ -41,11 +40,14 @@ from debate_tui.choices import DEFAULT_PROTOCOL, STRUCTURED, Choices
 from debate_tui.inputs import InputError, read_text
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.protocols import PROTOCOLS
-from debate_tui.settings import REPLY
 from debate_tui.ui.host import tui
 from debate_tui.ui.literal import literal, one_line
 from debate_tui.ui.opening import INPUT_LABELS
+from debate_tui.ui.remembered import remembered_fields, remembered_line
 from debate_tui.ui.screens.base import BaseScreen
+from debate_tui.ui.screens.setup_details import EXTRA_INPUTS, GENERATION_INPUTS, SetupDetails
+from debate_tui.ui.widgets.agent_row import AgentRow
+from debate_tui.ui.widgets.described import described
 from debate_tui.ui.widgets.footer import AppFooter
 from debate_tui.ui.widgets.text_box import TextBox
 from debate_tui.writing import size
@@ -54,116 +56,11 @@ if TYPE_CHECKING:
     from debate_tui.domain import Criterion
     from debate_tui.ui.session_builder import SetupCatalog
 
-EXTRA_INPUTS = ("text_b", "source", "context")
-GENERATION_INPUTS = {setting.name: f"#{setting.form}" for setting in REPLY}
-"""Generation settings typed in the form: field -> its input (the form field each declares, `settings.REPLY`)."""
 DEMO_NOTICE = (
     "Demo model in use: the offline demo model answers, and its judgments are not real. "
     "To use a real provider, type a model under Models (e.g. gpt-4o-mini with OPENAI_API_KEY set in your shell, "
     "or ollama/llama3.1 with its API base), or set default_model in config.toml, or start with --model."
 )
-
-
-class AgentRow(Horizontal):
-    """One agent: its name and role, a persona to replace the default, a model to replace the default."""
-
-    def __init__(self, name: str, role: str, default: str | None, chosen: str | None, personas: list[str],
-                 model: str, placeholder: str) -> None:
-        super().__init__(classes="form-row agent-row")
-        self.agent_name = name
-        self.role = role
-        self.default = default
-        """The persona the protocol gives this agent; choosing it again is no override."""
-        self.chosen = chosen or default
-        self.personas = personas
-        self.model = model
-        self.placeholder = placeholder
-
-    @property
-    def made_from(self) -> tuple:
-        """What the row was made from: a rebuild that would make the same row keeps this one."""
-        return self.agent_name, self.role, self.default, self.chosen, self.personas, self.model, self.placeholder
-
-    def compose(self) -> ComposeResult:
-        yield Label(literal(f"{self.agent_name} ({self.role.replace('_', ' ')})"), classes="form-label")
-        yield Select([(p, p) for p in self.personas], value=self.chosen if self.chosen in self.personas
-                     else Select.NULL, prompt="no persona", classes="agent-persona", compact=True)
-        yield Input(self.model, placeholder=self.placeholder, classes="agent-model", compact=True)
-
-    def read(self) -> tuple[str | None, str]:
-        """The persona and model shown; a row still mounting (agents rebuilt twice in a row) shows its own."""
-        if not (selects := self.query(Select)) or not (inputs := self.query(Input)):
-            return (self.chosen if self.chosen in self.personas else None), self.model.strip()
-        persona = selects.first().value
-        return (None if persona is Select.NULL else str(persona)), inputs.first().value.strip()
-
-STRUCTURED_CHOICES = [("auto: if free text fails", "auto"), ("on: every answer", "on"),
-                      ("off: free text only", "off")]
-"""`--structured`'s values, as the form offers them."""
-
-
-def _structured_shown(value: object) -> str | object:
-    """The form's entry for a `structured` choice (none made: the configuration's)."""
-    return next((name for name, given in STRUCTURED.items() if value is not None and given == value
-                 and type(given) is type(value)), Select.NULL)
-
-
-class SetupDetails(Vertical):
-    """Everything below the text box, mounted just after the first frame.
-
-    The whole form at once (about 150 widgets) tripled the time to the first
-    frame; the part a person reads first comes up at once, this follows.
-    """
-
-    def __init__(self, choices: Choices, texts: dict[str, str]) -> None:
-        super().__init__(id="setup-details")
-        self.choices = choices
-        self.texts = texts
-
-    def compose(self) -> ComposeResult:
-        choices = self.choices
-        for key in EXTRA_INPUTS:
-            with Vertical(id=f"input-{key}", classes="extra-input"):
-                yield Label(INPUT_LABELS[key], classes="section")
-                yield TextBox(self.texts.get(key, ""), id=f"text-{key}", soft_wrap=True, show_line_numbers=False)
-        yield Label("Options", classes="section")
-        yield Vertical(Static("Loading protocols…", classes="dim"), id="options")
-        yield Label("Models", classes="section")
-        with Horizontal(classes="form-row"):
-            yield Label("model", classes="form-label")
-            yield Input(choices.model or "", placeholder=f"{DEMO_MODEL}, or e.g. gpt-4o-mini, ollama/llama3.1",
-                        id="model", compact=True)
-        with Horizontal(classes="form-row"):
-            yield Label("API base", classes="form-label")
-            yield Input(choices.api_base or "", placeholder="optional, e.g. http://localhost:11434", id="api-base",
-                        compact=True)
-        with Horizontal(classes="form-row"):
-            yield Label("reply cap", classes="form-label")
-            yield Input(_typed(choices, "max_reply_tokens"), type="integer", id="max-reply-tokens", compact=True,
-                        placeholder="tokens per reply (default 512; evaluator 768, summarizer 1536)")
-        with Horizontal(classes="form-row"):
-            yield Label("temperature", classes="form-label")
-            yield Input(_typed(choices, "temperature"), placeholder="0 for judging (default)", type="number",
-                        id="temperature", compact=True)
-        with Horizontal(classes="form-row"):
-            yield Label("JSON answers", classes="form-label")
-            yield Select(STRUCTURED_CHOICES, value=_structured_shown(choices.generation.get("structured")),
-                         prompt="as configured", id="structured", compact=True)
-        yield Label("Agents", classes="section")
-        yield Static("", id="agents-note")
-        yield Vertical(id="agents")
-        yield Label("Criteria", classes="section", id="criteria-title")
-        yield SelectionList[str](id="criteria")
-        with Horizontal(classes="form-row"):
-            yield Input(placeholder="criteria TOML file", id="criteria-path", compact=True)
-            yield Button("Load", id="load-criteria", compact=True)
-        with Collapsible(title="Write a criterion", id="criterion-editor"):
-            with Horizontal(classes="form-row"):
-                yield Input(placeholder="name", id="new-name", compact=True)
-                yield Input("1", placeholder="low", type="number", id="new-low", classes="narrow", compact=True)
-                yield Input("5", placeholder="high", type="number", id="new-high", classes="narrow", compact=True)
-            yield Input(placeholder="description: what a high score means", id="new-description", compact=True)
-            yield Button("Add criterion", id="add-criterion", compact=True)
 
 
 class SetupScreen(BaseScreen[None]):
@@ -173,6 +70,8 @@ class SetupScreen(BaseScreen[None]):
         Binding("ctrl+r", "start", "Start", id="setup.start", tooltip="Validate the choices and start the debate"),
         Binding("ctrl+l", "load_text", "Load text", id="setup.load_text",
                 tooltip="Read the text to judge from the file path typed beside the text box"),
+        Binding("ctrl+o", "reset", "Defaults", id="setup.reset",
+                tooltip="Forget the last setup: the form goes back to the defaults (the texts typed stay)"),
     ]
 
     def __init__(self, choices: Choices, texts: dict[str, str], criteria_file: str | None = None,
@@ -187,6 +86,8 @@ class SetupScreen(BaseScreen[None]):
         self.choices: Choices | None = choices if ready else None
         """The form's choices: each change makes a new copy (`dataclasses.replace`)."""
         self.texts = texts
+        self._loaded_text = texts.get("text", "")
+        """The text to judge as given or last loaded: a box that still holds it is replaced by ctrl+l unasked."""
         self.criteria_file = criteria_file
         self.refusal = refusal
         self.catalog: SetupCatalog | None = None
@@ -271,11 +172,12 @@ class SetupScreen(BaseScreen[None]):
         with self.app.batch_update():
             mounted = [
                 self.query_one("#protocol-row").mount(
-                    Select([(name, name) for name in PROTOCOLS], value=_shown(choices.protocol), allow_blank=False,
-                           id="protocol", compact=True)),
+                    Select(described({name: line.partition(": ")[2] for name, line in PROTOCOLS.items()}),
+                           value=_shown(choices.protocol), allow_blank=False, id="protocol", compact=True)),
                 form.mount(Horizontal(
                     Input(choices.text_path, placeholder="or a file to load (ctrl+l)", id="text-path", compact=True),
-                    Button("Load", id="load-text", compact=True), classes="form-row"), after="#text-text"),
+                    Button("Load", id="load-text", compact=True), classes="form-row"),
+                    Static("", id="remembered"), after="#text-text"),
                 self.query_one("#setup-rest").mount(SetupDetails(choices, self.texts)),
                 form.mount(Button("Start the debate (ctrl+r)", variant="primary", id="start")),
                 self.mount(AppFooter()),
@@ -287,6 +189,7 @@ class SetupScreen(BaseScreen[None]):
         self._show_inputs(_shown(choices.protocol))
         self._update_demo_notice()
         self._show_sources()
+        self._show_remembered()
         self.refresh_bindings()
         self.load()
 
@@ -299,12 +202,32 @@ class SetupScreen(BaseScreen[None]):
                                        ("#api-base", "api_base", "the model's own (config.toml [models])")):
             self.query_one(selector).tooltip = f"From: {sources.get(key, default)}"
 
+    def _show_remembered(self) -> None:
+        """One line under the text: what came from the last setup, and the key that goes back to the defaults."""
+        keys = [self.app.get_key_display(active.binding) for active in self.active_bindings.values()
+                if active.binding.id == "setup.reset"]
+        line = remembered_line(self.filled, keys[0] if keys else "setup.reset")
+        note = self.query_one("#remembered", Static)
+        note.update(literal(line or "", "italic"))
+        note.display = line is not None
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Load needs the form's controls: until they are mounted (after the first frame) it does nothing. Start is
-        always offered: pressed early, it waits for the form (`action_start`)."""
-        if action == "load_text" and not self.query("#start"):
+        """Load needs the form's controls: until they are mounted (after the first frame) it does nothing; reset
+        needs a remembered setup. Start is always offered: pressed early, it waits for the form (`action_start`)."""
+        if action in ("load_text", "reset") and not self.query("#start"):
             return None
-        return True
+        # reset: offered only with a remembered setup to forget
+        return action != "reset" or (tui(self).launch.defaults is not None and bool(remembered_fields(self.filled)))
+
+    def action_reset(self) -> None:
+        """A fresh form from the spec without the remembered setup, the texts kept; the setup is forgotten."""
+        app = tui(self)
+        if (defaults := app.launch.defaults) is None:
+            return
+        app.launch.choices = defaults
+        app.remember(Choices())
+        self.app.switch_screen(SetupScreen(defaults, self.read_texts()))
+        self.notify("Back to the defaults: the last setup is forgotten.", markup=False)
 
     # ----- catalog and filling ---------------------------------------------------------
 
@@ -405,7 +328,7 @@ class SetupScreen(BaseScreen[None]):
             await holder.remove_children()
             chosen = self.filled.options if protocol == _shown(self.filled.protocol) else {}
             values = {**self.filled.option_defaults.get(protocol, {}), **chosen}  # config.toml's, as `run` has them
-            form = OptionForm(self.catalog.protocols[protocol].options, values, sorted(self.catalog.personas),
+            form = OptionForm(self.catalog.protocols[protocol].options, values, self._personas(),
                               id="option-form")
             await holder.mount(form)
             await self._rebuild_agents()
@@ -439,17 +362,44 @@ class SetupScreen(BaseScreen[None]):
                 self.query_one("#agents-note", Static).update(literal(f"Agents not updated: {exc}", "$warning"))
                 return
             self.query_one("#agents-note", Static).update("")
-            personas = sorted(self.catalog.personas)
+            personas = self._personas()
             placeholder = default_model(choices)
             rows = [AgentRow(a.name, a.role, a.persona.name if a.persona else None,
                              choices.agent_personas.get(a.name), personas, choices.agent_models.get(a.name, ""),
-                             placeholder) for a in agents]
+                             placeholder, shown)
+                    for a, shown in zip(agents, self._agent_names(choices, [a.name for a in agents]), strict=True)]
             if [row.made_from for row in rows] == [row.made_from for row in self.query(AgentRow)] or tui(self).closing:
+                self._name_agents()
                 return
             async with self._mounting():
                 holder = self.query_one("#agents", Vertical)
                 await holder.remove_children()
                 await holder.mount_all(rows)
+
+    def _personas(self) -> dict[str, str]:
+        """Every persona the catalog knows -> its one-line description, for the dropdowns."""
+        assert self.catalog is not None
+        return {name: persona.description for name, persona in sorted(self.catalog.personas.items())}
+
+    def _agent_names(self, choices: Choices, names: list[str]) -> list[str]:
+        """What the agents `names` will be called on the debate screen with the personas picked (a ChatEval
+        referee is named after its persona); `names` while the picks cannot be used, or give other agents."""
+        from debate_tui.ui.session_builder import build_agents
+
+        assert self.catalog is not None
+        with contextlib.suppress(InputError):
+            if len(shown := [agent.name for agent in build_agents(self.catalog, choices)]) == len(names):
+                return shown
+        return names
+
+    @on(Select.Changed, ".agent-persona")
+    def _name_agents(self) -> None:
+        """A persona picked renames the agents named after theirs: the rows say so at once."""
+        rows = list(self.query(AgentRow))
+        if self.catalog is not None and rows:
+            for row, shown in zip(rows, self._agent_names(self.read_choices(), [r.agent_name for r in rows]),
+                                  strict=True):
+                row.show_name(shown)
 
     def _schedule_agents(self) -> None:
         """Options and models change agents (a tie-breaker, more referees): rebuild once typing settles."""
@@ -552,6 +502,9 @@ class SetupScreen(BaseScreen[None]):
 
     @work(group="setup-file", exclusive=True, exit_on_error=False, description="read a text file")
     async def load_text(self, path: str) -> None:
+        """Read the file in a thread; text edited in the box is replaced only once the person says so."""
+        from debate_tui.ui.screens.dialogs import ConfirmDialog  # it imports pydantic: not before the first frame
+
         warnings: list[str] = []
         try:
             text = await asyncio.to_thread(read_text, os.path.expanduser(path), "the text file", warnings.append)
@@ -564,7 +517,12 @@ class SetupScreen(BaseScreen[None]):
             field.focus()
             return
         self.query_one("#text-path", Input).remove_class("-invalid")
-        self.query_one("#text-text", TextArea).text = text
+        box = self.query_one("#text-text", TextArea)
+        if box.text.strip() and box.text != self._loaded_text and not await self.app.push_screen_wait(
+                ConfirmDialog(f"Replace the text you edited with {path}?")):
+            return  # the edited text stays, the focus where it was
+        box.text = self._loaded_text = text
+        self.query_one("#protocol", Select).focus()  # the next choice; a key typed now no longer edits the text
         self.complain("; ".join(warnings))
         amount, unit = size(text)  # characters for a Chinese or Japanese text, whose words are not spaced
         self.notify(f"Loaded {amount} {unit}{'' if amount == 1 else 's'} from {path}", markup=False)
@@ -592,34 +550,18 @@ class SetupScreen(BaseScreen[None]):
 
     @on(Button.Pressed, "#add-criterion")
     async def add_criterion(self) -> None:
-        from pydantic import ValidationError
-
-        from debate_tui.domain import Criterion
-
-        name = self.query_one("#new-name", Input).value.strip()
-        description = self.query_one("#new-description", Input).value.strip()
-        if not name or "/" in name:
-            self.complain("A criterion needs a name (without '/').")
-            return
-        if not description:
-            self.complain(f"Describe {name}: the judges read the description.")
-            return
+        details = self.query_one(SetupDetails)
         try:
-            criterion = Criterion(name=name, description=description,
-                                  low=float(self.query_one("#new-low", Input).value or "nan"),
-                                  high=float(self.query_one("#new-high", Input).value or "nan"))
-        except (ValueError, ValidationError) as exc:
-            reason = exc.errors()[0]["msg"].removeprefix("Value error, ") if isinstance(exc, ValidationError) else (
-                f"criterion {name!r}: low and high must be numbers")
-            self.complain(reason)
+            criterion = details.written_criterion()
+        except InputError as exc:
+            self.complain(str(exc))
             return
         self.choices = self.read_choices()
         self._remember_custom(criterion)
         await self._fill_criteria()
-        for wid in ("#new-name", "#new-description"):
-            self.query_one(wid, Input).value = ""
+        details.clear_written()
         self.complain("")
-        self.notify(f"Added criterion {name} ({criterion.scale})", markup=False)
+        self.notify(f"Added criterion {criterion.name} ({criterion.scale})", markup=False)
 
     @on(Button.Pressed, "#start")
     def action_start(self) -> None:
@@ -646,9 +588,3 @@ class SetupScreen(BaseScreen[None]):
 def _shown(protocol: str | None) -> str:
     """The protocol the form shows: one it does not know (an old remembered name) shows as debate."""
     return protocol if protocol in PROTOCOLS else DEFAULT_PROTOCOL
-
-
-def _typed(choices: Choices, key: str) -> str:
-    """A generation setting as the form's input shows it: typed there, or given as a flag."""
-    value = choices.generation.get(key)
-    return "" if value is None else str(value)

@@ -1,13 +1,15 @@
 """A form generated from a protocol's pydantic `Options` model, so a new protocol needs no UI code.
 
 Literal fields become a Select, booleans a Checkbox, numbers a typed Input,
-fields whose name ends in `persona` a Select of the known personas, other
-strings an Input. Values come back as typed (validation is the protocol's).
+fields whose name ends in `persona` a Select of the known personas (each with
+its one-line description), other strings an Input. Values come back as typed
+(validation is the protocol's).
 """
 
 from __future__ import annotations
 
 import typing
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -17,28 +19,33 @@ from textual.containers import Horizontal, Vertical
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label, Select
 
-from debate_tui.ui.literal import literal
+from debate_tui.ui.literal import literal, one_line
+from debate_tui.ui.widgets.described import described
+from debate_tui.ui.widgets.marked import MarkedCheckbox
+
+UNLIMITED = 100_000
+"""No cut: a field's help is wrapped by the form, only its line breaks are the source's."""
 
 
 def _choices(info: FieldInfo) -> tuple[Any, ...] | None:
     return typing.get_args(info.annotation) if typing.get_origin(info.annotation) is typing.Literal else None
 
 
-def field_widget(name: str, info: FieldInfo, value: Any, personas: list[str]) -> Widget:
-    """The input for one option, showing `value` (the remembered or default one)."""
+def field_widget(name: str, info: FieldInfo, value: Any, personas: Mapping[str, str]) -> Widget:
+    """The input for one option, showing `value` (the remembered or default one); `personas`: name -> its line."""
     wid = f"opt-{name}"
     choices = _choices(info)
     if choices is not None:
         return Select([(str(c), c) for c in choices], value=value if value in choices else info.default,
                       allow_blank=False, id=wid, compact=True)
     if name.endswith("persona") and personas:
-        current = value if value in personas else (info.default if info.default in personas else personas[0])
-        return Select([(p, p) for p in personas], value=current, allow_blank=False, id=wid, compact=True)
+        current = value if value in personas else (info.default if info.default in personas else next(iter(personas)))
+        return Select(described(personas), value=current, allow_blank=False, id=wid, compact=True)
     if info.annotation is bool:
-        return Checkbox(value=bool(value), id=wid, compact=True)
+        return MarkedCheckbox(value=bool(value), id=wid, compact=True)
     kind: Literal["integer", "number", "text"] = (
         "integer" if info.annotation is int else "number" if info.annotation is float else "text")
-    placeholder = "random" if name == "seed" else str(info.default)
+    placeholder = "random" if name == "seed" else "default" if info.default is None else str(info.default)
     return Input("" if value is None else str(value), type=kind, id=wid, placeholder=placeholder, compact=True)
 
 
@@ -59,7 +66,8 @@ def _read(widget: Widget, info: FieldInfo) -> Any:
 class OptionForm(Vertical):
     """One labelled row per option field."""
 
-    def __init__(self, model: type[BaseModel], values: dict[str, Any], personas: list[str], **kwargs: Any) -> None:
+    def __init__(self, model: type[BaseModel], values: dict[str, Any], personas: Mapping[str, str],
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.model = model
         self.values = values
@@ -72,7 +80,8 @@ class OptionForm(Vertical):
                 yield Label(literal(name.replace("_", " ")), classes="form-label")
                 yield field_widget(name, info, value, self.personas)
                 if info.description:
-                    yield Label(literal(info.description, "dim"), classes="form-help")
+                    # a docstring's own line breaks made ragged lines ("Off / by / default")
+                    yield Label(literal(one_line(info.description, UNLIMITED), "dim"), classes="form-help")
 
     def read(self) -> dict[str, Any]:
         """The typed values; a blank number is left out so the protocol's default applies."""
