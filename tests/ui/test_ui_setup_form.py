@@ -88,11 +88,16 @@ async def test_a_persona_that_renames_its_agent_shows_the_new_name_on_the_form_a
         row = next(row for row in setup.query(AgentRow) if row.agent_name == "General Public")
         row.query_one(Select).value = "plain"
 
-        def first_name() -> Label:  # the rows may be rebuilt meanwhile (a rebuild scheduled at start-up)
-            return setup.query(AgentRow).first().query_one(".agent-name", Label)
+        def first_name() -> Label | None:  # the rows may be rebuilt meanwhile (a rebuild scheduled at start-up)
+            labels = setup.query(AgentRow).first().query(".agent-name")
+            return labels.first(Label) if labels else None
 
-        await wait_until(pilot, lambda: str(first_name().render()) == "Plain (referee)", what="the new name")
-        assert "General Public" in str(first_name().tooltip)
+        def renamed() -> bool:
+            label = first_name()
+            return label is not None and str(label.render()) == "Plain (referee)"
+
+        await wait_until(pilot, renamed, what="the new name")
+        assert "General Public" in str(getattr(first_name(), "tooltip", ""))
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen), what="the debate")
         assert [agent.name for agent in app.screen.session.agents][:3] == ["Plain", "Critic", "News Author"]
