@@ -16,7 +16,7 @@ import itertools
 from collections.abc import Callable, Iterable
 
 from debate_tui.domain import ErrorSpan, Session, Turn, Usage
-from debate_tui.htmlpage import esc, page
+from debate_tui.htmlpage import esc, page, wide
 from debate_tui.htmlpage import section as html_section
 from debate_tui.htmlpage import table as html_table
 from debate_tui.protocols import PROTOCOLS
@@ -36,9 +36,9 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .1rem 1re
 dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; }
 .text, .turn { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13.5px; }
 ol.text { background: var(--panel); padding: .75rem .75rem .75rem 3.5rem; border-radius: 6px; }
-ol.text li { white-space: pre-wrap; overflow-wrap: anywhere; }
+ol.text li { white-space: pre-wrap; overflow-wrap: break-word; }
 ol.text li::marker { color: var(--muted); }
-.turn { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--panel); padding: .5rem .75rem;
+.turn { white-space: pre-wrap; overflow-wrap: break-word; background: var(--panel); padding: .5rem .75rem;
   border-radius: 6px; margin: .25rem 0 .75rem; }
 details { margin: .2rem 0; } summary { cursor: pointer; }
 mark { position: relative; color: inherit; border-radius: 3px; padding: 0 1px; outline-offset: 1px; }
@@ -228,7 +228,7 @@ def _errors(session: Session) -> str:
     head = "".join(f"<th>{h}</th>" for h in ("#", "Type", "Location", "Quote", "Explanation", "Deduction",
                                                "Found by"))
     prose = render_errors_text(errors, session.task.text, session.task.text_b, counts_unlocated(session))
-    body = (f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>\n"
+    body = (wide(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
             + _para("Not located", facts.unlocated_note(session, errors))
             + "<h3>Error report</h3>\n" + "".join(f"<p>{esc(p)}</p>\n" for p in prose.split("\n\n")))
     return html_section("errors", "Errors", body)
