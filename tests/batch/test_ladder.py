@@ -230,7 +230,7 @@ def test_tui_with_a_policy_trusts_or_escalates_to_the_person(llm_server, tmp_pat
                              5, what="the text judged, in the dialog")
             assert third.session.status == "needs_human" and third.session.outcome is None
             await pilot.press("r")
-            await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen), 5)
+            await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen) and app.screen.ready, 5)
             await pilot.press("escape")
             await wait_until(pilot, lambda: app.screen is dialog, 5)
             await pilot.press("f1")

@@ -175,7 +175,7 @@ async def debate_then_report(pilot) -> DebateScreen:
     debate = await configure_and_start(pilot)
     await wait_until(pilot, lambda: debate.finished)
     await pilot.press("r")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReportScreen))
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReportScreen) and pilot.app.screen.ready)
     return debate
 
 

@@ -53,7 +53,7 @@ async def test_model_output_with_markup_actions_and_escapes_is_shown_literally()
         assert "https://example.com" in svg, "links are printed, not hidden behind a clickable label"
 
         await pilot.press("r")
-        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen))
+        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen) and app.screen.ready)
         report = app.screen.query_one("#report-markdown", Markdown)
         assert "\x1b" not in report.source and "[@click=app.quit]y[/]" in report.source
         await pilot.press("escape")
@@ -68,7 +68,7 @@ async def test_pasted_text_and_notices_are_literal():
         await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen) and app.screen.finished, what="the end")
         app.screen.notify("[@click=app.quit]notice[/]", markup=False)
         await pilot.press("r")
-        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen))
+        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen) and app.screen.ready)
         await pilot.press("2")
         await pilot.pause()
         line = app.screen.query_one("#line-0")

@@ -146,7 +146,8 @@ def test_debate_finished(snap_compare, size):
 def test_report_with_highlighted_errors(snap_compare, size):
     async def run_before(pilot) -> None:
         pilot.app.open_report(reviewed_session())
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReportScreen) and pilot.app.focused is not None)
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReportScreen) and pilot.app.screen.ready
+                         and pilot.app.focused is not None)
         await pilot.press("2")  # once the screen is mounted: a key before that went nowhere, now and then
         await wait_until(pilot, lambda: pilot.app.screen.query_one(TabbedContent).active == "errors")
         pilot.app.screen.show_error(1)
