@@ -68,7 +68,7 @@ async def test_the_errors_tab_wraps_each_explanation_and_says_who_raised_it_at_8
         screen = await open_report(pilot, session)
         table = screen.query_one("#error-table", DataTable)
         explanation = table.get_row_at(0)[-1]
-        assert str(explanation) == f"{error.explanation} (Evaluator 1, round 1)"
+        assert str(explanation) == f"{error.explanation} — Evaluator 1, round 1"
         assert [str(c.label) for c in table.columns.values()][-1] == "Explanation"
         row = table.rows[next(iter(table.rows))]
         assert row.height > 1, "the explanation wraps over several lines"
@@ -85,7 +85,7 @@ async def test_the_text_view_numbers_its_lines_as_the_locations_count_them():
         screen = await open_report(pilot, session)
         table = screen.query_one("#error-table", DataTable)
         assert str(table.get_row_at(0)[2]) == "2:1"
-        assert str(table.get_row_at(0)[-1]) == "quoted in the debate (no deduction) (General Public, round 1)"
+        assert str(table.get_row_at(0)[-1]) == "quoted in the debate (no deduction) — General Public, round 1"
         lines = [str(screen.query_one(f"#line-{n}").render()) for n in range(2)]
         assert lines == ["1 │ Tom wanted to learn to swim.", "2 │ He went to the pool every morning."]
         assert not screen.query("#line-2"), "the final newline makes no empty numbered line"

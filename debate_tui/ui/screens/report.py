@@ -36,7 +36,7 @@ from debate_tui.ui.widgets.footer import AppFooter
 from debate_tui.ui.widgets.highlighted_text import HighlightedText, legend, type_colours
 from debate_tui.ui.widgets.safe_markdown import SafeMarkdown
 
-NARROW = (("#", 3), ("Type", 6), ("Where", 6), ("Points", 6), ("Quote", 16))
+NARROW = (("#", 3), ("Type", 6), ("Where", 8), ("Points", 8), ("Quote", 14))
 """The errors table's columns before the explanation, with their widths: the explanation takes the rest of the
 screen's width and wraps (cut at the edge, at 80 columns it showed a few words)."""
 EXPLANATION_MIN = 24
@@ -142,7 +142,7 @@ class ReportScreen(BaseScreen[None]):
             table.add_column(label, width=width)
         table.add_column("Explanation", width=max(EXPLANATION_MIN, self.size.width - used))
         for number, (kind, where, points, quote, explanation, by) in enumerate(built.rows):
-            said = cell(f"{explanation} ({by})")
+            said = cell(f"{explanation} — {by}")
             said.stylize("dim", len(explanation) + 1)
             table.add_row(str(number + 1), cell(kind, f"bold {colours[kind]}"), cell(where), points,
                           cell(one_line(quote, 60)), said, key=str(number), height=None)
