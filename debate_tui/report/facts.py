@@ -10,7 +10,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from debate_tui.domain import VERDICT_FLIP, ErrorSpan, HumanAction, PairOrder, Session, Turn, task_injection_signs
+from debate_tui.domain import ErrorSpan, HumanAction, PairOrder, Session, Turn, task_injection_signs
 from debate_tui.pasted import injection_note
 from debate_tui.protocols import PROTOCOLS, get_protocol
 from debate_tui.protocols.common import counted
@@ -186,9 +186,9 @@ def _person_set(session: Session) -> dict[str, HumanAction]:
     for action in session.actions:
         if action.kind not in ("override", "decide") or action.value is None:
             continue
-        verdict = isinstance(action.value, str) and action.value in VERDICT_FLIP and outcome.verdict is not None
-        key = VERDICT if verdict or action.criterion not in outcome.scores else str(action.criterion)
-        if key != VERDICT or outcome.verdict is not None:
+        on_verdict = outcome.verdict is not None and action.criterion not in outcome.scores
+        key = VERDICT if on_verdict else action.criterion
+        if key is not None:
             set_by[key] = action
     return set_by
 
@@ -296,13 +296,14 @@ def turn_parts(session: Session) -> dict[int, str]:
     """Which part of its round each MATEval evaluator turn is, by slot: "statement" or "self-reflection".
 
     With SR and SR+CoT an evaluator speaks twice a round, its statement then its self-reflection
-    (protocols/mateval.py's `Discussion.round`): the transcript tells them apart."""
+    (protocols/mateval.py's `Discussion.round`): the transcript tells them apart. A failed or empty turn is
+    neither (an empty reply is asked again, as one more turn)."""
     if session.protocol != "mateval" or session.options.get("strategy") not in REFLECTING:
         return {}
     seen: dict[tuple[str, int], int] = {}
     parts = {}
     for turn in session.turns:
-        if turn.role == "evaluator":
+        if turn.role == "evaluator" and turn.error is None and turn.content.strip():
             count = seen[turn.agent, turn.round] = seen.get((turn.agent, turn.round), 0) + 1
             parts[turn.slot] = "statement" if count == 1 else "self-reflection"
     return parts

@@ -110,6 +110,9 @@ class ReportScreen(BaseScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#report-scroll").focus()  # the arrows and page keys scroll the report; enter exports
         self.query_one("#error-table").display = False
+        self.call_after_refresh(self._build)  # after the first frame: the thread would share the GIL with it
+
+    def _build(self) -> None:
         self.run_worker(self._fill(), group="report", exclusive=True, exit_on_error=False,
                         description="build the report")
 
