@@ -15,7 +15,7 @@ from debate_tui.locations import examples_dir
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.report import ReportScreen
-from tests.helpers.ui import wait_until
+from tests.helpers.ui import report_built, wait_until
 
 
 def example(name: str) -> Session:
@@ -24,9 +24,7 @@ def example(name: str) -> Session:
 
 async def open_report(pilot, session: Session) -> ReportScreen:
     pilot.app.open_report(session)
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReportScreen) and pilot.app.screen.ready,
-                     what="the report, built")
-    return pilot.app.screen
+    return await report_built(pilot)
 
 
 async def test_the_report_screen_draws_and_answers_keys_before_the_report_is_built(monkeypatch):
@@ -52,7 +50,7 @@ async def test_the_report_screen_draws_and_answers_keys_before_the_report_is_bui
                          timeout=5)
         assert not screen.ready and not release.is_set()
         release.set()
-        await wait_until(pilot, lambda: screen.ready, what="the report, built")
+        await report_built(pilot)
         assert not screen.query("#report-building")
         assert screen.query_one("#error-table", DataTable).row_count == 1
         assert "## Result" in screen.query_one("#report-markdown").source
