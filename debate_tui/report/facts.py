@@ -12,6 +12,7 @@ from typing import Any
 
 from debate_tui.domain import ErrorSpan, HumanAction, PairOrder, Session, Turn, task_injection_signs
 from debate_tui.pasted import injection_note
+from debate_tui.people import current_user
 from debate_tui.protocols import PROTOCOLS, get_protocol
 from debate_tui.protocols.common import counted
 from debate_tui.protocols.mateval import REFLECTING
@@ -214,8 +215,9 @@ def _agents_said(session: Session, key: str, criterion: str | None) -> str:
 
 
 def person(who: str, reader: str | None) -> str:
-    """A person's name as the reader sees it: "you" for the reader (the TUI's user), else "a person (name)"."""
-    return "you" if reader is not None and who == reader else f"a person ({who})"
+    """A person's name as the reader sees it: "you" for the reader, by default whoever runs the program (the
+    TUI's user, who made the report screen's override, exports it as they saw it), else "a person (name)"."""
+    return "you" if who == (reader or current_user()) else f"a person ({who})"
 
 
 def set_by_person(session: Session, reader: str | None = None) -> dict[str, str]:

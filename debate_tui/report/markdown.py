@@ -214,7 +214,7 @@ def _turn(turn: Turn, order: PairOrder, part: str | None = None) -> list[str]:
 
 
 def render(session: Session, reader: str | None = None) -> str:
-    """The report; `reader` is the person reading it (the TUI's user): what they set reads "set by you"."""
+    """The report; what `reader` set reads "set by you" (by default: whoever runs the program, see `facts.person`)."""
     lines = _header(session) + [""] + _scores(session, reader) + _ladder(session)
     errors = session.outcome.errors if session.outcome else []
     if errors:

@@ -76,16 +76,15 @@ class ReportScreen(BaseScreen[None]):
 
     @cached_property
     def built(self) -> Built:
-        """The report as shown; its reader is the TUI's user, so what they set reads "set by you"."""
+        """The report as shown (what a person set reads "set by you" for the one who runs the program)."""
         shown = trimmed(self.session)
-        reader = tui(self).user if self.is_attached else None
         errors = (list(shown.outcome.errors) if shown.outcome else []) + quoted_passages(shown)
         rows = []
         for error in errors:
             explanation, by = explained(shown, error)
             points = "none" if error.type == QUOTE_TYPE else deduction(shown, error)
             rows.append((error.type, location(shown, error), points, error.quote, explanation, by))
-        return Built(render(shown, reader=reader), errors, rows)
+        return Built(render(shown), errors, rows)
 
     @property
     def markdown(self) -> str:
