@@ -30,7 +30,8 @@ h1 { font-size: 1.5rem; } h2 { font-size: 1.2rem; border-bottom: 1px solid var(-
 table { border-collapse: collapse; margin: .5rem 0 1rem; }
 caption { text-align: left; color: var(--muted); }
 th, td { border: 1px solid var(--line); padding: .25rem .5rem; text-align: left; vertical-align: top; }
-td { overflow-wrap: anywhere; }
+td { overflow-wrap: break-word; }
+.wide { max-width: 100%; overflow-x: auto; }
 th { background: var(--panel); }
 .muted, .note { color: var(--muted); }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13.5px; }
@@ -69,7 +70,14 @@ def table(head: list[str], rows: list[list[str]], caption: str = "") -> str:
     cells = "".join(f"<th>{esc(h)}</th>" for h in head)
     body = "".join("<tr>" + "".join(f"<td>{esc(v)}</td>" for v in row) + "</tr>" for row in rows)
     cap = f"<caption>{esc(caption)}</caption>" if caption else ""
-    return f"<table>{cap}<thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>\n"
+    return wide(f"<table>{cap}<thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>")
+
+
+def wide(table_html: str) -> str:
+    """A table in a box that scrolls sideways when a cell holds a word wider than the page: its cells break a
+    word only when it alone overflows (`overflow-wrap: anywhere` let the table shrink a column until words broke
+    mid-way, "overrid/e")."""
+    return f'<div class="wide">{table_html}</div>\n'
 
 
 def section(anchor: str, title: str, body: str) -> str:

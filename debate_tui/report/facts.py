@@ -10,12 +10,15 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from debate_tui.domain import ErrorSpan, PairOrder, Session, Turn, task_injection_signs
+from debate_tui.domain import ErrorSpan, HumanAction, PairOrder, Session, Turn, task_injection_signs
 from debate_tui.pasted import injection_note
+from debate_tui.people import current_user
 from debate_tui.protocols import PROTOCOLS, get_protocol
 from debate_tui.protocols.common import counted
+from debate_tui.protocols.mateval import REFLECTING
 from debate_tui.protocols.pairs import pair_keys
 from debate_tui.report.errors_text import counts_unlocated, line_col
+from debate_tui.report.quotes import QUOTE_TYPE
 
 UNSCORED = "unscored"
 VERDICT_KEY = "1 = text 1 better, 2 = text 2 better, 0 = tie"
@@ -167,6 +170,95 @@ def found_by(session: Session, error: ErrorSpan) -> str:
     return f"{reporters[-1].agent} (report)" if reporters else "unknown"
 
 
+HOW_TITLE = "How the verdict was reached"
+"""The section's title in every report (the HTML page called it "Who decided what")."""
+VERDICT = "verdict"
+"""The key of a pair's verdict among what a person set (a criterion's name keys its score)."""
+OVERRIDE_NOTE = " overridden by "
+"""What `engine.runner.apply_overrides` writes in the note it adds: a person's change, not the protocol's rule."""
+
+
+def _person_set(session: Session) -> dict[str, HumanAction]:
+    """What a person set in the result, by criterion (or VERDICT): their last override or decision on it."""
+    outcome = session.outcome
+    if outcome is None:
+        return {}
+    set_by: dict[str, HumanAction] = {}
+    for action in session.actions:
+        if action.kind not in ("override", "decide") or action.value is None:
+            continue
+        on_verdict = outcome.verdict is not None and action.criterion not in outcome.scores
+        key = VERDICT if on_verdict else action.criterion
+        if key is not None:
+            set_by[key] = action
+    return set_by
+
+
+def _agents_said(session: Session, key: str, criterion: str | None) -> str:
+    """What the agents' last answers were on what a person set: "the agents said 4, 4, 4", "Scorer said 4"."""
+    order = session.order
+    last: dict[str, str] = {}
+    for turn in session.turns:
+        if turn.error is not None or turn.role in ("human", "summarizer", "feedback"):
+            continue
+        if criterion is not None and turn.criterion not in (criterion, None):
+            continue
+        answer = order.original(turn.verdict) if key == VERDICT else turn.score
+        if answer is not None:
+            last[turn.agent] = answer if isinstance(answer, str) else fmt_score(answer)
+    if not last:
+        return "the agents gave no answer on it"
+    if len(last) == 1:
+        agent, only = next(iter(last.items()))
+        return f"{agent} said {only}"
+    return f"the agents said {', '.join(last.values())}"
+
+
+def person(who: str, reader: str | None) -> str:
+    """A person's name as the reader sees it: "you" for the reader, by default whoever runs the program (the
+    TUI's user, who made the report screen's override, exports it as they saw it), else "a person (name)"."""
+    return "you" if who == (reader or current_user()) else f"a person ({who})"
+
+
+def set_by_person(session: Session, reader: str | None = None) -> dict[str, str]:
+    """Each result a person set, as it reads in the Result: {"coherence": "2, set by you; the agents said 4, 4, 4"}.
+
+    An override or a decision replaces the agents' answer: shown bare beside the per-agent table, a 2 under
+    three 4s reads as a mistake."""
+    outcome = session.outcome
+    if outcome is None:
+        return {}
+    said = {}
+    for key, action in _person_set(session).items():
+        value = (outcome.verdict or "none") if key == VERDICT else fmt_score(outcome.scores.get(key))
+        said[key] = (f"{value}, set by {person(action.who, reader)}; "
+                     f"{_agents_said(session, key, action.criterion)}")
+    return said
+
+
+def how_decided(session: Session, reader: str | None = None) -> tuple[str, list[str], list[str]]:
+    """"How the verdict was reached": one sentence first (who decided), then the protocol's notes, then a
+    person's changes apart from them (they are not one more step of the protocol's rule)."""
+    outcome = session.outcome
+    if outcome is None:
+        return no_result(session), [], []
+    rule = [note for note in outcome.notes if OVERRIDE_NOTE not in note]
+    changed = [note for note in outcome.notes if OVERRIDE_NOTE in note]
+    set_by = set_by_person(session, reader)
+    if set_by:
+        what = "; ".join(f"{key} {said}" for key, said in set_by.items())
+        return f"The result is a person's: {what}.", rule, changed
+    return "The agents decided the result, by the protocol's rule (below).", rule, changed
+
+
+def explained(session: Session, span: ErrorSpan) -> tuple[str, str]:
+    """What an error says and who raised it; for a passage an agent quoted (`quoted_passages`), that it
+    was quoted, and by whom (its `explanation` holds the quoter)."""
+    if span.type == QUOTE_TYPE:
+        return "quoted in the debate (no deduction)", span.explanation
+    return span.explanation.strip() or "(no explanation)", found_by(session, span)
+
+
 def action_table(session: Session) -> Table | None:
     """Who decided what: every human action, when, by whom."""
     if not session.actions:
@@ -202,10 +294,27 @@ def usage_sentence(session: Session) -> str:
             f"{counted(usage.completion_tokens, 'completion token')}, ${usage.cost_usd:.4f}.{unfinished}")
 
 
-def turn_heading(turn: Turn, order: PairOrder) -> str:
+def turn_parts(session: Session) -> dict[int, str]:
+    """Which part of its round each MATEval evaluator turn is, by slot: "statement" or "self-reflection".
+
+    With SR and SR+CoT an evaluator speaks twice a round, its statement then its self-reflection
+    (protocols/mateval.py's `Discussion.round`): the transcript tells them apart. A failed or empty turn is
+    neither (an empty reply is asked again, as one more turn)."""
+    if session.protocol != "mateval" or session.options.get("strategy") not in REFLECTING:
+        return {}
+    seen: dict[tuple[str, int], int] = {}
+    parts = {}
+    for turn in session.turns:
+        if turn.role == "evaluator" and turn.error is None and turn.content.strip():
+            count = seen[turn.agent, turn.round] = seen.get((turn.agent, turn.round), 0) + 1
+            parts[turn.slot] = "statement" if count == 1 else "self-reflection"
+    return parts
+
+
+def turn_heading(turn: Turn, order: PairOrder, part: str | None = None) -> str:
     """"Agent (role): round 1, criterion, score 3, ..."; with a swapped `order` its verdict is in the presented
-    numbering, told in both."""
-    facts = [f"round {turn.round}"]
+    numbering, told in both; `part` is what the turn is in its round (`turn_parts`)."""
+    facts = [f"round {turn.round}"] + ([part] if part else [])
     if turn.criterion:
         facts.append(turn.criterion)
     if turn.score is not None:

@@ -16,7 +16,7 @@ import itertools
 from collections.abc import Callable, Iterable
 
 from debate_tui.domain import ErrorSpan, Session, Turn, Usage
-from debate_tui.htmlpage import esc, page
+from debate_tui.htmlpage import esc, page, wide
 from debate_tui.htmlpage import section as html_section
 from debate_tui.htmlpage import table as html_table
 from debate_tui.protocols import PROTOCOLS
@@ -36,9 +36,9 @@ dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .1rem 1re
 dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; }
 .text, .turn { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 13.5px; }
 ol.text { background: var(--panel); padding: .75rem .75rem .75rem 3.5rem; border-radius: 6px; }
-ol.text li { white-space: pre-wrap; overflow-wrap: anywhere; }
+ol.text li { white-space: pre-wrap; overflow-wrap: break-word; }
 ol.text li::marker { color: var(--muted); }
-.turn { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--panel); padding: .5rem .75rem;
+.turn { white-space: pre-wrap; overflow-wrap: break-word; background: var(--panel); padding: .5rem .75rem;
   border-radius: 6px; margin: .25rem 0 .75rem; }
 details { margin: .2rem 0; } summary { cursor: pointer; }
 mark { position: relative; color: inherit; border-radius: 3px; padding: 0 1px; outline-offset: 1px; }
@@ -110,9 +110,14 @@ def _result(session: Session) -> str:
         parts.append(_para("Undecided", session.pending_question))
         return html_section("result", "Result", "".join(parts))
     parts = []
+    set_by = facts.set_by_person(session)
     if outcome.verdict is not None or outcome.agent_verdicts:
-        parts.append(_para("Verdict", f"{outcome.verdict or 'none'} ({facts.VERDICT_KEY})"))
-    parts += [_table(facts.score_table(session)), _para("Vote before discussion", vote_summary(session)),
+        verdict = set_by.get(facts.VERDICT, outcome.verdict or "none")
+        parts.append(_para("Verdict", f"{verdict} ({facts.VERDICT_KEY})"))
+    scores = facts.score_table(session)
+    if scores is not None:
+        scores = Table(scores.head, [[name, scale, set_by.get(name, score)] for name, scale, score in scores.rows])
+    parts += [_table(scores), _para("Vote before discussion", vote_summary(session)),
               _para("Jury", jury_summary(session)), _table(facts.per_agent_table(session), "Per agent"),
               _table(facts.agent_verdict_table(session))]
     confident = facts.confidence_lines(session)
@@ -223,20 +228,24 @@ def _errors(session: Session) -> str:
     head = "".join(f"<th>{h}</th>" for h in ("#", "Type", "Location", "Quote", "Explanation", "Deduction",
                                                "Found by"))
     prose = render_errors_text(errors, session.task.text, session.task.text_b, counts_unlocated(session))
-    body = (f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>\n"
+    body = (wide(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
             + _para("Not located", facts.unlocated_note(session, errors))
             + "<h3>Error report</h3>\n" + "".join(f"<p>{esc(p)}</p>\n" for p in prose.split("\n\n")))
     return html_section("errors", "Errors", body)
 
 
 def _how(session: Session) -> str:
-    """Who decided what: the method, the notes, and every human action."""
-    outcome = session.outcome
+    """Who decided, in one sentence; the protocol's notes, a person's changes apart from them; every human action."""
     parts = []
-    if outcome is not None and outcome.notes:
-        parts.append("<ul>" + "".join(f"<li>{esc(note)}</li>" for note in outcome.notes) + "</ul>\n")
+    if session.outcome is not None:
+        sentence, rule, changed = facts.how_decided(session)
+        parts.append(f"<p>{esc(sentence)}</p>\n")
+        for title, notes in (("The agents' answer, by the protocol's rule:", rule),
+                             ("Changed by a person afterwards:", changed)):
+            if notes:
+                parts.append(f"<p>{esc(title)}</p>\n<ul>" + "".join(f"<li>{esc(n)}</li>" for n in notes) + "</ul>\n")
     parts.append(_table(facts.action_table(session), "Human actions"))
-    return html_section("decided", "Who decided what", "".join(parts))
+    return html_section("decided", facts.HOW_TITLE, "".join(parts))
 
 
 def _agent_usage(turns: Iterable[Turn]) -> Table | None:
@@ -256,11 +265,13 @@ def _usage(session: Session) -> str:
 
 
 def _transcript(session: Session) -> str:
-    order = session.order
+    """Every turn, its line breaks kept (the turn's box is `white-space: pre-wrap`)."""
+    order, parts = session.order, facts.turn_parts(session)
     turns = []
     for turn in session.turns:
         body = turn.content.strip() or "(empty reply)"
-        turns.append(f"<details><summary>{esc(facts.turn_heading(turn, order))}</summary>"
+        heading = facts.turn_heading(turn, order, parts.get(turn.slot))
+        turns.append(f"<details><summary>{esc(heading)}</summary>"
                      f'<div class="turn">{esc(body)}</div></details>\n')
     return html_section("transcript", "Transcript", "".join(turns))
 

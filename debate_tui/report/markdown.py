@@ -13,6 +13,8 @@ from debate_tui.protocols import PROTOCOLS
 from debate_tui.protocols.common import counted
 from debate_tui.report.errors_text import section
 from debate_tui.report.facts import (
+    HOW_TITLE,
+    VERDICT,
     VERDICT_KEY,
     Table,
     action_table,
@@ -24,12 +26,15 @@ from debate_tui.report.facts import (
     digest,
     fork_origin,
     has_verdicts,
+    how_decided,
     ladder,
     location,
     no_result,
     per_agent_table,
     score_table,
+    set_by_person,
     turn_heading,
+    turn_parts,
     unlocated_note,
     unscored_turns,
     usage_sentence,
@@ -45,6 +50,14 @@ _LINE_SPACE = re.compile(r"[ \t\n]+")
 def cell(text: object) -> str:
     """Make any text safe inside a Markdown table cell (other breaks, such as NEL, are escaped by `render`)."""
     return _LINE_SPACE.sub(" ", str(text)).strip().replace("|", "\\|") or " "
+
+
+def hard_breaks(lines: list[str], prefix: str = "") -> list[str]:
+    """`lines` as Markdown that keeps each break: a single newline is a soft break that a viewer joins into one
+    run-on paragraph (a MATEval report's "Q: / A: / Location:" lines, "Score: 3" under its reason), so each
+    line ends in a hard break (two spaces: a backslash would show where a block ends, before a list item);
+    a blank line still ends a paragraph. The lines must be `markdown_literal` already."""
+    return [f"{prefix}{line.rstrip()}  " if line.strip() else prefix.rstrip() for line in lines]
 
 
 def _header(session: Session) -> list[str]:
@@ -94,17 +107,20 @@ def _so_far(session: Session) -> list[str]:
     return lines
 
 
-def _scores(session: Session) -> list[str]:
+def _scores(session: Session, reader: str | None = None) -> list[str]:
     outcome = session.outcome
     if outcome is None:
         return ["## Result", "", no_result(session), "", *_so_far(session)]
     lines = ["## Result", ""]
+    set_by = set_by_person(session, reader)
     if outcome.verdict is not None or outcome.agent_verdicts:
-        lines.append(f"**Verdict:** {outcome.verdict or 'none'} ({VERDICT_KEY})")
-        lines.append("")
+        verdict = set_by.get(VERDICT, outcome.verdict or "none")
+        lines += [f"**Verdict:** {cell(verdict)} ({VERDICT_KEY})", ""]
     scores = score_table(session)
     if scores is not None:
-        lines += _table(Table(scores.head, [[cell(name), scale, score] for name, scale, score in scores.rows]), False)
+        rows = [[cell(name), scale, cell(set_by[name]) if name in set_by else score]
+                for name, scale, score in scores.rows]
+        lines += _table(Table(scores.head, rows), False)
     lines += vote_lines(session) + jury_lines(session)
     per_agent = per_agent_table(session)
     if per_agent is not None:
@@ -139,9 +155,7 @@ def _judged(session: Session) -> list[str]:
         shown, left_out = numbered(text)
         if task.text_b is not None:
             lines += [f"**{title}**", ""]
-        # a hard break (two trailing spaces) ends each line: a viewer would otherwise join them in one paragraph
-        shown = [markdown_literal(line) for line in shown]
-        lines += [f"> {line.rstrip()}  " for line in shown[:-1]] + [f"> {shown[-1]}".rstrip(), ""]
+        lines += [*hard_breaks([markdown_literal(line) for line in shown], "> "), ""]
         if left_out:
             lines += [f"({counted(left_out, 'more line')} not shown; the whole text has sha256 `{digest(text)}`.)", ""]
     return lines
@@ -165,11 +179,17 @@ def _ladder(session: Session) -> list[str]:
             "", f"Ladder totals: {cell(found.totals)}.", "", *_table(found.table)]
 
 
-def _how(session: Session) -> list[str]:
-    outcome = session.outcome
-    if outcome is None or not outcome.notes:
+def _how(session: Session, reader: str | None = None) -> list[str]:
+    """Who decided, in one sentence; then the protocol's notes, and a person's changes apart from them."""
+    if session.outcome is None:
         return []
-    return ["## How the verdict was reached", "", *(f"- {cell(note)}" for note in outcome.notes), ""]
+    sentence, rule, changed = how_decided(session, reader)
+    lines = [f"## {HOW_TITLE}", "", cell(sentence), ""]
+    if rule:
+        lines += ["The agents' answer, by the protocol's rule:", "", *(f"- {cell(note)}" for note in rule), ""]
+    if changed:
+        lines += ["Changed by a person afterwards:", "", *(f"- {cell(note)}" for note in changed), ""]
+    return lines
 
 
 def _actions(session: Session) -> list[str]:
@@ -184,25 +204,27 @@ def _usage(session: Session) -> list[str]:
     return ["## Usage", "", usage_sentence(session), ""]
 
 
-def _turn(turn: Turn, order: PairOrder) -> list[str]:
+def _turn(turn: Turn, order: PairOrder, part: str | None = None) -> list[str]:
     """One turn of the transcript; with a swapped `order` its verdict is in the presented numbering, told in both.
-    The reply is shown as written: no heading, table or rule of its can pass for the report's own."""
+    The reply is shown as written: no heading, table or rule of its can pass for the report's own, and each of
+    its line breaks stays one (`hard_breaks`)."""
     body = markdown_literal(turn.content.strip()) or "(empty reply)"
-    quoted = "\n".join(f"> {line}" if line else ">" for line in body.split("\n"))  # not splitlines: NEL is no break
-    return [f"### {turn_heading(turn, order)}", "", quoted, ""]
+    quoted = hard_breaks(body.split("\n"), "> ")  # not splitlines: NEL is no break
+    return [f"### {turn_heading(turn, order, part)}", "", *quoted, ""]
 
 
-def render(session: Session) -> str:
-    lines = _header(session) + [""] + _scores(session) + _ladder(session)
+def render(session: Session, reader: str | None = None) -> str:
+    """The report; what `reader` set reads "set by you" (by default: whoever runs the program, see `facts.person`)."""
+    lines = _header(session) + [""] + _scores(session, reader) + _ladder(session)
     errors = session.outcome.errors if session.outcome else []
     if errors:
         lines += _errors(session, errors) + section(session)
     lines += _quotes(session, quoted_passages(session)) + _judged(session)
-    lines += _how(session) + _actions(session) + _usage(session)
+    lines += _how(session, reader) + _actions(session) + _usage(session)
     lines += ["## Transcript", ""]
-    order = session.order
+    order, parts = session.order, turn_parts(session)
     for turn in session.turns:
-        lines += _turn(turn, order)
+        lines += _turn(turn, order, parts.get(turn.slot))
     # model and user text is everywhere in it: nothing may act on a terminal or a renderer (our own lines hold
     # no "<", "&" or control characters, so escaping the whole document changes only theirs)
     return inert_markdown("\n".join(lines).rstrip()) + "\n"

@@ -15,10 +15,12 @@ from typing import Literal
 
 from debate_tui.domain import ErrorSpan, Session
 from debate_tui.parsing import locate
+from debate_tui.parsing.quotes import WRAPPING
 
-QUOTED = re.compile(r'"([^"\n]{12,400})"|“([^”\n]{12,400})”')
-"""A passage in double quotes, straight or curly, long enough to be a phrase of the text (single quotes are
-apostrophes too often to tell)."""
+QUOTED = re.compile(r'"([^"\n]*?\w\s+\w[^"\n]*?)"|“([^”\n]*?\w\s+\w[^”\n]*?)”')
+"""A passage in double quotes, straight or curly, of two words at least: a phrase of the text ("Tom swam." is
+one), not a word named (single quotes are apostrophes too often to tell)."""
+MAX_QUOTE = 400
 QUOTE_TYPE = "quoted"
 TEXT_SHOWN_CHARS = 20_000
 """Past this size the report holds the text's first part (whole lines) and says how much is left out."""
@@ -31,24 +33,33 @@ def quoted_passages(session: Session) -> list[ErrorSpan]:
     texts: list[tuple[Literal["a", "b"], str]] = [("a", task.text)]
     if task.text_b:
         texts.append(("b", task.text_b))
-    taken = {(e.which, e.start) for e in (session.outcome.errors if session.outcome else []) if e.located}
+    errors = [e for e in (session.outcome.errors if session.outcome else []) if e.located]
+    taken = {(e.which, e.start) for e in errors}
+    said = {(e.which, _passage(e.quote)) for e in errors}  # a REP error points at the repeat, a quote at the first
     found: list[ErrorSpan] = []
     for turn in session.turns:
         if turn.error is not None:
             continue
         for match in QUOTED.finditer(turn.content):
             quote = match.group(1) or match.group(2)
+            if len(quote) > MAX_QUOTE:
+                continue
             for which, text in texts:
                 span = locate(quote, text)
                 if span is None:
                     continue
-                if (which, span[0]) not in taken:
+                if (which, span[0]) not in taken and (which, _passage(text[span[0]:span[1]])) not in said:
                     taken.add((which, span[0]))
                     found.append(ErrorSpan(type=QUOTE_TYPE, quote=text[span[0]:span[1]], start=span[0], end=span[1],
                                            explanation=f"{turn.agent}, round {turn.round}", deduction=0,
                                            which=which))
                 break
     return found
+
+
+def _passage(quote: str) -> str:
+    """A passage as compared with an error's quote: one location per passage, the error's."""
+    return " ".join(WRAPPING.sub("", quote).casefold().split()).rstrip(".!?")
 
 
 def numbered(text: str, limit: int = TEXT_SHOWN_CHARS) -> tuple[list[str], int]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import getpass
 import importlib
 import sys
 import time
@@ -43,6 +42,7 @@ if TYPE_CHECKING:
 from debate_tui.inputs import InputError
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.locations import examples_dir
+from debate_tui.people import current_user
 from debate_tui.textsafe import inert
 from debate_tui.ui.commands import binding_commands, ordered_commands
 from debate_tui.ui.keymap import load_keymap
@@ -83,14 +83,6 @@ def tune_gc() -> None:
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
     gc.enable()
-
-
-def current_user() -> str:
-    """Who is recorded on human actions."""
-    try:
-        return getpass.getuser()
-    except Exception:  # no login name in some containers
-        return "user"
 
 
 class DebateTUI(App[int]):

@@ -170,12 +170,24 @@ async def export_as(pilot, fmt: str, path: str) -> None:
     await pilot.press("enter")
 
 
+REPORT_BUILT_S = 60.0
+"""How long a test waits for the report screen to be built: a thread builds it after the screen's first frame,
+and on a loaded machine that takes seconds (the wait used to happen before the screen drew, unseen)."""
+
+
+async def report_built(pilot: Pilot, what: str = "the report, built") -> ReportScreen:
+    """Wait until the report screen is on top and its report built and shown; return it."""
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReportScreen) and pilot.app.screen.ready,
+                     timeout=REPORT_BUILT_S, what=what)
+    return pilot.app.screen
+
+
 async def debate_then_report(pilot) -> DebateScreen:
     """Configure and run a demo debate to its end, then open the report; returns the debate screen."""
     debate = await configure_and_start(pilot)
     await wait_until(pilot, lambda: debate.finished)
     await pilot.press("r")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReportScreen))
+    await report_built(pilot)
     return debate
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.batch import queue_for
-from tests.helpers.ui import screen_text, text_of, wait_until
+from tests.helpers.ui import report_built, screen_text, text_of, wait_until
 from tools import ladder_demo
 
 
@@ -208,7 +208,6 @@ def test_tui_with_a_policy_trusts_or_escalates_to_the_person(llm_server, tmp_pat
 
     async def escalated_to_the_person() -> None:
         from debate_tui.ui.screens.help import HelpScreen
-        from debate_tui.ui.screens.report import ReportScreen
 
         app = app_for("HOPELESS-ITEM tui: He went to the pool every morning.")
         async with app.run_test(size=(120, 36)) as pilot:
@@ -230,7 +229,7 @@ def test_tui_with_a_policy_trusts_or_escalates_to_the_person(llm_server, tmp_pat
                              5, what="the text judged, in the dialog")
             assert third.session.status == "needs_human" and third.session.outcome is None
             await pilot.press("r")
-            await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen), 5)
+            await report_built(pilot)
             await pilot.press("escape")
             await wait_until(pilot, lambda: app.screen is dialog, 5)
             await pilot.press("f1")

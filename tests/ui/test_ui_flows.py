@@ -14,7 +14,6 @@ from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.debate import DebateScreen
 from debate_tui.ui.screens.dialogs import ExportDialog, OverrideDialog, TextPrompt
-from debate_tui.ui.screens.report import ReportScreen
 from tests.helpers import STORY
 from tests.helpers.sessions import make_session, record
 from tests.helpers.ui import (
@@ -24,6 +23,7 @@ from tests.helpers.ui import (
     export_as,
     freeze,
     open_setup,
+    report_built,
     type_into,
     wait_until,
 )
@@ -122,7 +122,7 @@ async def test_paste_configure_run_step_inject_override_report_export_clipboard(
         assert saved["status"] == "completed" and len(saved["actions"]) == 2
 
         await pilot.press("r")
-        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen))
+        await report_built(pilot)
         report = app.screen
         assert "## Human actions" in report.markdown
 
@@ -223,7 +223,7 @@ async def test_sessions_list_replay_resume_delete():
 
         select("20260101-000000-done")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen), what="the report")
+        await report_built(pilot, what="the report")
         assert app.screen.session.id == done.id
         await pilot.press("escape")
         await wait_until(pilot, lambda: app.screen is sessions)
@@ -269,7 +269,7 @@ async def test_a_long_sessions_list_fills_every_row_and_opens_the_last(monkeypat
         await pilot.press("end")
         assert table.cursor_row == count - 1
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen), what="the oldest session's report")
+        await report_built(pilot, what="the oldest session's report")
         assert app.screen.session.id == "many-000"
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen))
@@ -309,7 +309,7 @@ async def test_every_shipped_example_session_opens_and_replays():
                              what=f"the end of {row.protocol}")
             assert "Final:" in str(replay.query_one("#verdict").render())
             await pilot.press("r")
-            await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen))
+            await report_built(pilot)
             await pilot.press("escape", "escape")
             await wait_until(pilot, lambda: app.screen is sessions)
 

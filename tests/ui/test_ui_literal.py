@@ -9,9 +9,8 @@ from debate_tui.llm import DEMO_MODEL
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.debate import DebateScreen
-from debate_tui.ui.screens.report import ReportScreen
 from tests.helpers.sessions import make_session
-from tests.helpers.ui import ScriptedClient, wait_until
+from tests.helpers.ui import ScriptedClient, report_built, wait_until
 
 HOSTILE = ("Look: [bold red]x[/] and [@click=app.quit]y[/] and \x1b[31mred\x1b[0m\x07 [site](https://example.com)"
            "\n\nScore: 3")
@@ -53,7 +52,7 @@ async def test_model_output_with_markup_actions_and_escapes_is_shown_literally()
         assert "https://example.com" in svg, "links are printed, not hidden behind a clickable label"
 
         await pilot.press("r")
-        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen))
+        await report_built(pilot)
         report = app.screen.query_one("#report-markdown", Markdown)
         assert "\x1b" not in report.source and "[@click=app.quit]y[/]" in report.source
         await pilot.press("escape")
@@ -68,7 +67,7 @@ async def test_pasted_text_and_notices_are_literal():
         await wait_until(pilot, lambda: isinstance(app.screen, DebateScreen) and app.screen.finished, what="the end")
         app.screen.notify("[@click=app.quit]notice[/]", markup=False)
         await pilot.press("r")
-        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen))
+        await report_built(pilot)
         await pilot.press("2")
         await pilot.pause()
         line = app.screen.query_one("#line-0")

@@ -16,9 +16,8 @@ from debate_tui.report.quotes import TEXT_SHOWN_CHARS, quoted_passages
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.dialogs import ConfirmDialog, ExportDialog
-from debate_tui.ui.screens.report import ReportScreen
 from tests.helpers.sessions import make_session
-from tests.helpers.ui import wait_until
+from tests.helpers.ui import report_built, wait_until
 
 EXAMPLES = sorted(examples_dir().glob("*.json"))
 
@@ -81,7 +80,7 @@ async def test_the_report_screen_paints_the_quotes_focuses_the_report_and_enter_
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         app.open_report(session)
-        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen), what="the report")
+        await report_built(pilot, what="the report")
         await pilot.pause()
         report = app.screen
         assert app.focused.id == "report-scroll"
@@ -100,7 +99,7 @@ async def test_the_report_screen_paints_the_quotes_focuses_the_report_and_enter_
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmDialog), what="the question")
         await pilot.press("n")
-        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen), what="back to the report")
+        await report_built(pilot, what="back to the report")
         await pilot.pause(0.2)
         assert target.read_text(encoding="utf-8") == "mine"
         await pilot.press("enter")
@@ -132,7 +131,7 @@ async def test_after_switching_tabs_the_keys_scroll_the_tab_on_show(keys):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         app.open_report(session)
-        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen), what="the report")
+        await report_built(pilot, what="the report")
         await pilot.pause()
         await pilot.press("2")
         await pilot.pause()

@@ -19,7 +19,6 @@ from debate_tui.store import SessionStore
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.debate import DebateScreen
-from debate_tui.ui.screens.report import ReportScreen
 from debate_tui.ui.screens.sessions import SessionsScreen
 from tests.helpers import STORY
 from tests.helpers.sessions import make_session
@@ -30,6 +29,7 @@ from tests.helpers.ui import (
     chateval_session,
     frozen,
     open_setup,
+    report_built,
     scaleeval_session,
     settle,
     wait_until,
@@ -146,7 +146,7 @@ def test_debate_finished(snap_compare, size):
 def test_report_with_highlighted_errors(snap_compare, size):
     async def run_before(pilot) -> None:
         pilot.app.open_report(reviewed_session())
-        await wait_until(pilot, lambda: isinstance(pilot.app.screen, ReportScreen) and pilot.app.focused is not None)
+        await report_built(pilot)
         await pilot.press("2")  # once the screen is mounted: a key before that went nowhere, now and then
         await wait_until(pilot, lambda: pilot.app.screen.query_one(TabbedContent).active == "errors")
         pilot.app.screen.show_error(1)

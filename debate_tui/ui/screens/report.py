@@ -3,19 +3,29 @@
 The errors table and the text are linked: selecting a row scrolls the text
 to that error and marks it. Export writes a file; copy puts the Markdown on
 the clipboard (pyperclip, else OSC 52) and says which was used.
+
+The screen draws at once and fills in as the report is built: a long debate's
+report (its Markdown, the passages quoted, the text's lines) took seconds to
+build, and the screen stayed on the last one meanwhile, so `r` got pressed
+twice. The building runs in a thread; the keys answer all along.
 """
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import dataclass
+from functools import cached_property
+
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
-from debate_tui.domain import Session
-from debate_tui.report.errors_text import line_col
+from debate_tui.domain import ErrorSpan, Session
+from debate_tui.protocols.common import counted
+from debate_tui.report.facts import deduction, explained, location
 from debate_tui.report.markdown import render
-from debate_tui.report.quotes import quoted_passages
+from debate_tui.report.quotes import QUOTE_TYPE, quoted_passages
 from debate_tui.ui.clipboard import copy_text, describe
 from debate_tui.ui.export import start_export
 from debate_tui.ui.host import tui
@@ -25,6 +35,21 @@ from debate_tui.ui.trimmed import trimmed
 from debate_tui.ui.widgets.footer import AppFooter
 from debate_tui.ui.widgets.highlighted_text import HighlightedText, legend, type_colours
 from debate_tui.ui.widgets.safe_markdown import SafeMarkdown
+
+NARROW = (("#", 3), ("Type", 6), ("Where", 8), ("Points", 8), ("Quote", 14))
+"""The errors table's columns before the explanation, with their widths: the explanation takes the rest of the
+screen's width and wraps (cut at the edge, at 80 columns it showed a few words)."""
+EXPLANATION_MIN = 24
+
+
+@dataclass(frozen=True)
+class Built:
+    """The report as the screen shows it, made off the event loop."""
+
+    markdown: str
+    errors: list[ErrorSpan]
+    rows: list[tuple[str, str, str, str, str, str]]
+    """Per error: type, where, points, quote, explanation, who raised it."""
 
 
 class ReportScreen(BaseScreen[None]):
@@ -46,51 +71,94 @@ class ReportScreen(BaseScreen[None]):
         """`session` is exported whole; the screen shows it `trimmed` (a huge turn cut, with the way to all of it)."""
         super().__init__()
         self.session = session
-        shown = trimmed(session)
-        self.markdown = render(shown)
-        self.errors = (list(session.outcome.errors) if session.outcome else []) + quoted_passages(shown)
-        self.colours = type_colours(self.errors)
+        self.ready = False
+        """Whether the report is built and shown whole (`built` is made in a thread after the first frame)."""
+
+    @cached_property
+    def built(self) -> Built:
+        """The report as shown (what a person set reads "set by you" for the one who runs the program)."""
+        shown = trimmed(self.session)
+        errors = (list(shown.outcome.errors) if shown.outcome else []) + quoted_passages(shown)
+        rows = []
+        for error in errors:
+            explanation, by = explained(shown, error)
+            points = "none" if error.type == QUOTE_TYPE else deduction(shown, error)
+            rows.append((error.type, location(shown, error), points, error.quote, explanation, by))
+        return Built(render(shown), errors, rows)
+
+    @property
+    def markdown(self) -> str:
+        return self.built.markdown
+
+    @property
+    def errors(self) -> list[ErrorSpan]:
+        return self.built.errors
 
     def compose(self) -> ComposeResult:
-        task = self.session.task
-        numbered = list(enumerate(self.errors))
+        turns = counted(len(self.session.turns), "turn")
         with TabbedContent(initial="report"):
             with TabPane("Report", id="report"), VerticalScroll(id="report-scroll"):
-                yield SafeMarkdown(self.markdown, id="report-markdown")
-            with TabPane(f"Text & errors ({len(self.errors)})", id="errors"):
-                yield Static(legend(self.errors, self.colours), id="legend")
+                yield Static(literal(f"Building the report ({turns}) ...", "italic"), id="report-building")
+                yield SafeMarkdown(id="report-markdown")
+            with TabPane("Text & errors", id="errors"):
+                yield Static(literal("Locating the errors ...", "italic"), id="legend")
                 yield DataTable(id="error-table", cursor_type="row", zebra_stripes=True)
-                yield HighlightedText(task.text, [(i, e) for i, e in numbered if e.which == "a"],
-                                      self.colours, id="text-a", classes="highlighted")
-                if task.text_b is not None:
-                    yield Static(literal("Text 2", "bold"), classes="text-title")
-                    yield HighlightedText(task.text_b, [(i, e) for i, e in numbered if e.which == "b"],
-                                          self.colours, id="text-b", classes="highlighted")
+                yield Vertical(id="texts")
         yield AppFooter()
 
     def on_mount(self) -> None:
         self.query_one("#report-scroll").focus()  # the arrows and page keys scroll the report; enter exports
+        self.query_one("#error-table").display = False
+        self.call_after_refresh(self._build)  # after the first frame: the thread would share the GIL with it
+
+    def _build(self) -> None:
+        self.run_worker(self._fill(), group="report", exclusive=True, exit_on_error=False,
+                        description="build the report")
+
+    async def _fill(self) -> None:
+        """Build the report in a thread, then show it: the Markdown (mounted in batches, the keys answering
+        between them), the errors table and the text."""
+        built = await asyncio.to_thread(lambda: self.built)
+        colours = type_colours(built.errors)
+        self.query_one("#legend", Static).update(legend(built.errors, colours))
+        self._fill_table(built, colours)
+        task, numbered = self.session.task, list(enumerate(built.errors))
+
+        def view(text: str, which: str) -> HighlightedText:
+            return HighlightedText(text, [(i, e) for i, e in numbered if e.which == which], colours,
+                                   id=f"text-{which}", classes="highlighted")
+
+        texts: list[Static | HighlightedText] = [view(task.text, "a")]
+        if task.text_b is not None:
+            texts += [Static(literal("Text 2", "bold"), classes="text-title"), view(task.text_b, "b")]
+        await self.query_one("#texts").mount_all(texts)
+        self.query_one(TabbedContent).get_tab("errors").label = f"Text & errors ({len(built.errors)})"
+        await self.query_one("#report-markdown", SafeMarkdown).update(built.markdown)
+        await self.query_one("#report-building").remove()
+        self.ready = True
+
+    def _fill_table(self, built: Built, colours: dict[str, str]) -> None:
         table = self.query_one("#error-table", DataTable)
-        table.add_columns("#", "Type", "Where", "Deduction", "Quote", "Explanation")
-        for number, error in enumerate(self.errors):
-            text = self.session.task.text_b if error.which == "b" else self.session.task.text
-            where = "unlocated"
-            if error.start is not None and text is not None:
-                line, col = line_col(text, error.start)
-                where = f"{line}:{col}" + (" (2)" if error.which == "b" else "")
-            table.add_row(
-                str(number + 1), cell(error.type, f"bold {self.colours[error.type]}"), where,
-                f"-{error.deduction:g}" if error.deduction else "none",
-                cell(one_line(error.quote, 40)), cell(one_line(error.explanation, 60)),
-                key=str(number),
-            )
-        table.display = bool(self.errors)
+        used = sum(width for _, width in NARROW) + 2 * (len(NARROW) + 1) + 4  # cell padding, border, scroll bar
+        for label, width in NARROW:
+            table.add_column(label, width=width)
+        table.add_column("Explanation", width=max(EXPLANATION_MIN, self.size.width - used))
+        for number, (kind, where, points, quote, explanation, by) in enumerate(built.rows):
+            said = cell(f"{explanation} — {by}")
+            said.stylize("dim", len(explanation) + 1)
+            table.add_row(str(number + 1), cell(kind, f"bold {colours[kind]}"), cell(where), points,
+                          cell(one_line(quote, 60)), said, key=str(number), height=None)
+        table.display = bool(built.rows)
+        if table.display and self.query_one(TabbedContent).active == "errors":
+            table.focus()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.show_error(int(str(event.row_key.value)))
 
     def show_error(self, index: int) -> None:
         """Scroll the right text to error `index` and mark it there."""
+        if not self.ready:
+            return
         error = self.errors[index]
         view = self.query_one("#text-b" if error.which == "b" else "#text-a", HighlightedText)
         if not view.show(index):
@@ -115,12 +183,16 @@ class ReportScreen(BaseScreen[None]):
             self.query_one("#report-scroll").focus()
         else:
             table = self.query_one("#error-table", DataTable)
-            (table if table.row_count else self.query_one("#text-a")).focus()
+            texts = self.query("#text-a")
+            (table if table.row_count or not texts else texts.first()).focus()
 
     def action_export(self) -> None:
         start_export(self, self.session)
 
     def action_copy(self) -> None:
+        if not self.ready:
+            self.notify("The report is still being built: copy it in a moment.", timeout=3)
+            return
         self.run_worker(self._copy(), group="clipboard", exclusive=True, description="copy the report")
 
     async def _copy(self) -> None:

@@ -44,8 +44,9 @@ def legend(errors: list[ErrorSpan], colours: dict[str, str]) -> Content:
     return Content.assemble(*parts)
 
 
-def paint_line(line: str, offset: int, spans: list[tuple[int, int, str]]) -> Content:
-    """`line` starts at `offset` in the text; `spans` are (start, end, style) in text offsets."""
+def paint_line(line: str, offset: int, spans: list[tuple[int, int, str]], gutter: str = "") -> Content:
+    """`line` starts at `offset` in the text; `spans` are (start, end, style) in text offsets; `gutter` (the
+    line's number) goes before it, dim."""
     end_of_line = offset + len(line)
     cuts = {0, len(line)}
     for start, end, _ in spans:
@@ -59,6 +60,8 @@ def paint_line(line: str, offset: int, spans: list[tuple[int, int, str]]) -> Con
             if start <= offset + left and offset + right <= end:
                 style = span_style
         parts.append((inert(line[left:right]), style))
+    if gutter:
+        parts.insert(0, (gutter, "dim"))
     return Content.assemble(*parts) if parts else Content(" ")
 
 
@@ -72,6 +75,8 @@ class HighlightedText(VerticalScroll):
         self.colours = colours
         self.current: int | None = None
         self.lines = text.split("\n")
+        if len(self.lines) > 1 and not self.lines[-1]:
+            self.lines.pop()  # the text's final newline ends its last line: no empty numbered line after it
         self.starts: list[int] = []
         position = 0
         for line in self.lines:
@@ -87,20 +92,26 @@ class HighlightedText(VerticalScroll):
             spans.append((error.start or 0, error.end or 0, style))
         return spans
 
+    def _gutter(self, number: int) -> str:
+        """Line numbers as every location counts them (line:column, from 1)."""
+        return f"{number + 1:>{len(str(len(self.lines)))}} │ "
+
     def _line_of(self, offset: int) -> int:
         return max(bisect_right(self.starts, offset) - 1, 0)
 
     def compose(self) -> ComposeResult:
         spans = self._spans()
         for number, (line, start) in enumerate(zip(self.lines, self.starts, strict=True)):
-            yield Static(paint_line(line, start, spans), classes="text-line", id=f"line-{number}")
+            yield Static(paint_line(line, start, spans, self._gutter(number)), classes="text-line",
+                         id=f"line-{number}")
 
     def _repaint(self, error: ErrorSpan | None) -> None:
         if error is None:
             return
         spans = self._spans()
         for number in range(self._line_of(error.start or 0), self._line_of(max((error.end or 1) - 1, 0)) + 1):
-            self.query_one(f"#line-{number}", Static).update(paint_line(self.lines[number], self.starts[number], spans))
+            line = paint_line(self.lines[number], self.starts[number], spans, self._gutter(number))
+            self.query_one(f"#line-{number}", Static).update(line)
 
     def show(self, index: int) -> bool:
         """Scroll to error `index` and emphasise it; False when it has no place in this text."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.await_complete import AwaitComplete
 from textual.widgets import Markdown
 
 from debate_tui.textsafe import inert
@@ -18,6 +19,10 @@ class SafeMarkdown(Markdown):
 
     def __init__(self, markdown: str = "", **kwargs: Any) -> None:
         super().__init__(inert(markdown), open_links=False, **kwargs)
+
+    def update(self, markdown: str) -> AwaitComplete:
+        """New text, made inert as the first was."""
+        return super().update(inert(markdown))
 
     def on_markdown_link_clicked(self, event: Markdown.LinkClicked) -> None:
         event.stop()
