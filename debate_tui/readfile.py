@@ -244,3 +244,12 @@ def jsonl_records(text: str, where: str) -> Iterator[tuple[int, Any]]:
             yield number, jsonl_value(line)
         except FileError as exc:
             raise FileError(f"{where}:{number}: {exc}") from None
+
+
+def jsonl_objects(text: str, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) of every record, as `jsonl_records` reads them; FileError "WHERE:N: expected a JSON
+    object, got list" at the first record that is no object (a row of labels or judgments is one)."""
+    for number, value in jsonl_records(text, where):
+        if not isinstance(value, dict):
+            raise FileError(f"{where}:{number}: expected a JSON object, got {type(value).__name__}")
+        yield number, value
