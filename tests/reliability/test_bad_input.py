@@ -168,6 +168,16 @@ def test_windows_line_endings_and_a_bom_are_normalised_so_offsets_hold(capsys, t
     assert decode_text(b"a\rb\r\nc\n", "--text") == "a\nb\nc\n"
 
 
+def test_the_form_unifies_line_endings_by_the_files_rule():
+    """One rule: text typed or pasted on the setup form ends its lines as a file read by `run` does (an old Mac's
+    lone "\\r" included), so a located error's offsets mean the same in both."""
+    from debate_tui.ui.session_builder import build_task
+
+    task = build_task({"text": "He swam.\rHe swam.\r\nHe was happy.", "text_b": "One.\rTwo."})
+    assert (task.text, task.text_b) == (decode_text(b"He swam.\rHe swam.\r\nHe was happy.", "--text"), "One.\nTwo.")
+    assert task.text == "He swam.\nHe swam.\nHe was happy."
+
+
 def test_right_to_left_and_combining_characters_round_trip_unchanged(capsys, tmp_path):
     code, _, err = run(capsys, tmp_path, "--text", str(file_with(tmp_path, "rtl.txt", RTL_AND_COMBINING)))
     assert code == 0 and "warning" not in err
