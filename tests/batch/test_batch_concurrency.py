@@ -21,6 +21,7 @@ import pytest
 from debate_tui.cli.batch import EXIT_FAILED
 from tests.helpers.batch import model_args, read_rows, run_batch, write_items
 from tests.helpers.scripts import CRITIC, agreeing_debate
+from tests.helpers.serve import fake_server_child
 
 HELD_S = 1.5
 """How long the server holds each request: requests arriving within that long of each other overlap."""
@@ -53,13 +54,8 @@ def remote_server(tmp_path):
     rules = tmp_path / "rules.json"
     rules.write_text(json.dumps([{"match": CRITIC, "reply": "NO ISSUE"},
                                  {"reply": "Reasoning about the text.\nScore: 4"}]))
-    server = subprocess.Popen([sys.executable, "-m", "debate_tui.testing.fake_server", "--latency", "0.2",
-                               "--rules", str(rules)], stdout=subprocess.PIPE, text=True)
-    try:
-        yield server.stdout.readline().strip()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    with fake_server_child("--latency", "0.2", "--rules", str(rules)) as url:
+        yield url
 
 
 @pytest.mark.serial

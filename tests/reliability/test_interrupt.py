@@ -20,8 +20,7 @@ from pathlib import Path
 import pytest
 
 from debate_tui.testing.fake_server import FakeLLMServer
-from tests.conftest import STORY
-
+from tests.helpers import STORY
 
 SAYS_WHAT_IS_FROZEN = (
     "import atexit, gc, runpy, sys\n"
