@@ -8,9 +8,19 @@ from __future__ import annotations
 
 import secrets
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, FiniteFloat, field_serializer, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    FiniteFloat,
+    field_serializer,
+    model_validator,
+    with_config,
+)
+from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
 from debate_tui.choices import Choices
 from debate_tui.pasted import escape_markers, injection_signs
@@ -343,8 +353,31 @@ class PairOrder(BaseModel):
             "verdicts in the original one" if self.swapped else "the speakers saw the texts in the original order")}
 
 
-ORDER_KEY = "order"
+ORDER_KEY: Final = "order"
 """Key in `Session.state` of the pair's `PairOrder`."""
+
+
+@with_config(ConfigDict(extra="allow"))
+class SessionState(TypedDict, total=False):
+    """What a run keeps beside its turns, for a resume, a report or a reader of the file; each key is written
+    by one part of the program and may be absent. A key this version does not know (a newer program's) is
+    kept as it is."""
+
+    order: dict[str, Any]
+    """The pair's `PairOrder` as shown (`Session.keep_order`), with a sentence on its numbering."""
+    max_history_tokens: int | None
+    condense: CondenseMode
+    """With `max_history_tokens`: the run's `HistorySettings` (`Session.keep_history`), for a resume."""
+    answer_format: dict[str, str]
+    """Model -> the answer format it was asked in (engine/structured)."""
+    weighted_scores: dict[str, float | None]
+    """Criterion -> the single judge's probability-weighted score (protocols/single)."""
+    criteria_variant: dict[str, Any]
+    """ScaleEval's criteria variant and the rubric it gave."""
+    swap: dict[str, Any]
+    """A pair judged in both orders: the two verdicts, whether they agree, the calibrated one (protocols/pairs)."""
+    ladder: dict[str, Any]
+    """The trust ladder's rungs and who decided (batch/climb)."""
 
 
 class ForkOrigin(BaseModel):
@@ -371,8 +404,8 @@ class Session(BaseModel):
     task: Task
     turns: list[Turn] = Field(default_factory=list)
     actions: list[HumanAction] = Field(default_factory=list)
-    state: dict[str, Any] = Field(default_factory=dict)
-    """Protocol draws worth keeping, e.g. ScaleEval's submission and speaker order."""
+    state: SessionState = Field(default_factory=lambda: SessionState())
+    """Protocol draws and run settings worth keeping, e.g. ScaleEval's submission and speaker order."""
     status: Status = "pending"
     outcome: Outcome | None = None
     usage: Usage = Field(default_factory=Usage)
@@ -422,11 +455,14 @@ class Session(BaseModel):
     @property
     def history(self) -> HistorySettings:
         """How older rounds are condensed, as the run was started (`keep_history`)."""
-        return HistorySettings.model_validate({name: self.state[name] for name in HistorySettings.model_fields
-                                               if name in self.state})
+        kept = {name: self.state[name] for name in ("max_history_tokens", "condense") if name in self.state}
+        return HistorySettings.model_validate(kept)
 
     def keep_history(self, settings: HistorySettings) -> None:
-        self.state.update(settings.model_dump(exclude_defaults=True))
+        if settings.max_history_tokens is not None:
+            self.state["max_history_tokens"] = settings.max_history_tokens
+        if settings.condense != "summary":
+            self.state["condense"] = settings.condense
 
     @property
     def models(self) -> list[str]:
