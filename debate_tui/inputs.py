@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from debate_tui.readfile import CannotRead, MissingFile, NotAFile, OverLimit, open_checked
+from debate_tui.readfile import CannotRead, MissingFile, NotAFile, OverLimit, open_checked, read_bounded
 from debate_tui.refusal import ConfigError as ConfigError  # re-exported: the command line catches it from here
 from debate_tui.refusal import InputError
 
@@ -95,15 +95,6 @@ def check_text(text: str, what: str) -> str:
 def max_text_bytes() -> int:
     """Bytes read of a text at most (a byte-order mark and the character limit's widest encoding)."""
     return max_chars() * BYTES_PER_CHAR + 4
-
-
-def read_bounded(stream: BinaryIO, limit: int, refuse: str) -> bytes:
-    """At most `limit` bytes of a file, a device or a pipe (/dev/zero, `yes |`): reading stops one byte
-    past the limit, so memory and time stay bounded whatever the input is."""
-    data = stream.read(limit + 1)
-    if len(data) > limit:
-        raise InputError(refuse)
-    return data
 
 
 def standard_input(what: str, limit: int) -> BinaryIO:

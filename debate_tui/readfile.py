@@ -126,11 +126,17 @@ def read_bytes(path: Path, kind: str) -> bytes:
     """The file's bytes, at most `limit(kind)`; FileError (MissingFile when absent) otherwise."""
     with opened(path, kind) as (handle, most, over):
         try:
-            data = handle.read(most + 1)
+            return read_bounded(handle, most, f"{path}: {over}; stopped reading there")
         except OSError as exc:
             raise FileError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if len(data) > most:
-        raise FileError(f"{path}: {over}; stopped reading there")
+
+
+def read_bounded(stream: BinaryIO, limit: int, refuse: str) -> bytes:
+    """At most `limit` bytes of a file, a device or a pipe (/dev/zero, `yes |`): reading stops one byte
+    past the limit, so memory and time stay bounded whatever the input is; FileError `refuse` beyond it."""
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise FileError(refuse)
     return data
 
 
