@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import secrets
 from datetime import UTC, datetime
-from typing import Annotated, Any, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypedDict, get_type_hints
 
 from pydantic import (
     AfterValidator,
@@ -16,11 +16,11 @@ from pydantic import (
     ConfigDict,
     Field,
     FiniteFloat,
+    create_model,
     field_serializer,
+    field_validator,
     model_validator,
-    with_config,
 )
-from typing_extensions import TypedDict  # pydantic reads typing's TypedDict only from Python 3.12
 
 from debate_tui.choices import Choices
 from debate_tui.pasted import escape_markers, injection_signs
@@ -357,7 +357,6 @@ ORDER_KEY: Final = "order"
 """Key in `Session.state` of the pair's `PairOrder`."""
 
 
-@with_config(ConfigDict(extra="allow"))
 class SessionState(TypedDict, total=False):
     """What a run keeps beside its turns, for a resume, a report or a reader of the file; each key is written
     by one part of the program and may be absent. A key this version does not know (a newer program's) is
@@ -378,6 +377,17 @@ class SessionState(TypedDict, total=False):
     """A pair judged in both orders: the two verdicts, whether they agree, the calibrated one (protocols/pairs)."""
     ladder: dict[str, Any]
     """The trust ladder's rungs and who decided (batch/climb)."""
+
+
+_STATE_FIELDS: dict[str, Any] = {name: (kind, None) for name, kind in get_type_hints(SessionState).items()}
+_STATE_CHECK = create_model("SessionStateCheck", __config__=ConfigDict(extra="allow"), **_STATE_FIELDS)
+"""`SessionState`'s keys as a model, to check a session file's state on load: pydantic builds no schema from
+typing's TypedDict before Python 3.12 (and typing_extensions is no declared dependency)."""
+
+if TYPE_CHECKING:
+    State = SessionState
+else:
+    State = dict[str, Any]  # validated by `Session._checked_state`
 
 
 class ForkOrigin(BaseModel):
@@ -404,7 +414,7 @@ class Session(BaseModel):
     task: Task
     turns: list[Turn] = Field(default_factory=list)
     actions: list[HumanAction] = Field(default_factory=list)
-    state: SessionState = Field(default_factory=lambda: SessionState())
+    state: State = Field(default_factory=lambda: SessionState())
     """Protocol draws and run settings worth keeping, e.g. ScaleEval's submission and speaker order."""
     status: Status = "pending"
     outcome: Outcome | None = None
@@ -422,6 +432,12 @@ class Session(BaseModel):
     forked_from: ForkOrigin | None = None
     """Set on a fork: the original's id and the turns copied from it. None: not a fork (and every session saved
     before forks existed, so no schema step is needed: an older reader ignores the field)."""
+
+    @field_validator("state")
+    @classmethod
+    def _checked_state(cls, state: dict[str, Any]) -> dict[str, Any]:
+        """Each known key's value of its declared type; keys this version does not know kept as they are."""
+        return _STATE_CHECK.model_validate(state).model_dump(exclude_unset=True)
 
     @field_serializer("spec")
     def _spec_data(self, spec: Choices | None) -> dict[str, Any] | None:
