@@ -30,8 +30,8 @@ SAYS_WHAT_IS_FROZEN = (
 )
 """`python -m debate_tui`, saying on stderr, after the program's last line, how many objects the interpreter's last
 collections will pass over."""
-UNWAITED_S = 30.0
-"""Well short of what waiting would take (the stream's 70 chunks a second apart, or the 120 s timeout of the
+UNWAITED_S = 60.0
+"""Well short of what waiting would take (the stream's 140 chunks a second apart, or the 120 s timeout of the
 call that never answers), and long enough for a machine whose cores are busy with other work."""
 
 
@@ -41,21 +41,24 @@ def test_ctrl_c_on_run_exits_within_a_second_with_the_session_saved_as_interrupt
                                                                                     fault):
     story = tmp_path / "story.txt"
     story.write_text(STORY)
-    with FakeLLMServer(chunk_delay=1.0, chunk_size=4) as server:  # a slow stream, or a call that never answers
-        server.add_rule("The story is clear and ordered in every part. " * 6 + "\nScore: 4", fault=fault)
+    with FakeLLMServer(chunk_delay=1.0, chunk_size=4, hang_seconds=600) as server:  # a slow stream, or silence
+        server.add_rule("The story is clear and ordered in every part. " * 12 + "\nScore: 4", fault=fault)
         run = subprocess.Popen(
             [sys.executable, "-c", SAYS_WHAT_IS_FROZEN, "run", "--text", str(story), "--protocol", "single",
              "--model", "openai/fake-model", "--api-base", server.base_url, "--timeout", "120"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
         try:
-            deadline = time.monotonic() + 120  # litellm's import takes seconds on a busy machine
+            deadline = time.monotonic() + 600  # litellm's import takes seconds, a minute on a busy machine
             while server.calls == 0 and time.monotonic() < deadline and run.poll() is None:
                 time.sleep(0.02)
+            assert server.calls == 1, "the run never called the model"
             time.sleep(0.3)  # mid-call
             pressed = time.monotonic()
             run.send_signal(signal.SIGINT)
-            out, err = run.communicate(timeout=30)
+            out, err = run.communicate(timeout=3 * UNWAITED_S)
             took = time.monotonic() - pressed
+            while not server.hangups and time.monotonic() < deadline:  # the server's thread may not have run yet
+                time.sleep(0.02)
         finally:
             if run.poll() is None:
                 run.kill()
