@@ -8,9 +8,19 @@ from __future__ import annotations
 
 import secrets
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypedDict, get_type_hints
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, FiniteFloat, field_serializer, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    FiniteFloat,
+    create_model,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from debate_tui.choices import Choices
 from debate_tui.pasted import escape_markers, injection_signs
@@ -346,8 +356,41 @@ class PairOrder(BaseModel):
             "verdicts in the original one" if self.swapped else "the speakers saw the texts in the original order")}
 
 
-ORDER_KEY = "order"
+ORDER_KEY: Final = "order"
 """Key in `Session.state` of the pair's `PairOrder`."""
+
+
+class SessionState(TypedDict, total=False):
+    """What a run keeps beside its turns, for a resume, a report or a reader of the file; each key is written
+    by one part of the program and may be absent. A key this version does not know (a newer program's) is
+    kept as it is."""
+
+    order: dict[str, Any]
+    """The pair's `PairOrder` as shown (`Session.keep_order`), with a sentence on its numbering."""
+    max_history_tokens: int | None
+    condense: CondenseMode
+    """With `max_history_tokens`: the run's `HistorySettings` (`Session.keep_history`), for a resume."""
+    answer_format: dict[str, str]
+    """Model -> the answer format it was asked in (engine/structured)."""
+    weighted_scores: dict[str, float | None]
+    """Criterion -> the single judge's probability-weighted score (protocols/single)."""
+    criteria_variant: dict[str, Any]
+    """ScaleEval's criteria variant and the rubric it gave."""
+    swap: dict[str, Any]
+    """A pair judged in both orders: the two verdicts, whether they agree, the calibrated one (protocols/pairs)."""
+    ladder: dict[str, Any]
+    """The trust ladder's rungs and who decided (batch/climb)."""
+
+
+_STATE_FIELDS: dict[str, Any] = {name: (kind, None) for name, kind in get_type_hints(SessionState).items()}
+_STATE_CHECK = create_model("SessionStateCheck", __config__=ConfigDict(extra="allow"), **_STATE_FIELDS)
+"""`SessionState`'s keys as a model, to check a session file's state on load: pydantic builds no schema from
+typing's TypedDict before Python 3.12 (and typing_extensions is no declared dependency)."""
+
+if TYPE_CHECKING:
+    State = SessionState
+else:
+    State = dict[str, Any]  # validated by `Session._checked_state`
 
 
 class ForkOrigin(BaseModel):
@@ -374,8 +417,8 @@ class Session(BaseModel):
     task: Task
     turns: list[Turn] = Field(default_factory=list)
     actions: list[HumanAction] = Field(default_factory=list)
-    state: dict[str, Any] = Field(default_factory=dict)
-    """Protocol draws worth keeping, e.g. ScaleEval's submission and speaker order."""
+    state: State = Field(default_factory=lambda: SessionState())
+    """Protocol draws and run settings worth keeping, e.g. ScaleEval's submission and speaker order."""
     status: Status = "pending"
     outcome: Outcome | None = None
     usage: Usage = Field(default_factory=Usage)
@@ -392,6 +435,12 @@ class Session(BaseModel):
     forked_from: ForkOrigin | None = None
     """Set on a fork: the original's id and the turns copied from it. None: not a fork (and every session saved
     before forks existed, so no schema step is needed: an older reader ignores the field)."""
+
+    @field_validator("state")
+    @classmethod
+    def _checked_state(cls, state: dict[str, Any]) -> dict[str, Any]:
+        """Each known key's value of its declared type; keys this version does not know kept as they are."""
+        return _STATE_CHECK.model_validate(state).model_dump(exclude_unset=True)
 
     @field_serializer("spec")
     def _spec_data(self, spec: Choices | None) -> dict[str, Any] | None:
@@ -425,11 +474,14 @@ class Session(BaseModel):
     @property
     def history(self) -> HistorySettings:
         """How older rounds are condensed, as the run was started (`keep_history`)."""
-        return HistorySettings.model_validate({name: self.state[name] for name in HistorySettings.model_fields
-                                               if name in self.state})
+        kept = {name: self.state[name] for name in ("max_history_tokens", "condense") if name in self.state}
+        return HistorySettings.model_validate(kept)
 
     def keep_history(self, settings: HistorySettings) -> None:
-        self.state.update(settings.model_dump(exclude_defaults=True))
+        if settings.max_history_tokens is not None:
+            self.state["max_history_tokens"] = settings.max_history_tokens
+        if settings.condense != "summary":
+            self.state["condense"] = settings.condense
 
     @property
     def models(self) -> list[str]:

@@ -6,28 +6,19 @@ import codecs
 import io
 import os
 import re
-import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
+from debate_tui.readfile import CannotRead, MissingFile, NotAFile, OverLimit, open_checked, read_bounded
+from debate_tui.refusal import ConfigError as ConfigError  # re-exported: the command line catches it from here
+from debate_tui.refusal import InputError
+
 DEFAULT_MAX_CHARS = 200_000
 BYTES_PER_CHAR = 4
 """The most a character can take (UTF-8 and UTF-32): a text within the character limit is never cut short
 by the byte limit that bounds reading."""
-
-
-class InputError(ValueError):
-    """Bad input: the message is the one-line reason shown to the person."""
-
-
-class ConfigError(InputError):
-    """A configuration that cannot be used; each line names a setting and where its value came from.
-
-    Defined here, not in `config` (which builds pydantic models), so the command line can catch it
-    without importing pydantic before the TUI's first frame.
-    """
 
 
 def max_chars() -> int:
@@ -106,15 +97,6 @@ def max_text_bytes() -> int:
     return max_chars() * BYTES_PER_CHAR + 4
 
 
-def read_bounded(stream: BinaryIO, limit: int, refuse: str) -> bytes:
-    """At most `limit` bytes of a file, a device or a pipe (/dev/zero, `yes |`): reading stops one byte
-    past the limit, so memory and time stay bounded whatever the input is."""
-    data = stream.read(limit + 1)
-    if len(data) > limit:
-        raise InputError(refuse)
-    return data
-
-
 def standard_input(what: str, limit: int) -> BinaryIO:
     """Standard input as bytes (at most `limit` and one more, read now, from a text stream without a buffer), or
     InputError when the process was started with it closed (`<&-`)."""
@@ -139,7 +121,10 @@ def utf8_name(ref: str, what: str) -> str:
 
 
 def read_text(ref: str, what: str, warn: Callable[[str], None] = lambda message: None) -> str:
-    """Read a file path, or standard input for '-', up to `max_text_bytes()`."""
+    """Read a file path, or standard input for '-', up to `max_text_bytes()`.
+
+    A path is opened by `readfile.open_checked` as a stream may be (`--text <(cmd)`, /dev/stdin): a FIFO or
+    a character device is read up to the limit, a directory, socket or block device refused unread."""
     limit = max_text_bytes()
     over = (f"{what}: {'standard input' if ref == '-' else ref} is over the limit of {max_chars():,} characters "
             "(DEBATE_TUI_MAX_TEXT_CHARS)")
@@ -149,16 +134,18 @@ def read_text(ref: str, what: str, warn: Callable[[str], None] = lambda message:
     else:
         path = Path(utf8_name(ref, what)).expanduser()
         try:
-            with path.open("rb") as handle:
-                found = os.fstat(handle.fileno())
-                if stat.S_ISREG(found.st_mode) and found.st_size > limit:  # refused unread
-                    raise InputError(f"{over}: {found.st_size:,} bytes, not read")
+            with open_checked(path, limit, over, streams=True) as handle:
                 raw = read_bounded(handle, limit, stopped)
-        except FileNotFoundError:
+        except MissingFile:
             raise InputError(f"{what}: no such file {ref}") from None
-        except IsADirectoryError:
-            raise InputError(f"{what}: {ref} is a directory") from None
-        except OSError as exc:
+        except NotAFile as exc:
+            raise InputError(f"{what}: {ref} is a directory" if exc.kind == "a directory"
+                             else f"{what}: {ref} is {exc.kind}, not a regular file; not read") from None
+        except OverLimit as exc:
+            raise InputError(f"{over}: {exc.size:,} bytes, not read") from None
+        except CannotRead as exc:
+            raise InputError(f"{what}: cannot read {ref} ({exc.reason})") from None
+        except OSError as exc:  # while reading
             raise InputError(f"{what}: cannot read {ref} ({exc.strerror})") from None
     return decode_text(raw, what, warn)
 

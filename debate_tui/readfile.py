@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from debate_tui.inputs import InputError
+from debate_tui.refusal import InputError
 
 
 class FileError(InputError):
@@ -43,6 +43,32 @@ class FileError(InputError):
 
 class MissingFile(FileError):
     """The file does not exist."""
+
+
+class NotAFile(FileError):
+    """The path is no regular file (nor a stream where one may be read): refused unread."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        """What it is, in words: "a directory", "a FIFO", "a socket", "a device"."""
+
+
+class OverLimit(FileError):
+    """The file is larger than its limit: refused by its size, unread."""
+
+    def __init__(self, message: str, size: int) -> None:
+        super().__init__(message)
+        self.size = size
+
+
+class CannotRead(FileError):
+    """The system refused to open it (permissions, a dangling link, ...)."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        """The system's words, for a caller that names the file its own way."""
 
 
 @dataclass(frozen=True)
@@ -100,11 +126,17 @@ def read_bytes(path: Path, kind: str) -> bytes:
     """The file's bytes, at most `limit(kind)`; FileError (MissingFile when absent) otherwise."""
     with opened(path, kind) as (handle, most, over):
         try:
-            data = handle.read(most + 1)
+            return read_bounded(handle, most, f"{path}: {over}; stopped reading there")
         except OSError as exc:
             raise FileError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if len(data) > most:
-        raise FileError(f"{path}: {over}; stopped reading there")
+
+
+def read_bounded(stream: BinaryIO, limit: int, refuse: str) -> bytes:
+    """At most `limit` bytes of a file, a device or a pipe (/dev/zero, `yes |`): reading stops one byte
+    past the limit, so memory and time stay bounded whatever the input is; FileError `refuse` beyond it."""
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise FileError(refuse)
     return data
 
 
@@ -114,26 +146,37 @@ def opened(path: Path, kind: str) -> Iterator[tuple[BinaryIO, int, str]]:
     the kind allows one) and no larger than its limit: (handle, limit in bytes, the words for "over the limit")."""
     bound = LIMITS[kind]
     most = limit(kind)
+    over = f"over the limit of {most:,} bytes ({bound.variable}) for a {bound.what}"
+    with open_checked(path, most, over, streams=bound.streams) as handle:
+        yield handle, most, over
+
+
+@contextmanager
+def open_checked(path: Path, most: int, over: str, *, streams: bool) -> Iterator[BinaryIO]:
+    """`path` open for reading once it is known to be a regular file of at most `most` bytes, or (`streams`) a
+    FIFO or character device, which is read as far as the caller's bound. Refusals are FileErrors whose
+    message names the path and whose fields (`NotAFile.kind`, `OverLimit.size`, `CannotRead.reason`) let a
+    caller word them its own way; `over` is the words for "over the limit"."""
     try:
         found = os.stat(path)  # the type first: a FIFO would block an open, a device never ends
         other = _kind_of(found.st_mode)
-        stream = bound.streams and (stat.S_ISFIFO(found.st_mode) or stat.S_ISCHR(found.st_mode))
+        stream = streams and (stat.S_ISFIFO(found.st_mode) or stat.S_ISCHR(found.st_mode))
         if other is not None and not stream:
-            raise FileError(f"{path}: is {other}, not a regular file; not read")
+            raise NotAFile(f"{path}: is {other}, not a regular file; not read", other)
         nonblocking = 0 if stream else getattr(os, "O_NONBLOCK", 0)
         fd = os.open(path, os.O_RDONLY | nonblocking | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:
         raise MissingFile(f"{path}: cannot read (no such file)") from None
     except OSError as exc:
-        raise FileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        reason = exc.strerror or str(exc)
+        raise CannotRead(f"{path}: cannot read ({reason})", reason) from None
     with os.fdopen(fd, "rb") as handle:
         opened = os.fstat(handle.fileno())  # swapped between the check and the open: checked again
         if (other := _kind_of(opened.st_mode)) is not None and not (stream and opened.st_mode == found.st_mode):
-            raise FileError(f"{path}: is {other}, not a regular file; not read")
-        over = f"over the limit of {most:,} bytes ({bound.variable}) for a {bound.what}"
+            raise NotAFile(f"{path}: is {other}, not a regular file; not read", other)
         if opened.st_size > most:
-            raise FileError(f"{path}: {opened.st_size:,} bytes, {over}; not read")
-        yield handle, most, over
+            raise OverLimit(f"{path}: {opened.st_size:,} bytes, {over}; not read", opened.st_size)
+        yield handle
 
 
 def decode(raw: bytes, where: str) -> str:
@@ -207,3 +250,12 @@ def jsonl_records(text: str, where: str) -> Iterator[tuple[int, Any]]:
             yield number, jsonl_value(line)
         except FileError as exc:
             raise FileError(f"{where}:{number}: {exc}") from None
+
+
+def jsonl_objects(text: str, where: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) of every record, as `jsonl_records` reads them; FileError "WHERE:N: expected a JSON
+    object, got list" at the first record that is no object (a row of labels or judgments is one)."""
+    for number, value in jsonl_records(text, where):
+        if not isinstance(value, dict):
+            raise FileError(f"{where}:{number}: expected a JSON object, got {type(value).__name__}")
+        yield number, value

@@ -44,6 +44,12 @@ def llm_server(_server: FakeLLMServer) -> FakeLLMServer:
 
 
 @pytest.fixture
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test's own folder as the working directory, for commands that write beside it (`pytestmark`)."""
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
 def story_file(tmp_path: Path) -> Path:
     path = tmp_path / "story.txt"
     path.write_text(STORY)

@@ -41,3 +41,22 @@ def test_kept_order_and_history_settings_write_the_file_as_before():
     plain = Session(protocol="debate", criteria=[], agents=[], task=Task(text="a"))
     plain.keep_history(HistorySettings())
     assert plain.state == {}  # the defaults are not written, as before
+
+
+def test_the_state_is_typed_a_wrong_value_refused_and_a_newer_programs_key_kept(tmp_path):
+    """`Session.state` is a `SessionState`: what each part keeps there is declared once, checked on load."""
+    import pytest
+
+    from debate_tui.store import SessionFileError
+
+    raw = json.loads(EXAMPLE.read_text())
+    raw["state"] |= {"weighted_scores": {"coherence": 3.1, "fluency": None}, "from_a_newer_program": {"x": 1}}
+    kept = tmp_path / "kept.json"
+    kept.write_text(json.dumps(raw))
+    session = read_session(kept)
+    assert session.state["weighted_scores"] == {"coherence": 3.1, "fluency": None}
+    assert json.loads(session.model_dump_json())["state"]["from_a_newer_program"] == {"x": 1}
+    raw["state"]["condense"] = "shout"
+    kept.write_text(json.dumps(raw))
+    with pytest.raises(SessionFileError, match="not a valid session file"):
+        read_session(kept)

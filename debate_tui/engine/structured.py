@@ -30,7 +30,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from debate_tui.domain import AgentSpec, Criterion, Session, Turn
 from debate_tui.llm import DEMO_MODEL
@@ -38,7 +38,7 @@ from debate_tui.llm.base import ChatRequest, Completion, LLMError, Message
 
 Expect = Literal["text", "score", "pair", "verdict", "no_issue", "report"]
 """What a turn is asked for; a "report" is MATEval's, answering a question per error type, read by its protocol."""
-ANSWER_FORMAT_KEY = "answer_format"
+ANSWER_FORMAT_KEY: Final = "answer_format"
 """Key in `session.state`: model -> "json_schema", "json_object" or "free text"."""
 FREE_TEXT = "free text"
 FORMATS = ("json_schema", "json_object")

@@ -15,7 +15,7 @@ only then does the session complete, with the person's answer as its result.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from debate_tui.domain import HumanAction, Outcome, Session, Task, Verdict, new_session_id
 from debate_tui.engine.judged import stamp
@@ -23,7 +23,7 @@ from debate_tui.engine.judged import stamp
 if TYPE_CHECKING:  # the debate screen reads `waiting` here: it must not pay for the batch's readers (0.4 s)
     from debate_tui.meta.ladder import Tier
 
-LADDER_KEY = "ladder"
+LADDER_KEY: Final = "ladder"
 """Where a one-text ladder keeps its rungs in the last session's state."""
 WAITING = "needs_human"
 """The ladder's status while no tier trusted its answer and no person decided (escalate's word for it)."""

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_tui.inputs import InputError
-from debate_tui.readfile import jsonl_records, read_text
+from debate_tui.readfile import jsonl_objects, read_text
 
 Line = dict[str, Any]
 VERDICTS = ("1", "2", "0")
@@ -87,16 +87,10 @@ def _csv_rows(path: Path, text: str, delimiter: str) -> list[dict[str, Any]]:
 
 
 def _jsonl_rows(path: Path, text: str) -> list[dict[str, Any]]:
-    rows = []
     try:
-        records = list(jsonl_records(text, str(path)))
+        return [row for _, row in jsonl_objects(text, str(path))]
     except InputError as exc:
         raise LabelsError(str(exc)) from None
-    for number, row in records:
-        if not isinstance(row, dict):
-            raise LabelsError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
-        rows.append(row)
-    return rows
 
 
 def _present(rows: list[dict[str, Any]]) -> list[str]:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from debate_tui.domain import AGREE_TOLERANCE, agrees
-from debate_tui.readfile import FileError, jsonl_records, read_json, read_text
+from debate_tui.readfile import FileError, jsonl_objects, read_json, read_text
 
 Row = dict[str, Any]
 Key = tuple[str, str]
@@ -291,14 +291,9 @@ def decision_lines(tiers: list[list[Judgment]], decisions: list[Decision]) -> li
 def read_jsonl(path: Path) -> list[Row]:
     """A tier's lines (bounded, split at "\\n" only: `readfile`); TrustError names the file and line."""
     try:
-        records = list(jsonl_records(read_text(path, "results"), str(path)))
+        rows = [row for _, row in jsonl_objects(read_text(path, "results"), str(path))]
     except FileError as exc:
         raise TrustError(str(exc)) from None
-    rows = []
-    for number, row in records:
-        if not isinstance(row, dict):
-            raise TrustError(f"{path}:{number}: not a JSON object")
-        rows.append(row)
     if not rows:
         raise TrustError(f"{path}: no judgments")
     return rows

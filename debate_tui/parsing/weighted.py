@@ -50,12 +50,12 @@ def _score_position(tokens: Sequence[TokenLogprobs], low: float, high: float, sc
     return None
 
 
-def weighted_score(tokens: Sequence[TokenLogprobs], low: float, high: float,
-                   score: float | None = None) -> float | None:
-    """G-Eval's probability-weighted score: sum of p(v) * v over the integers v in [low, high] among
-    the score token's top alternatives, p normalised over those candidates (what the top-k leaves
-    out, and tokens that are no in-scale number, are not counted). Spellings of one value (" 3",
-    "3") add up. None when the score token cannot be found or has no in-scale candidate.
+def score_probabilities(tokens: Sequence[TokenLogprobs], low: float, high: float,
+                        score: float | None = None) -> dict[int, float] | None:
+    """The in-scale values among the score token's top alternatives, each with its probability normalised over
+    those candidates (what the top-k leaves out, and tokens that are no in-scale number, are not counted);
+    spellings of one value (" 3", "3") add up. None when the score token cannot be found or has no in-scale
+    candidate. The one weighting both G-Eval's weighted score and a judge's confidence read.
 
     `score` is the score read from the text, used to find its token when no "Score:" label precedes it.
     """
@@ -68,4 +68,11 @@ def weighted_score(tokens: Sequence[TokenLogprobs], low: float, high: float,
         if value is not None and low <= value <= high:
             weights[value] = weights.get(value, 0.0) + math.exp(logprob)
     total = sum(weights.values())
-    return sum(value * p for value, p in weights.items()) / total if total > 0 else None
+    return {value: p / total for value, p in weights.items()} if total > 0 else None
+
+
+def weighted_score(tokens: Sequence[TokenLogprobs], low: float, high: float,
+                   score: float | None = None) -> float | None:
+    """G-Eval's probability-weighted score: sum of p(v) * v over `score_probabilities`; None without them."""
+    probabilities = score_probabilities(tokens, low, high, score)
+    return sum(value * p for value, p in probabilities.items()) if probabilities else None

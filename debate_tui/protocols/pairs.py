@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from debate_tui.domain import VERDICT_FLIP, Criterion, Outcome, Task, Turn, Verdict, Vote
+from debate_tui.domain import VERDICT_FLIP, Criterion, Outcome, SessionState, Task, Turn, Verdict, Vote
 from debate_tui.protocols.common import score_form
 from debate_tui.protocols.vote import vote_from
 
@@ -115,7 +115,7 @@ def _original_numbering(per_agent: dict[str, dict[str, float | None]]) -> dict[s
     return {agent: {back(key): value for key, value in scores.items()} for agent, scores in per_agent.items()}
 
 
-def calibrate(original: Outcome, swapped_run: Outcome, criteria: list[Criterion], state: dict[str, Any]) -> Outcome:
+def calibrate(original: Outcome, swapped_run: Outcome, criteria: list[Criterion], state: SessionState) -> Outcome:
     """Combine a run and its swapped twin: scores averaged over both positions, then the vote again."""
     mapped = _original_numbering(swapped_run.per_agent)
     combined = Outcome(per_agent={

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task
 from debate_tui.inputs import InputError
 from debate_tui.protocols.confidence import DISCUSSION, Confidence, of_outcome
+from debate_tui.registry import PROTOCOLS
 
 if TYPE_CHECKING:
     from debate_tui.engine.runner import Context
@@ -108,8 +109,6 @@ class ProtocolSpec:
     @property
     def summary(self) -> str:
         """One line on what a run does, as registered."""
-        from debate_tui.protocols import PROTOCOLS
-
         return PROTOCOLS[self.name].split(": ", 1)[1]
 
     @property

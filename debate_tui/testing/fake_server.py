@@ -23,6 +23,11 @@ As a pytest fixture::
 From a shell, `python -m debate_tui.testing.fake_server --latency 0.2` prints
 its base URL on the first line of stdout and serves until Ctrl+C.
 
+This module is the server (its settings, routing and pacing) and its command
+line; its parts each do one job: `fake_rules` (what a test scripts and what the
+server saw), `fake_http` (the HTTP/1.1 wire), `fake_replies` (completions and
+stream events in OpenAI's shape), `fake_batches` and `hostile_replies`.
+
 Provider batches: `server.batches` (fake_batches) serves OpenAI's files and
 batches endpoints, and Azure's under `/openai`; each line of a job is answered
 by the same rules as a live call (recorded with path
@@ -66,173 +71,57 @@ never ends, an HTML page, `choices: []`) are the faults of hostile_replies.
 Authorization header, as some proxies do, so tests can prove that a key in a
 provider's error message never reaches a file or the screen.
 """
-
 from __future__ import annotations
 
 import argparse
 import asyncio
-import http
-import itertools
 import json
 import math
 import random
-import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterable
 from typing import Any
 
 from debate_tui.testing.fake_batches import FakeBatches
+from debate_tui.testing.fake_http import (
+    HttpRequest,
+    Line,
+    error_object,
+    head,
+    read_request,
+    send,
+    send_error,
+    send_json,
+)
+from debate_tui.testing.fake_replies import (
+    ERROR_IN_200,
+    MALFORMED,
+    OVERFLOW,
+    Plan,
+    completion_payload,
+    envelope,
+    events,
+)
+from debate_tui.testing.fake_rules import FAULTS as FAULTS  # re-exported: tests name the faults from here
+from debate_tui.testing.fake_rules import (
+    Match,
+    Reply,
+    Request,
+    RequestRecord,
+    Rule,
+    fake_tokens,
+    fault_name,
+    prompt_text,
+)
+from debate_tui.testing.fake_rules import approx_tokens as approx_tokens  # re-exported, as FAULTS
 from debate_tui.testing.hostile_replies import HOSTILE_FAULTS, send_hostile
 
-Request = dict[str, Any]
-"""The JSON body of a chat completion request, as the client sent it."""
-Reply = str | Callable[[Request], str]
-Match = str | re.Pattern[str] | Callable[[Request], bool]
-
-FAULTS = ("429", "500", "hang", "disconnect", "malformed", "empty", "401", "400",
-          "endless", "cut", "length", "error200", "error_midstream", "overflow", *HOSTILE_FAULTS)
 CHAT_PATHS = ("/v1/chat/completions", "/chat/completions")
 MODEL_PATHS = ("/v1/models", "/models")
 BATCH_LINE_PATH = "batch:/v1/chat/completions"
 """The path recorded for a request answered inside a batch job (see fake_batches)."""
-MALFORMED = '{"id": "chatcmpl-fake", "choices": [{"delta": {"content": '
-"""Cut-off JSON: what a proxy that truncates a body would deliver."""
-_TOKEN = re.compile(r"\d+|[^\W\d_]+|\s+|\S")
-OVERFLOW = "Requested tokens ({tokens}) exceed context window of {window}"
-"""llama.cpp's words for a prompt and max_tokens over its window."""
-ERROR_IN_200 = "the model failed while generating"
-
-
-def approx_tokens(text: str) -> int:
-    """Deterministic stand-in for a tokenizer: about 4 tokens per 3 words."""
-    return math.ceil(len(text.split()) * 4 / 3)
-
-
-def prompt_text(request: Request) -> str:
-    """All message contents joined, including the text parts of multimodal messages."""
-    parts: list[str] = []
-    for message in request.get("messages") or []:
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, str):
-            parts.append(content)
-        elif isinstance(content, list):
-            parts.extend(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
-    return "\n".join(parts)
-
-
-def fake_tokens(text: str) -> list[str]:
-    """The fake's tokenizer: runs of digits, of letters, of spaces, and single other characters.
-
-    Joined, the tokens give the text back. A number is its own token, without
-    the leading space a real BPE tokenizer would attach, which keeps scripted
-    alternatives ("3", "4") and the generated token spelled alike.
-    """
-    return _TOKEN.findall(text)
-
-
-def _fault_name(kind: str | int) -> str:
-    """Accept 429 as well as "429", and reject typos before a test silently passes."""
-    if str(kind) not in FAULTS:
-        raise ValueError(f"unknown fault {kind!r}; expected one of {', '.join(FAULTS)}")
-    return str(kind)
-
-
-@dataclass
-class Rule:
-    """One scripted answer: the first rule whose conditions all hold replies."""
-
-    reply: Reply | None = None
-    """None falls back to the server's default reply (useful for fault-only rules)."""
-    match: Match | None = None
-    """Regex searched in the joined message contents, or a predicate on the request."""
-    model: str | None = None
-    """Exact model name as sent on the wire: litellm strips the `openai/` prefix."""
-    times: int | None = None
-    fault: str | None = None
-    latency: float | None = None
-    """Overrides the server's latency for this rule."""
-    logprobs: dict[str, float] | None = None
-    """Alternatives at the reply's last number token (token -> log-probability), sent when asked for."""
-    chunk_delay: float | None = None
-    """Overrides the server's delay between streamed chunks: a slow stream."""
-    error: tuple[int, str] | None = None
-    """An HTTP status and message sent instead of a reply, in OpenAI's error shape (a provider's odd errors)."""
-    hits: int = 0
-
-    def __post_init__(self) -> None:
-        if self.fault is not None:
-            self.fault = _fault_name(self.fault)
-        if isinstance(self.match, str):
-            self.match = re.compile(self.match)
-
-    def applies(self, request: Request) -> bool:
-        if self.times is not None and self.hits >= self.times:
-            return False
-        if self.model is not None and request.get("model") != self.model:
-            return False
-        if isinstance(self.match, re.Pattern):
-            return self.match.search(prompt_text(request)) is not None
-        return self.match is None or (callable(self.match) and bool(self.match(request)))
-
-
-@dataclass(frozen=True)
-class RequestRecord:
-    """What the server saw. The API key is never kept, only whether one was sent."""
-
-    method: str
-    path: str
-    model: str | None
-    messages: list[dict[str, Any]]
-    stream: bool
-    body: Request
-    has_auth: bool
-    fault: str | None
-    at: float
-    """time.monotonic() on arrival, so tests can measure overlap."""
-
-
-@dataclass
-class _Plan:
-    ident: str
-    request: Request
-    rule: Rule | None
-    fault: str | None
-    latency: float
-    chunk_delay: float
-    admitted: bool = False
-    """Counted in flight until answered (see `max_in_flight`)."""
-
-
-@dataclass
-class _Line:
-    """One client connection, both ways: the server notices a client that hangs up while it is still answering."""
-
-    reader: asyncio.StreamReader
-    writer: asyncio.StreamWriter
-
-    async def hung_up_within(self, seconds: float) -> bool:
-        """Wait `seconds`, or less when the client closes its side first (True then)."""
-        try:
-            async with asyncio.timeout(seconds):
-                while not self.reader.at_eof():
-                    if await self.reader.read(1024) == b"":
-                        return True
-        except TimeoutError:
-            return False
-        return True
-
-
-@dataclass
-class _HttpRequest:
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: bytes
-    keep_alive: bool
-    query: str = ""
 
 
 class FakeLLMServer:
@@ -326,7 +215,7 @@ class FakeLLMServer:
 
     @fault_kinds.setter
     def fault_kinds(self, kinds: Iterable[str | int]) -> None:
-        checked = tuple(_fault_name(kind) for kind in kinds)
+        checked = tuple(fault_name(kind) for kind in kinds)
         if not checked:
             raise ValueError("fault_kinds must name at least one fault")
         self._fault_kinds = checked
@@ -412,7 +301,7 @@ class FakeLLMServer:
     ) -> Rule:
         """Append a rule; rules are tried in the order they were added."""
         rule = Rule(reply=reply, match=match, model=model, times=times,
-                    fault=None if fault is None else _fault_name(fault), latency=latency, logprobs=logprobs,
+                    fault=None if fault is None else fault_name(fault), latency=latency, logprobs=logprobs,
                     chunk_delay=chunk_delay, error=error)
         with self._lock:
             self._rules.append(rule)
@@ -449,7 +338,7 @@ class FakeLLMServer:
 
     async def _serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            while (request := await _read_request(reader)) is not None:
+            while (request := await read_request(reader)) is not None:
                 if not await self._respond(request, reader, writer):
                     break
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError):
@@ -459,19 +348,19 @@ class FakeLLMServer:
         finally:
             writer.close()
 
-    async def _respond(self, request: _HttpRequest, reader: asyncio.StreamReader,
+    async def _respond(self, request: HttpRequest, reader: asyncio.StreamReader,
                        writer: asyncio.StreamWriter) -> bool:
         """Answer one request; False means the connection must be closed."""
         if request.path not in CHAT_PATHS and (answer := self.batches.respond(
                 request.method, request.path, request.headers, request.body, request.query)) is not None:
             self._record(request, {}, None)
-            return await _send(writer, *answer, request.keep_alive)
+            return await send(writer, *answer, request.keep_alive)
         if request.method != "POST" or request.path not in CHAT_PATHS:
             self._record(request, {}, None)  # recorded too: a doubled /v1 in a base URL shows up here
             if request.method == "GET" and request.path in MODEL_PATHS:
                 data = [{"id": m, "object": "model", "created": 0, "owned_by": "fake"} for m in self.models]
-                return await _send_json(writer, 200, {"object": "list", "data": data}, request.keep_alive)
-            return await _send_error(writer, 404, f"no route for {request.method} {request.path}",
+                return await send_json(writer, 200, {"object": "list", "data": data}, request.keep_alive)
+            return await send_error(writer, 404, f"no route for {request.method} {request.path}",
                                      request.keep_alive)
         try:
             body = json.loads(request.body)
@@ -479,19 +368,19 @@ class FakeLLMServer:
             body = None
         if not isinstance(body, dict):
             self._record(request, {}, None)
-            return await _send_error(writer, 400, "body must be a JSON object", request.keep_alive)
+            return await send_error(writer, 400, "body must be a JSON object", request.keep_alive)
         try:
             plan = self._plan(request, body)
         except Exception as exc:  # a broken test callable should be visible, not a dropped connection
-            return await _send_error(writer, 500, f"rule match failed: {exc!r}", request.keep_alive)
+            return await send_error(writer, 500, f"rule match failed: {exc!r}", request.keep_alive)
         try:
-            return await self._answer(request, body, plan, _Line(reader, writer))
+            return await self._answer(request, body, plan, Line(reader, writer))
         finally:
             if plan.admitted:
                 with self._lock:
                     self._in_flight -= 1
 
-    async def _answer(self, request: _HttpRequest, body: Request, plan: _Plan, line: _Line) -> bool:
+    async def _answer(self, request: HttpRequest, body: Request, plan: Plan, line: Line) -> bool:
         writer = line.writer
         if plan.fault == "hang":
             if await line.hung_up_within(self.hang_seconds):
@@ -501,37 +390,37 @@ class FakeLLMServer:
             await asyncio.sleep(plan.latency)
         if plan.rule is not None and plan.rule.error is not None:
             status, message = plan.rule.error
-            return await _send_error(writer, status, message, request.keep_alive)
+            return await send_error(writer, status, message, request.keep_alive)
         if plan.fault in HOSTILE_FAULTS:
-            return await send_hostile(plan.fault, writer, self._envelope(plan, ""), bool(body.get("stream")))
+            return await send_hostile(plan.fault, writer, envelope(plan, ""), bool(body.get("stream")))
         if plan.fault == "429":
             headers = {"Retry-After": str(math.ceil(self.retry_after)),
                        "retry-after-ms": str(round(self.retry_after * 1000))}
-            return await _send_error(writer, 429, "fake rate limit", request.keep_alive, headers)
+            return await send_error(writer, 429, "fake rate limit", request.keep_alive, headers)
         if plan.fault == "500":
-            return await _send_error(writer, 500, "fake server error", request.keep_alive)
+            return await send_error(writer, 500, "fake server error", request.keep_alive)
         if plan.fault == "401":
             echoed = request.headers.get("authorization", "(none)")
-            return await _send_error(writer, 401, f"Incorrect API key provided. You sent Authorization: {echoed}",
+            return await send_error(writer, 401, f"Incorrect API key provided. You sent Authorization: {echoed}",
                                      request.keep_alive)
         if plan.fault == "400":
-            return await _send_error(writer, 400, "fake bad request: unsupported parameter", request.keep_alive)
+            return await send_error(writer, 400, "fake bad request: unsupported parameter", request.keep_alive)
         if plan.fault == "disconnect" and not body.get("stream"):
             writer.transport.abort()
             return False
         if plan.fault == "overflow" and not body.get("stream"):
-            return await _send_error(writer, 400, self._overflow_message(body), request.keep_alive)
+            return await send_error(writer, 400, plan.overflow, request.keep_alive)
         if plan.fault in ("error200", "error_midstream") and not body.get("stream"):
-            return await _send_json(writer, 200, _error_object(ERROR_IN_200, 500), request.keep_alive)
+            return await send_json(writer, 200, error_object(ERROR_IN_200, 500), request.keep_alive)
         try:
             text = self._reply_text(plan)
         except Exception as exc:
-            return await _send_error(writer, 500, f"reply callable failed: {exc!r}", request.keep_alive)
+            return await send_error(writer, 500, f"reply callable failed: {exc!r}", request.keep_alive)
         if body.get("stream"):
             return await self._stream(line, plan, text, request.keep_alive)
         return await self._send_completion(writer, plan, text, request.keep_alive)
 
-    def _plan(self, request: _HttpRequest, body: Request) -> _Plan:
+    def _plan(self, request: HttpRequest, body: Request) -> Plan:
         """Pick rule and fault and record the request, atomically, so counts stay consistent."""
         with self._lock:
             rule = next((r for r in self._rules if r.applies(body)), None)
@@ -540,7 +429,8 @@ class FakeLLMServer:
             fault = rule.fault if rule is not None else None
             if fault is None and self.fault_rate > 0 and self._rng.random() < self.fault_rate:
                 fault = self._rng.choice(self.fault_kinds)
-            if fault is None and self._requested_tokens(body) > (self.context_window or math.inf):
+            requested = self._requested_tokens(body)
+            if fault is None and requested > (self.context_window or math.inf):
                 fault = "overflow"
             live = request.path != BATCH_LINE_PATH
             if fault is None and live and self._in_flight >= (self.max_in_flight or math.inf):
@@ -554,32 +444,32 @@ class FakeLLMServer:
             ident = f"chatcmpl-fake-{self._ids}"
         latency = rule.latency if rule is not None and rule.latency is not None else self.latency
         chunk_delay = rule.chunk_delay if rule is not None and rule.chunk_delay is not None else self.chunk_delay
-        return _Plan(ident, body, rule, fault, latency, chunk_delay, admitted)
+        overflow = OVERFLOW.format(tokens=requested, window=self.context_window or 8192)
+        return Plan(ident, body, rule, fault, latency, chunk_delay,
+                    model=self.reply_model or body.get("model") or self.models[0], logprobs=self.logprobs,
+                    usage=self.usage, chunk_size=self.chunk_size, overflow=overflow, admitted=admitted)
 
     def _answer_line(self, body: Request) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
         """One request of a batch job, answered by the rules: (completion payload, None) or (None, error)."""
-        plan = self._plan(_HttpRequest("POST", BATCH_LINE_PATH, {}, b"", True), body)
+        plan = self._plan(HttpRequest("POST", BATCH_LINE_PATH, {}, b"", True), body)
         if plan.rule is not None and plan.rule.error is not None:
             status, message = plan.rule.error
-            return None, _error_object(message, status)["error"]
+            return None, error_object(message, status)["error"]
         if plan.fault is not None and plan.fault != "length":
-            return None, _error_object(f"fake {plan.fault}", 500)["error"]
+            return None, error_object(f"fake {plan.fault}", 500)["error"]
         try:
-            return self._completion_payload(plan, self._reply_text(plan)), None
+            return completion_payload(plan, self._reply_text(plan)), None
         except Exception as exc:
-            return None, _error_object(f"reply callable failed: {exc!r}", 500)["error"]
+            return None, error_object(f"reply callable failed: {exc!r}", 500)["error"]
 
     def _requested_tokens(self, body: Request) -> int:
         return len(fake_tokens(prompt_text(body))) + int(body.get("max_tokens") or 0)
 
-    def _overflow_message(self, body: Request) -> str:
-        return OVERFLOW.format(tokens=self._requested_tokens(body), window=self.context_window or 8192)
-
-    def _record(self, request: _HttpRequest, body: Request, fault: str | None) -> None:
+    def _record(self, request: HttpRequest, body: Request, fault: str | None) -> None:
         with self._lock:
             self._record_locked(request, body, fault)
 
-    def _record_locked(self, request: _HttpRequest, body: Request, fault: str | None) -> None:
+    def _record_locked(self, request: HttpRequest, body: Request, fault: str | None) -> None:
         self._records.append(RequestRecord(
             method=request.method, path=request.path, model=body.get("model"),
             messages=list(body.get("messages") or []), stream=bool(body.get("stream")), body=body,
@@ -587,7 +477,7 @@ class FakeLLMServer:
             at=time.monotonic(),
         ))
 
-    def _reply_text(self, plan: _Plan) -> str:
+    def _reply_text(self, plan: Plan) -> str:
         if plan.fault == "empty":
             return ""
         reply = plan.rule.reply if plan.rule is not None else None
@@ -595,70 +485,23 @@ class FakeLLMServer:
             reply = self.default_reply
         return reply(plan.request) if callable(reply) else reply
 
-    def _envelope(self, plan: _Plan, kind: str) -> dict[str, Any]:
-        return {"id": plan.ident, "object": kind, "created": int(time.time()),
-                "model": self.reply_model or plan.request.get("model") or self.models[0], "system_fingerprint": None}
-
-    def _token_logprobs(self, plan: _Plan, text: str) -> list[dict[str, Any]] | None:
-        """OpenAI's `logprobs.content` for the reply, or None when not asked for (or switched off)."""
-        if not plan.request.get("logprobs") or not self.logprobs:
-            return None
-        tokens = fake_tokens(text)
-        scripted = plan.rule.logprobs if plan.rule is not None else None
-        numbers = [i for i, token in enumerate(tokens) if token.isdigit()]
-        at = numbers[-1] if scripted and numbers else None
-        k = int(plan.request.get("top_logprobs") or 0)
-        entries = []
-        for i, token in enumerate(tokens):
-            alternatives = scripted if i == at and scripted else {token: 0.0}
-            top = sorted(alternatives.items(), key=lambda item: -item[1])[:k]
-            entries.append({
-                "token": token, "logprob": alternatives.get(token, -9999.0), "bytes": list(token.encode()),
-                "top_logprobs": [{"token": t, "logprob": lp, "bytes": list(t.encode())} for t, lp in top],
-            })
-        return entries
-
-    def _usage(self, plan: _Plan, text: str) -> dict[str, int]:
-        if self.usage is not None:
-            return dict(self.usage)
-        prompt, completion = approx_tokens(prompt_text(plan.request)), approx_tokens(text)
-        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
-
-    def _capped(self, plan: _Plan, text: str) -> tuple[str, str]:
-        """The reply cut at the request's max_tokens (fake tokens), and its finish reason."""
-        limit = plan.request.get("max_tokens")
-        tokens = fake_tokens(text)
-        if isinstance(limit, int) and 0 < limit < len(tokens):
-            return "".join(tokens[:limit]), "length"
-        return text, "length" if plan.fault == "length" else "stop"
-
-    async def _send_completion(self, writer: asyncio.StreamWriter, plan: _Plan, text: str,
+    async def _send_completion(self, writer: asyncio.StreamWriter, plan: Plan, text: str,
                                keep_alive: bool) -> bool:
         if plan.fault == "malformed":
-            return await _send(writer, 200, MALFORMED.encode(), "application/json", keep_alive)
-        return await _send_json(writer, 200, self._completion_payload(plan, text), keep_alive)
-
-    def _completion_payload(self, plan: _Plan, text: str) -> dict[str, Any]:
-        text, finish = self._capped(plan, text)
-        content = self._token_logprobs(plan, text)
-        logprobs = {"content": content, "refusal": None} if content is not None else None
-        return self._envelope(plan, "chat.completion") | {
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                         "logprobs": logprobs, "finish_reason": finish}],
-            "usage": self._usage(plan, text),
-        }
+            return await send(writer, 200, MALFORMED.encode(), "application/json", keep_alive)
+        return await send_json(writer, 200, completion_payload(plan, text), keep_alive)
 
     def _hung_up(self) -> None:
         with self._lock:
             self.hangups.append(time.monotonic())
 
-    async def _stream(self, line: _Line, plan: _Plan, text: str, keep_alive: bool) -> bool:
+    async def _stream(self, line: Line, plan: Plan, text: str, keep_alive: bool) -> bool:
         """SSE over chunked transfer encoding, so the connection can be kept alive."""
         writer = line.writer
-        writer.write(_head(200, {"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+        writer.write(head(200, {"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
                                  "Transfer-Encoding": "chunked"}, keep_alive))
         first = True
-        for event in self._events(plan, text):
+        for event in events(plan, text):
             if not first and plan.chunk_delay > 0 and await line.hung_up_within(plan.chunk_delay):
                 self._hung_up()
                 return False
@@ -679,105 +522,6 @@ class FakeLLMServer:
         writer.write(b"0\r\n\r\n")
         await writer.drain()
         return keep_alive
-
-    def _events(self, plan: _Plan, text: str) -> Iterator[str]:
-        """The stream's SSE payloads in order; endless for the "endless" fault."""
-        head = self._envelope(plan, "chat.completion.chunk")
-
-        def chunk(delta: dict[str, str], finish: str | None = None, logprobs: Any = None) -> str:
-            choice = {"index": 0, "delta": delta, "logprobs": logprobs, "finish_reason": finish}
-            return json.dumps(head | {"choices": [choice], "usage": None})
-
-        if plan.fault == "overflow":
-            yield json.dumps(_error_object(self._overflow_message(plan.request), 400))
-            return
-        if plan.fault == "error200":
-            yield json.dumps(_error_object(ERROR_IN_200, 500))
-            return
-        yield chunk({"role": "assistant", "content": ""})
-        if plan.fault == "endless":  # ever new text: litellm stops a stream that repeats one chunk
-            for number in itertools.count(1):
-                yield chunk({"content": f"and then the judge went on about paragraph {number} "})
-        text, finish = self._capped(plan, text)
-        content = self._token_logprobs(plan, text)
-        if content is not None:  # one token per chunk, each with its own log-probabilities
-            pieces = [entry["token"] for entry in content]
-            logprobs: list[dict[str, Any] | None] = [{"content": [entry], "refusal": None} for entry in content]
-        else:
-            size = max(1, self.chunk_size)
-            pieces = [text[i:i + size] for i in range(0, len(text), size)]
-            logprobs = [None] * len(pieces)
-        cut = (len(pieces) + 1) // 2
-        for index in range(len(pieces) + 1):
-            if index == cut:
-                if plan.fault == "disconnect":
-                    return
-                if plan.fault == "malformed":
-                    yield MALFORMED
-                if plan.fault == "error_midstream":
-                    yield json.dumps(_error_object(ERROR_IN_200, 500))
-                    return
-            if index < len(pieces):
-                yield chunk({"content": pieces[index]}, logprobs=logprobs[index])
-        if plan.fault == "cut":
-            return
-        yield chunk({}, finish)
-        yield json.dumps(head | {"choices": [], "usage": self._usage(plan, text)})
-        yield "[DONE]"
-
-
-async def _read_request(reader: asyncio.StreamReader) -> _HttpRequest | None:
-    """Parse one HTTP/1.1 request with a Content-Length body; None when the client hung up."""
-    try:
-        raw = await reader.readuntil(b"\r\n\r\n")
-    except asyncio.IncompleteReadError as exc:
-        if exc.partial.strip():
-            raise
-        return None
-    request_line, *header_lines = raw.decode("latin-1").rstrip("\r\n").split("\r\n")
-    method, target, version = request_line.split(" ", 2)
-    headers: dict[str, str] = {}
-    for line in header_lines:
-        name, _, value = line.partition(":")
-        headers[name.strip().lower()] = value.strip()
-    if "chunked" in headers.get("transfer-encoding", "").lower():
-        raise ValueError("chunked request bodies are not supported")
-    body = await reader.readexactly(int(headers.get("content-length", "0")))
-    keep_alive = version == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
-    path, _, query = target.partition("?")
-    return _HttpRequest(method.upper(), path, headers, body, keep_alive, query)
-
-
-def _head(status: int, headers: dict[str, str], keep_alive: bool) -> bytes:
-    lines = [f"HTTP/1.1 {status} {http.HTTPStatus(status).phrase}"]
-    lines += [f"{name}: {value}" for name, value in headers.items()]
-    lines.append(f"Connection: {'keep-alive' if keep_alive else 'close'}")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-
-
-async def _send(writer: asyncio.StreamWriter, status: int, body: bytes, content_type: str,
-                keep_alive: bool, headers: dict[str, str] | None = None) -> bool:
-    all_headers = {"Content-Type": content_type, "Content-Length": str(len(body))} | (headers or {})
-    writer.write(_head(status, all_headers, keep_alive) + body)
-    await writer.drain()
-    return keep_alive
-
-
-async def _send_json(writer: asyncio.StreamWriter, status: int, payload: Any, keep_alive: bool,
-                     headers: dict[str, str] | None = None) -> bool:
-    return await _send(writer, status, json.dumps(payload).encode(), "application/json", keep_alive, headers)
-
-
-def _error_object(message: str, status: int) -> dict[str, Any]:
-    """An error shaped like OpenAI's, so SDKs surface the message."""
-    kinds = {401: "authentication_error", 429: "rate_limit_error", 500: "server_error"}
-    kind = kinds.get(status, "invalid_request_error")
-    return {"error": {"message": message, "type": kind, "param": None, "code": str(status)}}
-
-
-async def _send_error(writer: asyncio.StreamWriter, status: int, message: str, keep_alive: bool,
-                      headers: dict[str, str] | None = None) -> bool:
-    return await _send_json(writer, status, _error_object(message, status), keep_alive, headers)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,7 +15,7 @@ from debate_tui.catalog import Catalog
 from debate_tui.choices import Choices
 from debate_tui.domain import AgentSpec, Criterion, Persona, Task
 from debate_tui.factory import Built, agents_for, build_session
-from debate_tui.inputs import InputError, check_text
+from debate_tui.inputs import InputError, check_text, unify_line_endings
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.protocols.spec import ProtocolSpec
 from debate_tui.ui.opening import FORM_FIELDS, INPUT_LABELS
@@ -92,7 +92,7 @@ def build_task(texts: dict[str, str]) -> Task:
     values: dict[str, str] = {}
     for key, raw in texts.items():
         if raw.strip():
-            values[key] = check_text(raw.replace("\r\n", "\n"), INPUT_LABELS[key])
+            values[key] = check_text(unify_line_endings(raw), INPUT_LABELS[key])
         elif key == "text":
             raise InputError(f"{INPUT_LABELS[key]} is empty")
     return Task(**values)

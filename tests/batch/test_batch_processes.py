@@ -17,6 +17,7 @@ import pytest
 from debate_tui.batch.processes import MIN_ITEMS_PER_PROCESS, processes_for, shares, split
 from debate_tui.batch.shards import shard_of
 from tests.helpers.batch import run_batch, write_items
+from tests.helpers.serve import fake_server_child
 
 OLD_KEYS = {"done", "skipped", "failed", "needs_human", "cancelled", "remaining", "calls", "cache_hits",
             "rate_limited", "concurrency", "prompt_tokens", "completion_tokens", "cost_usd", "elapsed_s", "unscored",
@@ -26,13 +27,8 @@ OLD_KEYS = {"done", "skipped", "failed", "needs_human", "cancelled", "remaining"
 @pytest.fixture
 def server_url(tmp_path):
     """The fake server in its own process (the batch's workers are other processes), 50 ms a reply."""
-    server = subprocess.Popen([sys.executable, "-m", "debate_tui.testing.fake_server", "--latency", "0.05",
-                               "--reply", "Reasoning.\nScore: 4"], stdout=subprocess.PIPE, text=True)
-    try:
-        yield server.stdout.readline().strip()
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    with fake_server_child("--latency", "0.05", "--reply", "Reasoning.\nScore: 4") as url:
+        yield url
 
 
 def argv_for(items: Path, out: Path, url: str, *more: str) -> list[str]:

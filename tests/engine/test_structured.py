@@ -19,6 +19,8 @@ from debate_tui.llm.litellm_loader import load_litellm
 from tests.helpers import STORY
 from tests.helpers.cli import run_cli, session_for
 
+pytestmark = pytest.mark.usefixtures("in_tmp")  # every test writes its outputs in its own folder
+
 STRUCTURED_MODEL = "openai/fake-structured"
 """Registered with litellm below as a model that follows JSON schema response formats."""
 ARGUMENT = "The story is clear and ordered; one sentence is repeated, which costs a little."
@@ -50,11 +52,6 @@ def answers_in(server, answer: str, refused: tuple[str, ...] = ()) -> None:
 
 def asked_format_of(body: dict) -> str | None:
     return (body.get("response_format") or {}).get("type")
-
-
-@pytest.fixture(autouse=True)
-def in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
 
 
 def test_a_model_litellm_knows_is_asked_in_openais_form_reason_first(capsys, llm_server):

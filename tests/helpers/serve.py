@@ -1,10 +1,12 @@
-"""`debate-tui serve` started as a child process, and the URL with the token it prints."""
+"""Servers started as child processes: `debate-tui serve` (the URL with the token it prints) and the fake LLM
+server (its base URL), for tests whose client runs in other processes or must not share the test's."""
 
 from __future__ import annotations
 
 import re
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -41,6 +43,19 @@ def serving(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> It
             except OSError:
                 time.sleep(0.2)
         yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+@contextmanager
+def fake_server_child(*args: str) -> Iterator[str]:
+    """`python -m debate_tui.testing.fake_server ARGS` in a child process: its base URL; stopped afterwards."""
+    server = subprocess.Popen([sys.executable, "-m", "debate_tui.testing.fake_server", *args],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        yield server.stdout.readline().strip()
     finally:
         server.terminate()
         server.wait(timeout=10)

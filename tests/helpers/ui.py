@@ -228,5 +228,11 @@ def scaleeval_session(seed: int = 1) -> Session:
                         text_b="Tom swam.", source="Tell a story about learning to swim.")
 
 
+def scaleeval_app() -> tuple[DebateTUI, Session]:
+    """The app on `scaleeval_session()`: a person decides the pair."""
+    session = scaleeval_session(seed=1)
+    return DebateTUI(Launch(session=session, demo=True), client=RecordingDemo()), session
+
+
 def args(*argv: str):
     return tui_request(build_parser("tui").parse_args(["tui", *argv]))

@@ -108,8 +108,7 @@ def test_label_lines_are_read_back_per_id_as_meta_and_calibrate_join_them(tmp_pa
 
 
 async def test_the_tuis_tie_break_and_stalemate_keep_the_judges_last_answer_and_the_screen() -> None:
-    from tests.helpers.ui import at_decision, tie_break_app, wait_until
-    from tests.ui.test_ui_during_run import scaleeval_app
+    from tests.helpers.ui import at_decision, scaleeval_app, tie_break_app, wait_until
 
     app, session = tie_break_app()
     async with app.run_test(size=(80, 24)) as pilot:

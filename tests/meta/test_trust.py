@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import beta, binomtest
 
 from debate_tui.cli import main
-from debate_tui.meta import trust
+from debate_tui.meta import labels, trust
 from tools import trust_study
 
 
@@ -281,3 +281,16 @@ def test_tier_files_are_read_by_newlines_alone_and_bounded(tmp_path, capsys, mon
     monkeypatch.setenv("DEBATE_TUI_MAX_RESULTS_BYTES", "100")
     assert main(["calibrate", str(one), "--alpha", "0.1", "--delta", "0.1", "--out", str(tmp_path / "r.json")]) == 2
     assert "DEBATE_TUI_MAX_RESULTS_BYTES" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("read,error", [(trust.read_jsonl, trust.TrustError)] + [
+    (labels.read_rows, labels.LabelsError)])
+def test_judgments_and_labels_are_read_as_json_objects_alike(tmp_path, read, error) -> None:
+    """One JSONL row reader (`readfile.jsonl_objects`): the same rows, and the same words for a line that is
+    no object, whichever file it is."""
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"id": "a", "score": 1}\n\n{"id": "b\u2028c", "score": 2}\r\n')
+    assert read(path) == [{"id": "a", "score": 1}, {"id": "b\u2028c", "score": 2}]
+    path.write_text('{"id": "a"}\n[1, 2]\n')
+    with pytest.raises(error, match=rf"^{path}:2: expected a JSON object, got list$"):
+        read(path)

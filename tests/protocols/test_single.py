@@ -203,3 +203,16 @@ def test_no_in_scale_candidate_or_no_whole_number_gives_none():
     assert weighted_score(tokens("Score", ":", " 3", ".", "5"), 1, 5, score=3.5) is None  # part of "3.5"
     assert weighted_score(tokens("No", " idea"), 1, 5) is None
     assert weighted_score([], 1, 5) is None
+
+
+def test_the_confidence_mass_weighs_the_token_the_weighted_score_weighs():
+    """One weighting: a score in brackets ("[3]") is a score token for both, and its mass is the share of the
+    same normalised candidates within AGREE_TOLERANCE of the score."""
+    from debate_tui.engine.mass import score_mass
+
+    bracketed = tokens("Score", ":", " [3]", top={" [3]": math.log(0.6), " [4]": math.log(0.3), "x": math.log(0.1)})
+    assert weighted_score(bracketed, 1, 5, score=3) == pytest.approx(0.6 / 0.9 * 3 + 0.3 / 0.9 * 4)
+    assert score_mass(bracketed, 1, 5, 3) == pytest.approx(0.6 / 0.9)
+    echoed = tokens("Score", ":", " 3", " (", "not", " 3", ")", top={" 3": math.log(0.8), "2": math.log(0.2)}, at=2)
+    assert score_mass(echoed, 1, 5, 3) == pytest.approx(0.8)  # the labelled token, not the last "3"
+    assert score_mass(echoed, 1, 5, 3.5) is None

@@ -82,6 +82,47 @@ def test_a_directory_is_not_a_text(capsys, tmp_path):
     assert_refused(*run(capsys, tmp_path, "--text", str(tmp_path)), tmp_path, "is a directory")
 
 
+def test_a_socket_is_not_a_text_and_is_named_so(capsys, tmp_path):
+    """The text is opened by the one bounded opener (`readfile.open_checked`), which checks the type first."""
+    import socket
+
+    listening = socket.socket(socket.AF_UNIX)
+    place = tmp_path / "sock"
+    listening.bind(str(place))
+    try:
+        assert_refused(*run(capsys, tmp_path, "--text", str(place)), tmp_path,
+                       f"--text: {place} is a socket, not a regular file; not read")
+    finally:
+        listening.close()
+
+
+def test_a_pipe_is_read_as_a_text_up_to_the_limit(tmp_path, monkeypatch):
+    """`--text <(cmd)` hands a FIFO: read (bounded), not refused like a FIFO named as a session file."""
+    import contextlib
+    import os
+    import threading
+
+    from debate_tui.inputs import read_text
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_text, args=(STORY,))
+    writer.start()
+    assert read_text(str(fifo), "--text") == STORY
+    writer.join()
+    monkeypatch.setenv("DEBATE_TUI_MAX_TEXT_CHARS", "10")
+
+    def endless() -> None:
+        with contextlib.suppress(BrokenPipeError):  # the reader stops at the limit and closes its end
+            fifo.write_bytes(b"x" * 100_000)
+
+    writer = threading.Thread(target=endless)
+    writer.start()
+    with pytest.raises(InputError, match=r"over the limit of 10 characters .*stopped reading after 44 bytes"):
+        read_text(str(fifo), "--text")
+    writer.join()
+
+
 def test_text_over_the_size_limit(capsys, tmp_path, monkeypatch):
     monkeypatch.setenv("DEBATE_TUI_MAX_TEXT_CHARS", "100")
     path = file_with(tmp_path, "long.txt", "word " * 30)
@@ -125,6 +166,16 @@ def test_windows_line_endings_and_a_bom_are_normalised_so_offsets_hold(capsys, t
     text = read_session(tmp_path / "out" / "s.json").task.text
     assert "\r" not in text and "\ufeff" not in text and text == STORY.replace(". ", ".\n")
     assert decode_text(b"a\rb\r\nc\n", "--text") == "a\nb\nc\n"
+
+
+def test_the_form_unifies_line_endings_by_the_files_rule():
+    """One rule: text typed or pasted on the setup form ends its lines as a file read by `run` does (an old Mac's
+    lone "\\r" included), so a located error's offsets mean the same in both."""
+    from debate_tui.ui.session_builder import build_task
+
+    task = build_task({"text": "He swam.\rHe swam.\r\nHe was happy.", "text_b": "One.\rTwo."})
+    assert (task.text, task.text_b) == (decode_text(b"He swam.\rHe swam.\r\nHe was happy.", "--text"), "One.\nTwo.")
+    assert task.text == "He swam.\nHe swam.\nHe was happy."
 
 
 def test_right_to_left_and_combining_characters_round_trip_unchanged(capsys, tmp_path):

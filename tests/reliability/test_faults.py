@@ -413,6 +413,12 @@ DEBATES = 200
 FAULT_RATE = 0.25
 CONCURRENCY = 24
 TIMEOUT_S = 1.0
+"""A call's deadline while faults are injected: a hung call is dropped after it (and retried)."""
+RESUME_TIMEOUT_S = 60.0
+"""A call's deadline on resume, with no fault left: a call slow because the machine is busy is no fault, and with
+both cores taken by other work 24 debates at once took longer than TIMEOUT_S per call."""
+DEBATE_DEADLINE_S = 600.0
+"""A bound on one debate, there only so that a debate that never ends fails the suite instead of hanging it."""
 VARIANTS: dict[str, list[list[str]]] = {
     "debate": [[], ["--tie-breaker"], ["--rounds", "1"]],
     "chateval": [[], ["--strategy", "simultaneous-talk"], ["--strategy", "simultaneous-talk-with-summarizer"]],
@@ -492,12 +498,12 @@ def new_debate(protocol: str, number: int, server: FakeLLMServer, story: Path, o
     raise AssertionError(f"{protocol}: no session could be built for the fault suite")
 
 
-async def drive(debate: Debate, limit: asyncio.Semaphore) -> None:
+async def drive(debate: Debate, limit: asyncio.Semaphore, timeout_s: float = TIMEOUT_S) -> None:
     async with limit:
-        runner = runner_for(debate.session, ModelRouter(timeout_s=TIMEOUT_S), emit=debate.emit, retry=FAST,
+        runner = runner_for(debate.session, ModelRouter(timeout_s=timeout_s), emit=debate.emit, retry=FAST,
                             stream=debate.stream, save=lambda s: write_session(debate.path, s),
                             control=debate.control, budget=debate.budget)
-        debate.session = await asyncio.wait_for(runner.run(), timeout=60)
+        debate.session = await asyncio.wait_for(runner.run(), timeout=DEBATE_DEADLINE_S)
 
 
 @pytest.mark.serial
@@ -531,7 +537,7 @@ async def test_fault_injection_suite(tmp_path, story_file, capsys):
         stopped = [d for d in debates if d.first_status != "completed"]
         for debate in stopped:
             debate.for_resume()
-        await asyncio.gather(*(drive(d, limit) for d in stopped))
+        await asyncio.gather(*(drive(d, limit, RESUME_TIMEOUT_S) for d in stopped))
         resume_calls = server.calls - faulted_calls
     elapsed = time.perf_counter() - started
 

@@ -22,6 +22,8 @@ from debate_tui.store import read_session, write_session
 from tests.helpers.cli import FAST, run_cli, write_config
 from tests.helpers.sessions import make_session
 
+pytestmark = pytest.mark.usefixtures("in_tmp")  # every test writes its outputs in its own folder
+
 SCORED = "The story is clear and ordered, with one repeated sentence.\nScore: 4"
 
 
@@ -39,11 +41,6 @@ def run_single(capsys, server, *flags: str) -> tuple[int, dict, list[dict], floa
     elapsed = time.monotonic() - started
     turns = json.loads(Path(summary["session_path"]).read_text())["turns"]
     return code, summary, turns, elapsed
-
-
-@pytest.fixture(autouse=True)
-def in_tmp(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -59,10 +59,10 @@ async def test_escape_stops_the_call_in_flight_at_once_and_leaves_a_resumable_se
     async with app.run_test(size=(120, 36)) as pilot:
         debate = await start(pilot)
         await wait_until(pilot, client.held.is_set, what="the stream to be mid-turn")
-        pressed = time.perf_counter()
         await pilot.press("escape")
-        await wait_until(pilot, lambda: debate.finished, timeout=2, what="the stop")
-        assert time.perf_counter() - pressed < 1.0
+        # The held reply never comes (`client.release` is never set): a stop that waited for the call in flight
+        # would never finish. How soon it finishes is a benchmark's (tmux), not this loaded machine's clock.
+        await wait_until(pilot, lambda: debate.finished, what="the stop")
         assert session.status == "cancelled" and "stopped by the user" in (session.error or "")
         assert "finished: cancelled" in mode(debate)
         assert "Resume it" in str(debate.query_one("#verdict").render())

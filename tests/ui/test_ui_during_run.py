@@ -21,17 +21,12 @@ from tests.helpers.ui import (
     RecordingDemo,
     ScriptedClient,
     at_decision,
-    scaleeval_session,
+    scaleeval_app,
     screen_text,
     start,
     tie_break_app,
     wait_until,
 )
-
-
-def scaleeval_app() -> tuple[DebateTUI, Session]:
-    session = scaleeval_session(seed=1)
-    return DebateTUI(Launch(session=session, demo=True), client=RecordingDemo()), session
 
 
 async def press_to_the_end(pilot, debate: DebateScreen, *keys: str) -> None:

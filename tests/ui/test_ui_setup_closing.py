@@ -12,7 +12,7 @@ import asyncio
 
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
-from tests.conftest import STORY
+from tests.helpers import STORY
 
 
 async def exit_while_mounting(delay: float) -> list[BaseException]:
