@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import platformdirs
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from debate_tui.choices import CONNECTION, DEFAULT_PROTOCOL
 from debate_tui.inputs import ConfigError, InputError, check_api_base
@@ -37,13 +37,14 @@ from debate_tui.locations import APP_NAME, config_path
 from debate_tui.readfile import MissingFile, decode, parse_toml, read_bytes
 from debate_tui.redact import redact
 from debate_tui.registry import PROTOCOLS
+from debate_tui.registry import ROLES as REGISTERED_ROLES
 from debate_tui.store import SessionStore
 
 if TYPE_CHECKING:
     import argparse
 
-ROLES = ("scorer", "critic", "referee", "summarizer", "feedback", "evaluator", "speaker", "judge", "tie_breaker")
-"""The agent roles a `[roles]` table may give a model of their own."""
+ROLES = tuple(REGISTERED_ROLES)
+"""The agent roles a `[roles]` table may give a model of their own: those the protocols register."""
 
 OVERRIDES: dict[str, tuple[str, ...]] = {
     "model": ("default_model",),
@@ -169,27 +170,13 @@ class Deployment(Section):
     """Tokens per minute it takes; the Router sends no more."""
 
 
-class RoleModels(Section):
-    """The `[roles]` table: a model per agent role, instead of default_model for that role."""
-
-    scorer: RoleModel = None
-    """DEBATE's Scorer."""
-    critic: RoleModel = None
-    """DEBATE's Critic (the devil's advocate)."""
-    referee: RoleModel = None
-    """ChatEval's referees."""
-    summarizer: RoleModel = None
-    """The summarizer of ChatEval and MATEval."""
-    feedback: RoleModel = None
-    """MATEval's feedback agent."""
-    evaluator: RoleModel = None
-    """MATEval's evaluators."""
-    speaker: RoleModel = None
-    """ScaleEval's speakers."""
-    judge: RoleModel = None
-    """The single judge (the G-Eval style baseline)."""
-    tie_breaker: RoleModel = None
-    """DEBATE's Tie-Breaker."""
+if TYPE_CHECKING:  # a model built from the registered roles: mypy knows it as the Section it is
+    RoleModels = Section
+else:
+    RoleModels = create_model(
+        "RoleModels", __base__=Section,
+        __doc__="The `[roles]` table: a model per agent role, instead of default_model for that role.",
+        **{role: (RoleModel, Field(None, description=f"{who}.")) for role, who in REGISTERED_ROLES.items()})
 
 
 DEFAULT_CONCURRENCY = 8

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task
 from debate_tui.inputs import InputError
 from debate_tui.protocols.confidence import DISCUSSION, Confidence, of_outcome
+from debate_tui.registry import REGISTRY
 
 if TYPE_CHECKING:
     from debate_tui.engine.runner import Context
@@ -108,9 +109,12 @@ class ProtocolSpec:
     @property
     def summary(self) -> str:
         """One line on what a run does, as registered."""
-        from debate_tui.protocols import PROTOCOLS
+        return REGISTRY[self.name].summary.split(": ", 1)[1]
 
-        return PROTOCOLS[self.name].split(": ", 1)[1]
+    @property
+    def roles(self) -> dict[str, str]:
+        """The roles its agents play, as registered (the configuration's `[roles]` reads them there)."""
+        return REGISTRY[self.name].roles
 
     @property
     def inputs(self) -> tuple[InputName, ...]:

@@ -9,6 +9,7 @@ import pytest
 from debate_tui.cli import main
 from debate_tui.protocols import PROTOCOLS, all_protocols, get_protocol
 from debate_tui.protocols.spec import ProtocolSpec
+from debate_tui.registry import REGISTRY, ROLES, Registration
 
 RUNS = [
     ("debate", []), ("debate", ["--rounds", "2", "--tie-breaker"]),
@@ -32,6 +33,33 @@ def test_every_registered_protocol_has_a_complete_spec():
             assert info.description, f"{name}.{field} has no help"
         assert set(spec.report) <= {"result", "per_agent", "verdicts", "errors", "how", "actions", "usage",
                                     "transcript"}
+
+
+def test_the_roles_a_protocol_registers_are_the_roles_its_agents_play():
+    """Each role declared once, in the registry: the agents of every run above play registered roles of their
+    protocol, every registered role is played in one of them, and `[roles]` in config.toml takes exactly those."""
+    from debate_tui.cli import build_parser
+    from debate_tui.cli.task_flags import choices_from_args
+    from debate_tui.config import ROLES as CONFIG_ROLES
+    from debate_tui.config import Config
+    from debate_tui.domain import Task
+    from debate_tui.factory import build_session
+
+    played: dict[str, set[str]] = {name: set() for name in PROTOCOLS}
+    for protocol, flags in RUNS:
+        pair = "B" in flags
+        given = [flag for flag in flags if flag not in ("--text-b", "B")]
+        args = build_parser("run").parse_args(["run", "--demo", "--protocol", protocol, "--text", "t", *given])
+        task = Task(text="A text.", text_b="B." if pair else None, source="Q?" if protocol == "scaleeval" else None)
+        played[protocol] |= {agent.role for agent in build_session(task, choices_from_args(args)).session.agents}
+    for name, spec in all_protocols().items():
+        assert played[name] == set(spec.roles) == set(REGISTRY[name].roles), name
+    assert tuple(ROLES) == CONFIG_ROLES and set(ROLES) == set().union(*played.values())
+    assert Config.model_validate({"roles": {"speaker": "gpt-4o-mini"}}).role_models() == {"speaker": "gpt-4o-mini"}
+    assert "ChatEval's summarizer and MATEval's summarizer" in Config.model_fields["roles"].annotation.model_fields[
+        "summarizer"].description
+    with pytest.raises(ValueError, match="roles.umpire"):
+        Config.model_validate({"roles": {"umpire": "gpt-4o-mini"}})
 
 
 @pytest.mark.parametrize("protocol,flags", RUNS, ids=[f"{p} {' '.join(f)}" for p, f in RUNS])
@@ -65,7 +93,6 @@ async def test_a_new_protocol_is_one_module_and_one_registration(monkeypatch):
     from debate_tui.domain import AgentSpec, Outcome, Task
     from debate_tui.factory import build_session, runner_for
     from debate_tui.llm.demo import DemoClient
-    from debate_tui.protocols import PROTOCOLS
     from debate_tui.protocols.common import criterion_block, score_form
     from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
 
@@ -93,7 +120,7 @@ async def test_a_new_protocol_is_one_module_and_one_registration(monkeypatch):
                                                                      options.samples * criteria),
         calls_formula="samples per criterion")
     monkeypatch.setitem(sys.modules, "debate_tui.protocols.toy", module)
-    monkeypatch.setitem(PROTOCOLS, "toy", "Toy: one judge, asked a few times")
+    monkeypatch.setitem(REGISTRY, "toy", Registration("Toy: one judge, asked a few times", {"judge": "Toy's judge"}))
 
     built = build_session(Task(text="Tom swam. Tom swam."), Choices(protocol="toy", options={"samples": 3},
                                                                     demo=True))
