@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from debate_tui.choices import Choices
+from debate_tui.domain import AgentSpec
 from debate_tui.cli import main
 from debate_tui.protocols import PROTOCOLS, all_protocols, get_protocol
 from debate_tui.protocols.spec import ProtocolSpec
@@ -62,6 +63,14 @@ def test_the_roles_a_protocol_registers_are_the_roles_its_agents_play():
         "summarizer"].description
     with pytest.raises(ValueError, match="roles.umpire"):
         Config.model_validate({"roles": {"umpire": "gpt-4o-mini"}})
+    with pytest.raises(ValueError, match="unknown role 'umpire'"):  # a session's agents play registered roles
+        AgentSpec(name="Umpire", role="umpire", model="demo/offline")
+    assert AgentSpec(name="You", role="human", model="demo/offline").role == "human"
+
+
+def test_a_registered_role_is_a_role_an_agent_may_play(monkeypatch):
+    monkeypatch.setitem(REGISTRY, "toy", Registration("Toy: one umpire", {"umpire": "Toy's umpire"}))
+    assert AgentSpec(name="Umpire", role="umpire", model="demo/offline").role == "umpire"
 
 
 @pytest.mark.parametrize("protocol,flags", RUNS, ids=[f"{p} {' '.join(f)}" for p, f in RUNS])
