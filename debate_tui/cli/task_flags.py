@@ -47,12 +47,11 @@ class OptionFlag:
         return f"--{self.dest.replace('_', '-')}"
 
     def merged(self, other: OptionFlag) -> OptionFlag:
-        """One flag for an option two protocols have: the same flag, their choices together."""
+        """One flag for an option two protocols have: the same flag; choices only where they have the same (the
+        strategies of ChatEval and MATEval differ: the protocol's own check then names the one it takes)."""
         if replace(other, choices=self.choices) != self:
             raise ValueError(f"protocols declare {self.name} differently: give the option another name in one")
-        if self.choices is None or other.choices is None:
-            return self
-        return replace(self, choices=tuple(dict.fromkeys((*self.choices, *other.choices))))
+        return self if other.choices == self.choices else replace(self, choices=None)
 
     def argument(self) -> dict[str, Any]:
         """`add_argument`'s keywords; a switch keeps True when given, its option value is `value`."""
