@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 
 from debate_tui.choices import Choices
-from debate_tui.domain import AgentSpec
 from debate_tui.cli import main
+from debate_tui.domain import AgentSpec
 from debate_tui.protocols import PROTOCOLS, all_protocols, get_protocol
 from debate_tui.protocols.spec import ProtocolSpec
 from debate_tui.registry import REGISTRY, ROLES, Registration
