@@ -24,6 +24,7 @@ from pydantic import (
 
 from debate_tui.choices import Choices
 from debate_tui.pasted import escape_markers, injection_signs
+from debate_tui.registry import REGISTRY
 from debate_tui.textsafe import one_line
 
 Name = Annotated[str, AfterValidator(one_line)]
@@ -41,10 +42,18 @@ FinishReason = Literal["stop", "length", "deadline", "cut", "error"]
 """How a reply ended: on its own, at a token cap (the provider's or ours), at the --timeout deadline,
 with a stream that stopped without a finish reason, or with an error."""
 Status = Literal["pending", "running", "completed", "needs_human", "failed", "cancelled"]
-Role = Literal[
-    "scorer", "critic", "tie_breaker", "referee", "summarizer",
-    "evaluator", "feedback", "speaker", "judge", "human",
-]
+HUMAN_ROLE = "human"
+"""The role of a person's turn (a remark, a decision), beside the roles the protocols register."""
+
+
+def _registered_role(role: str) -> str:
+    if role != HUMAN_ROLE and not any(role in registered.roles for registered in REGISTRY.values()):
+        raise ValueError(f"unknown role {role!r}: not one a registered protocol's agents play, nor {HUMAN_ROLE}")
+    return role
+
+
+Role = Annotated[str, AfterValidator(_registered_role)]
+"""A role some registered protocol's agents play (`registry.REGISTRY`), or a person's."""
 
 
 AGREE_TOLERANCE = 0.5

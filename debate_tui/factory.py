@@ -297,5 +297,8 @@ def with_model_params(agents: list[AgentSpec], choices: Choices, generation: Gen
 
 
 def runner_for(session: Session, client: LLMClient, **options: Any) -> Runner:
-    """The engine's runner for a session, handed its protocol's algorithm (the engine knows no protocol)."""
-    return Runner(session, client, play=protocol_spec(session.protocol).play, **options)
+    """The engine's runner for a session, handed its protocol's algorithm and, for a run on the demo model, the
+    parts the demo plays (the engine knows no protocol)."""
+    spec = protocol_spec(session.protocol)
+    demo = spec.demo_parts() if DEMO_MODEL in session.models else {}
+    return Runner(session, client, play=spec.play, demo=demo, **options)

@@ -15,7 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-ROLES = ("scorer", "critic", "referee", "summarizer", "feedback", "evaluator", "speaker", "judge", "tie_breaker")
+from debate_tui.registry import ROLES as REGISTERED_ROLES
+
+ROLES = tuple(REGISTERED_ROLES)
 """The agent roles a `[roles]` table may give a model of their own (and `[generation.roles.R]` reply settings)."""
 
 Layer = Literal["generation", "roles", "models"]

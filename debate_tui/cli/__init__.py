@@ -46,6 +46,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The command line, read by its command's parser. The TUI's is first read without the protocols' option flags
+    (`cli.tui.quick_parse`: no pydantic before the first frame), and by the whole parser only when needed."""
+    if argv[0] == "tui":
+        from debate_tui.cli.tui import quick_parse
+
+        if (quick := quick_parse(argv)) is not None:
+            return quick
+    from debate_tui.cli.task_flags import spelled_out
+
+    parser = build_parser(argv[0])
+    return parser.parse_args(spelled_out(argv, parser))
+
+
 def version_line() -> str:
     """"debate-tui 0.1.0": the installed distribution's metadata, the one place the version is written."""
     from importlib.metadata import PackageNotFoundError, version
@@ -123,11 +137,7 @@ def _main(argv: list[str]) -> int:
 
         return merge(argv[2:])
     _escape_unencodable()
-    if "--tie-breaker" in argv or "--structured" in argv:
-        from debate_tui.cli.task_flags import spelled_out
-
-        argv = spelled_out(argv)
-    args = build_parser(argv[0]).parse_args(argv)
+    args = parse(argv)
     try:
         return args.handler(args)
     except ConfigError as exc:

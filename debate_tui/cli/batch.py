@@ -24,7 +24,7 @@ from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.cli.exits import Exit
 from debate_tui.cli.outputs import fail
 from debate_tui.cli.task_args import input_files, say_endpoints, sessions_dir, warn_stderr
-from debate_tui.cli.task_flags import TEXT_FLAGS, RawSpecHelpFormatter, add_task_arguments
+from debate_tui.cli.task_flags import TEXT_FLAGS, add_task_arguments
 from debate_tui.config import DEFAULT_CONCURRENCY
 from debate_tui.domain import Session, Task
 
@@ -42,7 +42,7 @@ SHARED_GROUPS = ("how to judge", "generation", "models")
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("batch", help="evaluate a JSONL file of items, concurrently and resumably",
-                                   description=__doc__, formatter_class=RawSpecHelpFormatter)
+                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("input", metavar="INPUT.jsonl",
                         help='one {"id", "text", "text_b"?, "source"?, "context"?, "group"?, "human"?, '
                              '"human_verdict"?} a line ("-": stdin)')

@@ -45,7 +45,6 @@ from debate_tui.cli.batch import BadInput, add_judging_arguments
 from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.cli.exits import Exit
 from debate_tui.cli.outputs import fail
-from debate_tui.cli.task_flags import RawSpecHelpFormatter
 from debate_tui.inputs import standard_input
 from debate_tui.meta.recorded_probes import RECORDED
 from debate_tui.readfile import decode, jsonl_lines, parse_json, read_text
@@ -62,7 +61,7 @@ BATCH_DEFAULTS: dict[str, Any] = {"shard": None, "max_cost": None, "max_tokens":
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("probe", help="measure a judge's position, length, self-preference, test-retest, "
                                    "rubric and injection biases", description=__doc__,
-                                   formatter_class=RawSpecHelpFormatter)
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("input", metavar="INPUT.jsonl", nargs="?",
                         help="batch input, e.g. from `debate-tui dataset NAME` (not with --recorded)")
     parser.add_argument("--out", metavar="DIR", help="directory for the runs' result files (needed with INPUT)")

@@ -1,22 +1,27 @@
 """The task options shared by `debate-tui run`, `batch` and the TUI: their flags, and the `Choices` they make.
 
-The flags of protocol options take their help from the protocols' specs when
-help is shown (`SpecHelpFormatter`), so building the TUI's parser imports no
-protocol module and no pydantic before its first frame.
+The flags of protocol options are generated from the protocols' specs (`option_flags`): each option field is a
+flag, its name, type, choices, default and help the field's, as the TUI's option form builds its fields. The
+specs import pydantic, so the TUI reads a command line without them first (`cli.tui.quick_parse`).
 """
 
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
-from typing import Any
+import functools
+import types
+import typing
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from debate_tui.choices import STRUCTURED, Choices
 from debate_tui.inputs import InputError
 from debate_tui.llm import DEMO_MODEL
-from debate_tui.protocols import PROTOCOLS
-from debate_tui.protocols.criteria_variants import VARIANTS
+from debate_tui.registry import PROTOCOLS
 from debate_tui.settings import GENERATION, LIMITS, Setting
+
+if TYPE_CHECKING:
+    from pydantic.fields import FieldInfo
 
 TEXT_FLAGS = {"text": "--text", "text_b": "--text-b", "source": "--source", "context": "--context"}
 GENERATION_FLAGS = tuple(setting.name for setting in GENERATION)
@@ -25,42 +30,102 @@ GENERATION_FLAGS = tuple(setting.name for setting in GENERATION)
 
 @dataclass(frozen=True)
 class OptionFlag:
-    """A flag that sets a protocol option: `key` gets the flag's value, or `value` for a switch.
+    """The flag of a protocol option, as the specs that have the option declare it.
 
-    `bare` is the value of a flag given without one (`--tie-breaker` alone: agent, as when it was a switch)."""
+    A switch (a bool option) sets `value`: `--swap` true, `--no-feedback` false for an option that defaults to
+    true. `bare` is the value of a flag given alone (`--tie-breaker`: agent)."""
 
     key: str
-    value: Any = None
+    dest: str
+    kind: type
+    value: bool | None = None
+    choices: tuple[Any, ...] | None = None
+    metavar: str | None = None
     bare: str | None = None
 
+    @property
+    def name(self) -> str:
+        return f"--{self.dest.replace('_', '-')}"
 
-OPTION_FLAGS: dict[str, OptionFlag] = {
-    "rounds": OptionFlag("rounds"), "critic_persona": OptionFlag("critic_persona"),
-    "tie_breaker": OptionFlag("tie_breaker", bare="agent"), "seed": OptionFlag("seed"),
-    "strategy": OptionFlag("strategy"), "agents": OptionFlag("agents"), "turns": OptionFlag("turns"),
-    "swap": OptionFlag("swap", True), "samples": OptionFlag("samples"), "logprobs": OptionFlag("logprobs", True),
-    "evaluators": OptionFlag("evaluators"), "no_feedback": OptionFlag("feedback", False),
-    "count_unlocated": OptionFlag("count_unlocated", True), "prompt_language": OptionFlag("prompt_language"),
-    "on_no_consensus": OptionFlag("on_no_consensus"), "criteria_variant": OptionFlag("criteria_variant"),
-    "jury": OptionFlag("jury"), "jury_aggregate": OptionFlag("jury_aggregate"),
-}
-"""argparse destination -> the protocol option it sets; each protocol reads the keys its spec has."""
+    def merged(self, other: OptionFlag) -> OptionFlag:
+        """One flag for an option two protocols have: the same flag; choices only where they have the same (the
+        strategies of ChatEval and MATEval differ: the protocol's own check then names the one it takes)."""
+        if replace(other, choices=self.choices) != self:
+            raise ValueError(f"protocols declare {self.name} differently: give the option another name in one")
+        return self if other.choices == self.choices else replace(self, choices=None)
+
+    def argument(self) -> dict[str, Any]:
+        """`add_argument`'s keywords; a switch keeps True when given, its option value is `value`."""
+        if self.value is not None:
+            return {"action": "store_true", "default": None}
+        spelled: dict[str, Any] = {"type": self.kind, "choices": self.choices, "metavar": self.metavar}
+        return {**spelled, "nargs": "?", "const": self.bare} if self.bare is not None else spelled
 
 
-TIE_BREAKERS = ("none", "agent", "human")
-BARE_VALUES = {"--tie-breaker": (OPTION_FLAGS["tie_breaker"].bare, TIE_BREAKERS), "--structured": ("on", STRUCTURED)}
-"""Flags whose value may be left out -> (the value then, the values they take)."""
+def flag_of(key: str, info: FieldInfo) -> OptionFlag:
+    """The flag of one option field: its type (None allowed) and `Flag` metadata (see `protocols.spec.Flag`)."""
+    from debate_tui.protocols.spec import Flag
+
+    declared = next((m for m in info.metadata if isinstance(m, Flag)), Flag())
+    kind: Any = info.annotation
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):  # `int | None`: the flag takes an int
+        kind = next(t for t in typing.get_args(kind) if t is not type(None))
+    choices = typing.get_args(kind) if typing.get_origin(kind) is typing.Literal else None
+    kind = type(choices[0]) if choices else kind
+    if kind is bool:
+        return OptionFlag(key, key if not info.default else f"no_{key}", bool, value=not info.default)
+    metavar = declared.metavar or (None if choices else "N" if kind in (int, float) else "NAME")
+    return OptionFlag(key, key, kind, choices=choices, metavar=metavar, bare=declared.bare)
 
 
-def spelled_out(argv: list[str]) -> list[str]:
-    """A flag of BARE_VALUES alone right before a positional (`batch --tie-breaker in.jsonl`) takes its bare
-    value: argparse would take the file for the flag's value, so the flag is spelled out (`--tie-breaker=agent`)."""
+@functools.cache
+def option_flags() -> dict[str, OptionFlag]:
+    """argparse destination -> the protocol option flag, for every option of every registered protocol."""
+    from debate_tui.protocols import all_protocols
+
+    flags: dict[str, OptionFlag] = {}
+    for spec in all_protocols().values():
+        for key, info in spec.options.model_fields.items():
+            made = flag_of(key, info)
+            flags[made.dest] = flags[made.dest].merged(made) if made.dest in flags else made
+    return flags
+
+
+def spelled_out(argv: list[str], parser: argparse.ArgumentParser | None = None) -> list[str]:
+    """A flag whose value may be left out, alone right before a positional (`batch --tie-breaker in.jsonl`), takes
+    its value for the flag alone: argparse would take the file for the flag's value, so the flag is spelled out
+    (`--tie-breaker=agent`). Which flags those are, the command's parser says (None: it is built)."""
+    if parser is None:
+        from debate_tui.cli import build_parser
+
+        parser = build_parser(argv[0])
+    optional = {name: action for action in _actions(parser) if action.nargs == "?" and action.const is not None
+                for name in action.option_strings}
     fixed = list(argv)
     for i, following in enumerate(argv[1:], start=1):
         positional = following == "-" or not following.startswith("-")  # "-": batch's standard input
-        if (bare := BARE_VALUES.get(argv[i - 1])) and positional and following not in bare[1]:
-            fixed[i - 1] = f"{argv[i - 1]}={bare[0]}"
+        if (action := optional.get(argv[i - 1])) and positional and not _takes(action, following):
+            fixed[i - 1] = f"{argv[i - 1]}={action.const}"
     return fixed
+
+
+def _actions(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    """Every action of the parser and of its sub-commands (argparse offers no public way to list them)."""
+    found = []
+    for action in parser._actions:
+        found.append(action)
+        if isinstance(action, argparse._SubParsersAction):
+            found += [nested for sub in action.choices.values() for nested in _actions(sub)]
+    return found
+
+
+def _takes(action: argparse.Action, value: str) -> bool:
+    """Whether `value` is one the flag takes (its type reads it and it is one of its choices)."""
+    try:
+        read = action.type(value) if callable(action.type) else value
+    except (argparse.ArgumentTypeError, TypeError, ValueError):
+        return False
+    return action.choices is None or read in action.choices
 
 
 def structured_value(value: str) -> bool | str:
@@ -76,7 +141,7 @@ def option_help(dest: str) -> str:
 
     from debate_tui.protocols import all_protocols
 
-    flag = OPTION_FLAGS[dest]
+    flag = option_flags()[dest]
     readers: dict[str, list[str]] = {}
     for spec in all_protocols().values():
         info = spec.options.model_fields.get(flag.key)
@@ -98,26 +163,17 @@ def option_help(dest: str) -> str:
     return "; ".join(f"{', '.join(titles)}: {about}" for about, titles in readers.items())
 
 
+def add_option_arguments(group: argparse._ArgumentGroup) -> None:
+    """A flag for every protocol option, generated from the specs (`option_flags`)."""
+    for flag in option_flags().values():
+        group.add_argument(flag.name, dest=flag.dest, help=option_help(flag.dest).replace("%", "%%"), **flag.argument())
+
+
 CONDENSE_MODES = ("summary", "digest")
 """engine.condense.CondenseMode's values (not imported: the TUI's parser stays light before its first frame)."""
 
-SPEC_HELP = "(the protocols' specs say)"
-"""A protocol option flag's help until shown: argparse lists only flags with some help text."""
-
-
-class SpecHelpFormatter(argparse.HelpFormatter):
-    """Fills a protocol option flag's help from the specs, only when help is shown."""
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        return option_help(action.dest) if action.dest in OPTION_FLAGS else action.help
-
-
-class RawSpecHelpFormatter(SpecHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """The same, for a command whose description keeps its own line breaks (`batch`)."""
-
-
-def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) -> None:
-    parser.formatter_class = SpecHelpFormatter
+def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool, protocol_options: bool = True) -> None:
+    """What to judge, how (`protocol_options`: with every protocol option's flag), the generation and the models."""
     task = parser.add_argument_group("what to judge")
     task.add_argument("--text", required=text_required, metavar="PATH|-", help="the text to evaluate ('-' reads stdin)")
     task.add_argument("--text-b", metavar="PATH", help="a second text, for pairwise comparison")
@@ -128,28 +184,13 @@ def add_task_arguments(parser: argparse.ArgumentParser, *, text_required: bool) 
                      help="evaluation protocol (default: `protocol` in config.toml, else debate)")
     how.add_argument("--criteria", metavar="NAME[,NAME]|FILE.toml",
                      help="criteria to judge, built-in names or a TOML file (default depends on the protocol)")
-    how.add_argument("--rounds", type=int, metavar="N", help=SPEC_HELP)
-    how.add_argument("--critic-persona", metavar="NAME|FILE.toml", help=SPEC_HELP)
-    how.add_argument("--tie-breaker", nargs="?", const=OPTION_FLAGS["tie_breaker"].bare,
-                     choices=TIE_BREAKERS, help=SPEC_HELP)
-    how.add_argument("--seed", type=int, metavar="N", help=SPEC_HELP)
-    how.add_argument("--strategy", metavar="NAME", help=SPEC_HELP)
-    how.add_argument("--agents", type=int, metavar="N", help=SPEC_HELP)
-    how.add_argument("--turns", type=int, metavar="T", help=SPEC_HELP)
     how.add_argument("--personas", metavar="NAME[,NAME]|FILE.toml",
                      help="personas cycled over the agents that take one (DEBATE's Critic, ChatEval's referees, "
                           "MATEval's evaluators, the single judge); default: the protocol's")
-    how.add_argument("--swap", action="store_true", help=SPEC_HELP)
-    how.add_argument("--samples", type=int, metavar="N", help=SPEC_HELP)
-    how.add_argument("--logprobs", action="store_true", default=None, help=SPEC_HELP)
-    how.add_argument("--evaluators", type=int, metavar="N", help=SPEC_HELP)
-    how.add_argument("--no-feedback", action="store_true", help=SPEC_HELP)
-    how.add_argument("--count-unlocated", action="store_true", help=SPEC_HELP)
-    how.add_argument("--prompt-language", choices=("auto", "en", "zh"), help=SPEC_HELP)
-    how.add_argument("--on-no-consensus", choices=("human", "majority", "tie", "undecided"), help=SPEC_HELP)
-    how.add_argument("--criteria-variant", choices=VARIANTS, help=SPEC_HELP)
-    how.add_argument("--jury", metavar="MODEL,MODEL[,...]", help=SPEC_HELP)
-    how.add_argument("--jury-aggregate", choices=("mean", "median", "majority"), help=SPEC_HELP)
+    if protocol_options:
+        add_option_arguments(how)
+    else:  # `choices_from_args` then reads no option flag, and needs no spec to know there is none
+        parser.set_defaults(protocol_options=False)
     add_generation_arguments(parser)
     models = parser.add_argument_group("models")
     models.add_argument("--model", metavar="MODEL",
@@ -203,8 +244,9 @@ def add_generation_arguments(parser: argparse.ArgumentParser) -> None:
 
 def choices_from_args(args: argparse.Namespace) -> Choices:
     """The task flags as `Choices` for the session factory; InputError for a malformed `--agent-model`."""
+    flags = option_flags() if getattr(args, "protocol_options", True) else {}  # False: read without them
     options = {flag.key: flag.value if flag.value is not None else value
-               for dest, flag in OPTION_FLAGS.items() if (value := getattr(args, dest, None)) is not None
+               for dest, flag in flags.items() if (value := getattr(args, dest, None)) is not None
                and value is not False}  # a switch not given is no choice (and 0 is a value, though 0 == False)
     criteria = (getattr(args, "criteria", None) or "").strip()
     from_file = criteria.endswith(".toml")

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import platformdirs
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
 from debate_tui.choices import CONNECTION, DEFAULT_PROTOCOL
 from debate_tui.generation import GenerationSettings, ReplySettings
@@ -22,6 +22,7 @@ from debate_tui.llm import DEFAULT_TIMEOUT_S
 from debate_tui.llm.keys import KeySource, key_source
 from debate_tui.locations import APP_NAME
 from debate_tui.registry import PROTOCOLS
+from debate_tui.registry import ROLES as REGISTERED_ROLES
 from debate_tui.settings import SETTINGS
 from debate_tui.store import SessionStore
 
@@ -121,27 +122,13 @@ class Deployment(Section):
     """Tokens per minute it takes; the Router sends no more."""
 
 
-class RoleModels(Section):
-    """The `[roles]` table: a model per agent role, instead of default_model for that role."""
-
-    scorer: RoleModel = None
-    """DEBATE's Scorer."""
-    critic: RoleModel = None
-    """DEBATE's Critic (the devil's advocate)."""
-    referee: RoleModel = None
-    """ChatEval's referees."""
-    summarizer: RoleModel = None
-    """The summarizer of ChatEval and MATEval."""
-    feedback: RoleModel = None
-    """MATEval's feedback agent."""
-    evaluator: RoleModel = None
-    """MATEval's evaluators."""
-    speaker: RoleModel = None
-    """ScaleEval's speakers."""
-    judge: RoleModel = None
-    """The single judge (the G-Eval style baseline)."""
-    tie_breaker: RoleModel = None
-    """DEBATE's Tie-Breaker."""
+if TYPE_CHECKING:  # a model built from the registered roles: mypy knows it as the Section it is
+    RoleModels = Section
+else:
+    RoleModels = create_model(
+        "RoleModels", __base__=Section,
+        __doc__="The `[roles]` table: a model per agent role, instead of default_model for that role.",
+        **{role: (RoleModel, Field(None, description=f"{who}.")) for role, who in REGISTERED_ROLES.items()})
 
 
 DEFAULT_CONCURRENCY = 8

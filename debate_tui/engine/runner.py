@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import random
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
@@ -57,8 +57,8 @@ from debate_tui.engine.events import (
 from debate_tui.engine.judged import stamp
 from debate_tui.engine.mass import score_mass
 from debate_tui.generation import Generation
-from debate_tui.llm import tokens
-from debate_tui.llm.base import ChatRequest, Completion, LLMClient, LLMError, Message
+from debate_tui.llm import DEMO_MODEL, tokens
+from debate_tui.llm.base import ChatRequest, Completion, DemoPart, LLMClient, LLMError, Message
 from debate_tui.llm.keys import key_source
 from debate_tui.pasted import injection_note
 from debate_tui.redact import redact
@@ -138,9 +138,12 @@ class Runner:
         stream: bool = True,
         interactive: bool = False,
         budget: Budget | None = None,
+        demo: Mapping[str, DemoPart] | None = None,
     ):
         self.session = session
         self.play = play
+        self.demo = demo or {}
+        """Role -> the part the offline demo model plays for the session's agents of that role (the protocol's)."""
         self.client = client
         self.emit = emit
         self.save_fn = save
@@ -305,7 +308,7 @@ class Runner:
         slot = self._take_slot()
         await self.control.gate()
         request = ChatRequest(model=spec.model, messages=self._messages_with_remarks(messages),
-                              params=dict(spec.params))
+                              params=dict(spec.params), demo=self._demo_part(spec))
         turn, completion = await self._ask_with_retries(spec, request, slot, key)
         if turn.finish_reason == "cut":
             turn.unscored = True  # every try was cut: the partial text is kept for reading, never taken as an answer
@@ -315,6 +318,12 @@ class Runner:
         await self._save()
         self.emit(TurnCompleted(turn))
         return turn
+
+    def _demo_part(self, spec: AgentSpec) -> DemoPart | None:
+        """The demo's part for one of the session's agents; a spec speaking as given (a condenser) has none."""
+        if spec.model != DEMO_MODEL or all(agent.name != spec.name for agent in self.session.agents):
+            return None
+        return self.demo.get(spec.role)
 
     def _replayed(self, key: ReplayKey, spec: AgentSpec) -> Turn | None:
         """The recorded turn for this occurrence of `key` (a resumed run), announced as replayed; None if new."""

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from debate_tui.domain import FinishReason, Usage
 
+if TYPE_CHECKING:
+    from debate_tui.llm.demo_reading import TextFacts
+
 Message = dict[str, str]
 DeltaCallback = Callable[[str], None]
+DemoPart = Callable[["ChatRequest", "TextFacts"], str]
+"""A part the demo model plays: (the request, what it noticed about the judged text) -> its reply."""
 
 ErrorKind = Literal[
     "auth", "bad_request", "not_found", "context_window", "rate_limit",
@@ -31,6 +36,9 @@ class ChatRequest:
     messages: list[Message]
     params: dict[str, Any] = field(default_factory=dict)
     """litellm keyword arguments such as temperature or api_base; never an API key."""
+    demo: DemoPart | None = None
+    """How the offline demo model plays the agent asking: the part its protocol's spec declares for the agent's role
+    (`ProtocolSpec.demo`), handed down by the runner; None: the demo judges plainly. Every other client ignores it."""
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,19 @@
-"""What the offline demo model reads from a request, as any model would: the part it is asked to play, the
-texts, the scale and the criterion (`Reading`), and what it notices about a text (`TextFacts`). Shared by
-the demo's roles (`demo`, `demo_mateval`, `demo_scaleeval`), which import it and nothing of each other.
+"""What the offline demo model reads from a request, as any model would: the texts, the scale and the criterion
+(`Reading`), and what it notices about a text (`TextFacts`); and the few ways of scoring its parts share. Read by
+the demo (`demo`) and by the parts each protocol declares beside itself (`protocols/<name>_demo.py`).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from debate_tui import writing
 from debate_tui.writing import is_cjk
+
+if TYPE_CHECKING:
+    from debate_tui.llm.base import ChatRequest
 
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 _WORD = re.compile(r"\w+")
@@ -62,28 +66,10 @@ _CRITERION = re.compile(r"Evaluation criterion: (.+?) \((-?[\d.]+)(?:-|\.\.)(-?[
 _TEXT = re.compile(r"\[Text to evaluate\]\n(.*?)\n\[End of text\]", re.S)
 _PAIR = re.compile(r"\[Text 1\]\n(.*?)\n\[End of text 1\].*?\[Text 2\]\n(.*?)\n\[End of text 2\]", re.S)
 _SUBMISSIONS = re.compile(r"\[Submission 1\]: (.*?)\n\n\[Submission 2\]: (.*?)\n\n\[Criteria\]", re.S)
-ROLE_CLUES: tuple[tuple[str, str, str], ...] = (
-    ("system", "You are the Scorer", "scorer"),
-    ("system", "You are the Tie-Breaker", "tie_breaker"),
-    ("system", "You are the Feedback agent", "feedback"),
-    ("system", "You are the Summarizer. After the evaluators' discussion", "mateval/summarizer"),
-    ("system", "evaluators who discuss the quality of a text together", "evaluator"),
-    ("system", "You are evaluating two submissions", "speaker"),
-    ("user", "Criticise the score if it is not justified", "critic"),
-    ("user", "Summarize this turn for the referees", "chateval/summarizer"),
-    ("user", "Now it's your time to talk", "referee"),
-    ("system", "你是评估小组的反馈者", "feedback"),  # MATEval's Chinese prompts
-    ("system", "你是总结者", "mateval/summarizer"),
-    ("system", "共同讨论文本质量的评估者", "evaluator"),
-)
-"""(message role, words of the protocol's prompt, the part the demo plays); anything else it judges plainly."""
-
-
 @dataclass(frozen=True)
 class Reading:
-    """What the demo gathers from the messages, as a model would: its part, the texts, the scale."""
+    """What the demo gathers from the messages, as a model would: the texts, the scale, the criterion."""
 
-    role: str
     text: str
     text_b: str | None
     low: float
@@ -92,15 +78,42 @@ class Reading:
 
     @classmethod
     def of(cls, messages: list[dict[str, str]]) -> Reading:
-        said = {kind: "\n\n".join(m["content"] for m in messages if m["role"] == kind) for kind in ("system", "user")}
+        asked = "\n\n".join(m["content"] for m in messages if m["role"] == "user")
         everything = "\n\n".join(m["content"] for m in messages)
-        role = next((part for kind, clue, part in ROLE_CLUES if clue in said[kind]), "judge")
         text, text_b = "", None
         if pair := (_SUBMISSIONS.search(everything) or _PAIR.search(everything)):
             text, text_b = pair.group(1), pair.group(2)
         elif single := _TEXT.search(everything):
             text = single.group(1)
         named = _CRITERION.search(everything)
-        scales = [(named.group(2), named.group(3))] if named else _BETWEEN.findall(said["user"])[-1:]
+        scales = [(named.group(2), named.group(3))] if named else _BETWEEN.findall(asked)[-1:]
         low, high = (float(scales[0][0]), float(scales[0][1])) if scales else (1.0, 5.0)
-        return cls(role, text, text_b, low, high, named.group(1) if named else "quality")
+        return cls(text, text_b, low, high, named.group(1) if named else "quality")
+
+
+LAST_SCORE = re.compile(r"Score:\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE)
+SCORES = re.compile(r"Scores:\s*(-?\d+(?:\.\d+)?)\s+(-?\d+(?:\.\d+)?)", re.IGNORECASE)
+
+
+def scale(request: ChatRequest) -> tuple[float, float]:
+    reading = Reading.of(request.messages)
+    return reading.low, reading.high
+
+
+def fmt(value: float) -> str:
+    return f"{value:g}"
+
+
+def pair_fair(facts: TextFacts, facts_b: TextFacts, low: float, high: float) -> tuple[float, float]:
+    """Defects decide; between equally clean texts the clearly more detailed one keeps a point more."""
+    a, b = facts.fair_score(low, high), facts_b.fair_score(low, high)
+    if a == b and facts.words > 1.2 * facts_b.words:
+        b = max(low, b - 1)
+    elif a == b and facts_b.words > 1.2 * facts.words:
+        a = max(low, a - 1)
+    return a, b
+
+
+def defect_or_none(facts: TextFacts) -> str:
+    defects = facts.defects()
+    return defects[0] if defects else "no defect stands out"

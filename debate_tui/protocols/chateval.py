@@ -36,7 +36,7 @@ the vote's method says which. It costs the first turn's N calls.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -48,7 +48,7 @@ from debate_tui.llm.base import Message
 from debate_tui.protocols import confidence
 from debate_tui.protocols.common import ModelChoice, concurrently, counted, criterion_block
 from debate_tui.protocols.pairs import answer_form, in_both_orders, mean, pair_keys, tally, unscored_note
-from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
+from debate_tui.protocols.spec import CallCount, CriteriaRule, Flag, ProtocolOptions, ProtocolSpec
 from debate_tui.protocols.vote import first_round_slots, vote_from
 
 Strategy = Literal["one-by-one", "simultaneous-talk", "simultaneous-talk-with-summarizer"]
@@ -66,9 +66,9 @@ times; "in a few sentences" left it to the model."""
 class Options(ProtocolOptions):
     agents: int = Field(3, ge=2, le=5)
     """Referees N, each with its own persona."""
-    turns: int = Field(2, ge=1, le=10)
+    turns: Annotated[int, Flag(metavar="T")] = Field(2, ge=1, le=10)
     """Discussion turns T."""
-    strategy: Strategy = "one-by-one"
+    strategy: Annotated[Strategy, Flag(metavar="NAME")] = "one-by-one"
     """Communication strategy: one-by-one, simultaneous-talk, simultaneous-talk-with-summarizer."""
     swap: bool = False
     """Pairwise only: judge again with the texts exchanged (position bias check)."""
@@ -275,4 +275,5 @@ SPEC = ProtocolSpec(
     build_agents=build_agents, run=run, calls=calls, personas=True,
     calls_formula="N*T per criterion (+T with the summarizer), twice with --swap on a pair",
     confidence=confidence.DISCUSSION,
+    demo="debate_tui.protocols.chateval_demo",
 )

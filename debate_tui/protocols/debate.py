@@ -24,7 +24,7 @@ the cost of one more call per condensation; it is never cut.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -34,7 +34,7 @@ from debate_tui.engine.condense import condense, condense_log
 from debate_tui.engine.runner import Context
 from debate_tui.protocols import confidence
 from debate_tui.protocols.common import ModelChoice, counted, criterion_block, excerpt, score_form
-from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
+from debate_tui.protocols.spec import CallCount, CriteriaRule, Flag, ProtocolOptions, ProtocolSpec
 from debate_tui.protocols.vote import first_answers, first_round_slots, vote_from
 
 SCORER_SYSTEM = "You are the Scorer. Think logically, step by step, to score the text you are given."
@@ -47,10 +47,10 @@ TIE_BREAKER_SYSTEM = (
 class Options(ProtocolOptions):
     rounds: int = Field(4, ge=1, le=20)
     """Maximum Critic iterations n (the paper's best: 4)."""
-    critic_persona: str = "strictly-negative"
+    critic_persona: Annotated[str, Flag(metavar="NAME|FILE.toml")] = "strictly-negative"
     """The Critic's persona: strictly-negative, moderately-negative, weakly-negative, plain, sophisticated, or one
     of yours (a name in personas_dir, or a .toml file)."""
-    tie_breaker: Literal["none", "agent", "human"] = "none"
+    tie_breaker: Annotated[Literal["none", "agent", "human"], Flag(bare="agent")] = "none"
     """Who decides when Scorer and Critic never agree: nobody (the Scorer's last score), an agent, a person."""
     seed: int = 0
     """Seed for every random draw (stored in the session)."""
@@ -229,4 +229,5 @@ SPEC = ProtocolSpec(
     build_agents=build_agents, run=run, calls=calls, personas=True, persona_option="critic_persona",
     calls_formula="2k with agreement at iteration k; 2n+1 without (+1 Tie-Breaker), per criterion",
     confidence=confidence.DEBATE,
+    demo="debate_tui.protocols.debate_demo",
 )

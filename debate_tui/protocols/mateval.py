@@ -67,7 +67,7 @@ to count without the summarizer: those strategies record no vote.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
@@ -80,7 +80,7 @@ from debate_tui.protocols import confidence
 from debate_tui.protocols.common import ModelChoice, counted
 from debate_tui.protocols.mateval_prompts import WORDINGS, Wording
 from debate_tui.protocols.pairs import mean
-from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
+from debate_tui.protocols.spec import CallCount, CriteriaRule, Flag, ProtocolOptions, ProtocolSpec
 from debate_tui.protocols.vote import vote_from
 from debate_tui.writing import prompt_language
 
@@ -90,7 +90,7 @@ DECOMPOSED: frozenset[str] = frozenset({"CoT", "SR+CoT"})
 REFLECTING: frozenset[str] = frozenset({"SR", "SR+CoT"})
 
 class Options(ProtocolOptions):
-    strategy: Strategy = "SR+CoT"
+    strategy: Annotated[Strategy, Flag(metavar="NAME")] = "SR+CoT"
     """Discussion strategy: SR+CoT, CoT, SR, O_b_O, SA (a single agent)."""
     evaluators: int = Field(2, ge=2, le=8)
     """Evaluator agents (SA always uses one)."""
@@ -435,4 +435,5 @@ SPEC = ProtocolSpec(
     personas=True, report=("result", "errors", "how", "actions", "usage", "transcript"),
     calls_formula="SR+CoT K*(2E+f)+1, CoT K*(E+f)+1, SR R*(2E+f)+1, O_b_O R*(E+f)+1, SA 2+f (f = feedback)",
     confidence=confidence.MATEVAL,
+    demo="debate_tui.protocols.mateval_demo",
 )

@@ -280,4 +280,5 @@ SPEC = ProtocolSpec(
     report=("result", "verdicts", "how", "actions", "usage", "transcript"),
     calls_formula="N speakers, +N per discussion round until unanimous (at most N*(1+rounds))",
     confidence=confidence.DISCUSSION,
+    demo="debate_tui.protocols.scaleeval_demo",
 )

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
@@ -50,7 +50,7 @@ from debate_tui.llm.base import Message
 from debate_tui.protocols import confidence
 from debate_tui.protocols.common import ModelChoice, concurrently, criterion_block
 from debate_tui.protocols.pairs import answer_form, in_both_orders, mean, pair_keys, tally, unscored_note
-from debate_tui.protocols.spec import CallCount, CriteriaRule, ProtocolOptions, ProtocolSpec
+from debate_tui.protocols.spec import CallCount, CriteriaRule, Flag, ProtocolOptions, ProtocolSpec
 
 JUDGE = "Judge"
 JUDGE_SYSTEM = "You are a careful and impartial evaluator of text quality."
@@ -70,7 +70,7 @@ class Options(ProtocolOptions):
     logprobs: bool = False
     """Also report G-Eval's probability-weighted score, where the provider returns log-probabilities
     (asks for the top 5 per token)."""
-    jury: str = ""
+    jury: Annotated[str, Flag(metavar="MODEL,MODEL[,...]")] = ""
     """A jury: two or more models, comma-separated, one judge each on the same item (empty: one judge)."""
     jury_aggregate: Aggregate = "mean"
     """How the jury's scores become one: mean, median, or majority (else the median); a pair's verdict is

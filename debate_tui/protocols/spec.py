@@ -4,13 +4,14 @@ A protocol module defines one `SPEC = ProtocolSpec(...)`: its paper, the inputs
 it reads, the criteria it accepts, its options (a `ProtocolOptions` model whose
 fields carry types, defaults, ranges and help), how many calls a run makes, the
 report's sections, and the functions that build its agents and run it. The CLI's
-flag help, the TUI's option form, config.toml's `[protocols.<name>]` check, the
-the protocol table (docs/protocols.md) and the call-count tests all read the spec; nothing
-probes a module with `hasattr`.
+option flags, the TUI's option form, config.toml's `[protocols.<name>]` check,
+the protocol table (docs/protocols.md) and the call-count tests all read the spec;
+nothing probes a module with `hasattr`.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -20,10 +21,11 @@ from pydantic import BaseModel, ConfigDict
 from debate_tui.domain import AgentSpec, Criterion, Outcome, Persona, Task
 from debate_tui.inputs import InputError
 from debate_tui.protocols.confidence import DISCUSSION, Confidence, of_outcome
-from debate_tui.registry import PROTOCOLS
+from debate_tui.registry import REGISTRY
 
 if TYPE_CHECKING:
     from debate_tui.engine.runner import Context
+    from debate_tui.llm.base import DemoPart
     from debate_tui.protocols.common import ModelChoice
 
 InputName = Literal["text_b", "source", "context"]
@@ -36,8 +38,20 @@ REPORT_SECTIONS = ("result", "per_agent", "verdicts", "errors", "how", "actions"
 """Every section a report can have, in the order they are written."""
 
 
+@dataclass(frozen=True)
+class Flag:
+    """How an option's command-line flag is written where its type does not say it, as `Annotated` metadata:
+    `turns: Annotated[int, Flag(metavar="T")]`. The flag's name, type, choices and help come from the field."""
+
+    metavar: str | None = None
+    """What the help shows for its value; unset: N for a number, NAME for a string, the choices of a Literal."""
+    bare: str | None = None
+    """The value of the flag given alone (`--tie-breaker`: agent); unset: the flag needs a value."""
+
+
 class ProtocolOptions(BaseModel):
-    """A protocol's options; an attribute docstring is a field's help.
+    """A protocol's options; an attribute docstring is a field's help, and every field is a flag of `run`, `batch`
+    and the TUI (`cli.task_flags`): a bool is a switch (`--swap`, or `--no-feedback` for one that defaults to true).
 
     Keys it does not have are ignored here: a session's options also hold the run's generation settings, and the
     session factory refuses a chosen option the spec does not have, naming it."""
@@ -99,6 +113,9 @@ class ProtocolSpec:
     confidence: Confidence = DISCUSSION
     """How an answer's confidence is computed from the session (see `protocols.confidence`); a protocol that
     declares none gets the agents' agreement with the final answer (and with their vote, if it has one)."""
+    demo: str | None = None
+    """The module of the parts the offline demo model plays for its agents (`PARTS`: role -> part, see
+    `llm.demo`), imported for a demo run only; None: the demo judges every agent plainly (the single judge)."""
 
     async def play(self, ctx: Context) -> Outcome:
         """The run, its outcome carrying each criterion's confidence by this protocol's rule."""
@@ -109,7 +126,16 @@ class ProtocolSpec:
     @property
     def summary(self) -> str:
         """One line on what a run does, as registered."""
-        return PROTOCOLS[self.name].split(": ", 1)[1]
+        return REGISTRY[self.name].summary.split(": ", 1)[1]
+
+    @property
+    def roles(self) -> dict[str, str]:
+        """The roles its agents play, as registered (the configuration's `[roles]` reads them there)."""
+        return REGISTRY[self.name].roles
+
+    def demo_parts(self) -> dict[str, DemoPart]:
+        """Role -> the part the demo model plays for an agent of that role (none declared: {})."""
+        return importlib.import_module(self.demo).PARTS if self.demo else {}
 
     @property
     def inputs(self) -> tuple[InputName, ...]:

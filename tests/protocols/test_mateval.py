@@ -11,11 +11,14 @@ import pytest
 
 from debate_tui.catalog import find_criterion
 from debate_tui.cli import main
-from debate_tui.domain import ErrorSpan, Task
+from debate_tui.domain import AgentSpec, ErrorSpan, Task
+from debate_tui.factory import runner_for
 from debate_tui.llm import demo
+from debate_tui.llm.base import ChatRequest, Completion
+from debate_tui.llm.demo import DemoClient
 from debate_tui.meta.datasets import DataRoot, data_dir
 from debate_tui.parsing import parse_error_report
-from debate_tui.protocols import mateval, mateval_prompts
+from debate_tui.protocols import mateval, mateval_demo
 from tests.helpers import FIXTURES, STORY
 from tests.helpers.scripts import FEEDBACK, REPEATED, REPORT, SUMMARIZER, mateval_script
 from tests.helpers.sessions import make_session, run
@@ -195,15 +198,29 @@ def test_only_error_types_can_be_judged():
         mateval.check_task(Task(text="x"), [find_criterion("coherence")])
 
 
-def test_the_demo_plays_mateval_s_summarizer_only_for_mateval_s_summary_request():
-    """The demo reads its part from the messages, as a model would: another summary request is judged plainly."""
+async def test_the_demo_plays_mateval_s_summarizer_only_for_mateval_s_summarizer():
+    """The demo plays the part MATEval's spec declares for an agent's role, handed with the request; a spec that
+    speaks as given (a history condenser, whose role is summarizer too) is judged plainly."""
+    requests: list[ChatRequest] = []
+
+    class Recording(DemoClient):
+        async def complete(self, request: ChatRequest, on_delta=None) -> Completion:
+            requests.append(request)
+            return await super().complete(request, on_delta)
+
+    session = make_session("mateval", criteria="REP")
+    runner = runner_for(session, Recording())
+    await runner.run()
+    played = {request.demo for request in requests}
+    assert played == {mateval_demo.evaluator, mateval_demo.feedback, mateval_demo.summarizer}
+    report = session.turns[-1]
+    assert report.agent == "Summarizer" and report.content.startswith("(demo) Final evaluation report.")
     brief = f"[Text to evaluate]\n{STORY}\n[End of text]"
-    mateval_request = [{"role": "system", "content": mateval_prompts.ENGLISH.summarizer_system},
-                       {"role": "user", "content": f"{brief}\n\nWrite the final evaluation report."}]
-    condenser_request = [{"role": "user", "content": f"{brief}\n\nSummarize the older rounds of this debate."}]
-    assert demo.Reading.of(mateval_request).role == "mateval/summarizer"
-    assert demo.Reading.of(mateval_request).text == STORY
-    assert demo.Reading.of(condenser_request).role == "judge"
+    condenser = AgentSpec(name="Condenser for Evaluator 1", role="summarizer", model="demo/offline")
+    condensed = await runner_for(session, Recording()).turn(
+        condenser, [{"role": "user", "content": f"{brief}\n\nSummarize the older rounds of this debate."}], round=9)
+    assert requests[-1].demo is None and condensed.content.startswith("(demo) Assessment:")
+    assert demo.Reading.of(requests[-1].messages).text == STORY
 
 
 def _cli(capsys, *args: str) -> tuple[int, dict]:

@@ -47,7 +47,7 @@ def test_the_quick_read_takes_remembered_strings_and_lets_arguments_win(tmp_path
 
 def test_no_pydantic_before_the_first_frame():
     """What the first frame needs imports no pydantic; the state and config are validated after it."""
-    code = ("import sys; from debate_tui.cli import build_parser; build_parser('tui'); "
+    code = ("import sys; from debate_tui.cli import parse; parse(['tui', '--demo', '--step']); "
             "import debate_tui.cli.tui, debate_tui.ui.app; print('pydantic' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
 

@@ -1,4 +1,4 @@
-"""The demo model's MATEval roles: evaluators that find and quote repeated sentences,
+"""MATEval as the offline demo model plays it (`SPEC.demo`): evaluators that find and quote repeated sentences,
 a feedback agent that remarks on their agreement, and a summarizer that writes the
 Q&A report, so that an offline run shows located errors end to end.
 
@@ -13,26 +13,40 @@ from __future__ import annotations
 import re
 
 from debate_tui.domain import CHINESE_ERROR_TYPES, ERROR_TYPES
-from debate_tui.llm.base import ChatRequest
+from debate_tui.llm.base import ChatRequest, DemoPart
 from debate_tui.llm.demo_reading import TextFacts
+from debate_tui.protocols.mateval_prompts import CHINESE, ENGLISH
 
-_ROUND = re.compile(r"Round \d+ of \d+\. |第\d+轮（共\d+轮）。")
+WORDINGS = (ENGLISH, CHINESE)
+
+
+def _pattern(template: str, **fields: str) -> str:
+    """A prompt's template as a regular expression: its words as written, each {field} as `fields` says."""
+    pieces = re.split(r"\{(\w+)\}", template)
+    return "".join(fields[piece] if i % 2 else re.escape(piece) for i, piece in enumerate(pieces))
+
+
+_ROUND = re.compile("|".join(_pattern(w.round.split("{question}")[0], number=r"\d+", rounds=r"\d+")
+                             for w in WORDINGS))
 _ASKED = re.compile(r"^- ([A-Z]+)(?:: |（)", re.M)
-_ONLY = re.compile(r"(?:Answer only the questions about these types: |只回答以下类型的问题：)([A-Z, ]+)[.。]")
+_ONLY = re.compile("|".join(_pattern(w.only_types.strip(), types="([A-Z, ]+)") for w in WORDINGS))
+_REFLECT = tuple(max(re.split(r"\{\w+\}", w.reflect), key=len) for w in WORDINGS)
+"""The words of each wording's request to reflect, as written around what the others said."""
 
 
 def _types(request: ChatRequest) -> list[str]:
     """The error types asked: the last round question's, the summarizer's list, else all of them."""
     asked = "\n\n".join(m["content"] for m in request.messages if m["role"] == "user")
     if only := _ONLY.search(asked):
-        return [t.strip() for t in only.group(1).split(",") if t.strip()]
+        listed = next(group for group in only.groups() if group is not None)
+        return [t.strip() for t in listed.split(",") if t.strip()]
     question = _ROUND.split(asked)[-1] if _ROUND.search(asked) else ""
     return [t for t in _ASKED.findall(question) if t in ERROR_TYPES] or list(ERROR_TYPES)
 
 
 def _reflecting(request: ChatRequest) -> bool:
     last = request.messages[-1]["content"] if request.messages else ""
-    return "Reflect on your statement" in last or "反思你自己的陈述" in last
+    return any(words in last for words in _REFLECT)
 
 
 def _chinese(request: ChatRequest) -> bool:
@@ -121,5 +135,5 @@ def summarizer(request: ChatRequest, facts: TextFacts) -> str:
     return "\n".join(lines)
 
 
-BEHAVIOURS = {"evaluator": evaluator, "feedback": feedback, "mateval/summarizer": summarizer}
-"""MATEval's roles as the demo plays them (the summarizer only for MATEval requests), listed in `demo`."""
+PARTS: dict[str, DemoPart] = {"evaluator": evaluator, "feedback": feedback, "summarizer": summarizer}
+"""Role -> the part the demo plays."""

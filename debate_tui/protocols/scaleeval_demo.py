@@ -1,6 +1,6 @@
-"""The demo model's ScaleEval speakers: they prefer the submission with fewer defects
-(TextFacts), except the second speaker asked the initial question, who disagrees, so
-that an offline run shows a discussion round and the panel converging.
+"""ScaleEval as the offline demo model plays it (`SPEC.demo`): speakers that prefer the submission with fewer
+defects (TextFacts), except the second speaker asked the initial question, who disagrees, so that an offline run
+shows a discussion round and the panel converging.
 
 Every speaker reads the same initial prompt, so the demo tells them apart the only way
 a provider can: by how often it has been asked that prompt (the second of every three
@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from debate_tui.llm.base import ChatRequest
+from debate_tui.llm.base import ChatRequest, DemoPart
 from debate_tui.llm.demo_reading import Reading, TextFacts
+from debate_tui.protocols.scaleeval import DISCUSSION_SYSTEM, INITIAL_REQUEST
 
-_INITIAL = "Compare the two submissions based on the criteria above"
-_NAME = re.compile(r"Always remember you are (.+?)\.")
+_NAME = re.compile(re.escape(DISCUSSION_SYSTEM.split("{name}")[0]) + r"(.+?)\.")
 _ASKED: Counter[str] = Counter()
 """How often each initial prompt was asked: which speaker this is, in the order they are asked."""
 
@@ -47,7 +47,7 @@ def speaker(request: ChatRequest, facts: TextFacts) -> str:
     other = TextFacts.of(Reading.of(request.messages).text_b or "")
     fair = fair_verdict(facts, other)
     prompt = request.messages[-1]["content"] if request.messages else ""
-    if _INITIAL in prompt:
+    if INITIAL_REQUEST in prompt:
         _ASKED[prompt] += 1
         if _ASKED[prompt] % 3 == 2:
             verdict = "1" if fair != "1" else "2"
@@ -60,5 +60,5 @@ def speaker(request: ChatRequest, facts: TextFacts) -> str:
     return f"Having reviewed the other speakers' evaluations, {change}. {_why(fair, facts, other)}\n{fair}"
 
 
-BEHAVIOURS = {"speaker": speaker}
-"""ScaleEval's speakers as the demo plays them, listed in `demo`."""
+PARTS: dict[str, DemoPart] = {"speaker": speaker}
+"""Role -> the part the demo plays."""
