@@ -75,6 +75,8 @@ PANES_IN_A_ROW = 4
 """Up to four agents side by side; more wrap into a grid."""
 FLUSH_S = 1 / 8
 """How often streamed text may reach a pane: live to the eye when one or two agents speak."""
+STEP_HINT = "step: press space for the next turn"
+"""The mode step mode shows between two turns: what to press, since nothing moves until then."""
 PANE_REDRAWS_PER_S = 16
 """What all streaming panes share: with five speaking at once each is redrawn about three times a
 second, so the screen's cost stays bounded however many agents stream (no one reads five at once)."""
@@ -246,6 +248,8 @@ class DebateScreen(BaseScreen[None]):
             return "waiting for you"
         if self.control.paused:
             return "pausing after this turn" if self._streaming() else "paused"
+        if self.control.mode == "step" and not self.status.waiting:  # waiting: a turn is on its way
+            return "step: waits after this turn" if self._streaming() else STEP_HINT
         return self.control.mode
 
     def _streaming(self) -> bool:
@@ -365,12 +369,13 @@ class DebateScreen(BaseScreen[None]):
         self.control.act(HumanAction(after_turn=0, who=tui(self).user, **fields))
 
     def action_next(self) -> None:
+        """Paused or stepping: the next turn runs (then the run waits for space); running on: it stops stepping
+        after the turn in flight. The status line says which, and what to press next."""
         if self.finished:
             return
-        if self.control.mode != "step":
-            self.control.set_mode("step")
-            self.notify("Step mode: press space for each turn, a to run on.", timeout=3)
-        else:
+        stepping = self.control.paused or self.control.mode == "step"
+        self.control.set_mode("step")
+        if stepping:
             self.control.next()
         self.status.mode = self._mode()
 
