@@ -236,3 +236,26 @@ async def test_the_status_line_says_what_the_run_waits_for_until_the_next_turn_s
         debate.post_message(RunEvent(TurnStarted(99, "Scorer", "scorer", 1, "coherence")))
         await wait_until(pilot, lambda: status.waiting == "", what="the turn's start")
         assert "loading the model library" not in screen_text(app).splitlines()[-2]
+
+
+def toast_regions(app) -> list:
+    return [toast.region for toast in app.screen.query("Toast")]
+
+
+async def test_notifications_cover_neither_the_decision_buttons_nor_the_status_line_at_80_columns():
+    """Issue 46: the drawn-order notice sat on ScaleEval's 2 and 0 buttons for 5 s at 80x24, and toasts on the
+    debate screen covered the status line's calls, tokens and clock."""
+    app, _ = scaleeval_app()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        debate = await start(pilot)
+        await wait_until(pilot, lambda: isinstance(app.screen, DecisionDialog), what="the decision dialog")
+        await pilot.pause(0.2)
+        buttons = [button.region for button in app.screen.query(Button)]
+        assert buttons and not any(toast.overlaps(button) for toast in toast_regions(app) for button in buttons)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: debate.finished and app.screen is debate, what="the stopped run")
+        debate.notify("A notice long enough to wrap over two or three lines of a toast at eighty columns.")
+        await wait_until(pilot, lambda: toast_regions(app), what="the toast")
+        await pilot.pause(0.1)
+        status, footer = debate.status.region, app.screen.query_one("AppFooter").region
+        assert not any(toast.overlaps(status) or toast.overlaps(footer) for toast in toast_regions(app))
