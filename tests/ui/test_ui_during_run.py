@@ -259,3 +259,23 @@ async def test_notifications_cover_neither_the_decision_buttons_nor_the_status_l
         await pilot.pause(0.1)
         status, footer = debate.status.region, app.screen.query_one("AppFooter").region
         assert not any(toast.overlaps(status) or toast.overlaps(footer) for toast in toast_regions(app))
+
+
+def pane_lines(debate: DebateScreen, agent: str) -> str:
+    turns = debate.panes[agent].turns
+    return " ".join(turns.line_text(i) for i in range(turns.line_count))
+
+
+async def test_a_reminder_call_is_labelled_as_one_in_its_pane():
+    """Issue 46: an unscored turn's reminder showed as a second, unlabelled entry of the same round (the same
+    heading), with only a toast to explain it."""
+    client = ScriptedClient(["I like it.", "Fixed.\n\nScore: 4", "NO ISSUE"])
+    app = DebateTUI(Launch(session=make_session(rounds=1), demo=False), client=client)
+    async with app.run_test(size=(120, 36)) as pilot:
+        debate = await start(pilot)
+        await wait_until(pilot, lambda: debate.finished, what="the end")
+        await pilot.pause(0.1)
+        shown = pane_lines(debate, "Scorer")
+        assert shown.count("reminder: asked for the score line") == 1, shown
+        assert shown.index("I like it.") < shown.index("reminder: asked for the score line") < shown.index("Fixed.")
+        assert "reminder" not in pane_lines(debate, "Critic")

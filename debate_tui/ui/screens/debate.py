@@ -259,10 +259,10 @@ class DebateScreen(BaseScreen[None]):
 
     def on_run_event(self, message: RunEvent) -> None:
         match message.event:
-            case TurnStarted(slot=slot, agent=agent, round=round_, criterion=criterion):
+            case TurnStarted(slot=slot, agent=agent, round=round_, criterion=criterion, reminder=reminder):
                 self.status.round, self.status.speaking, self.status.waiting = round_, agent, ""
                 if agent in self.panes:
-                    self.panes[agent].start_turn(slot, round_, criterion)
+                    self.panes[agent].start_turn(slot, round_, criterion, reminder)
             case TurnCompleted(turn=turn):
                 self._streamed.pop(turn.slot, None)
                 if turn.agent in self.panes:

@@ -62,6 +62,8 @@ class AgentPane(Vertical, KeptLines):
         self.turns = TurnLog(keep=MAX_TURNS, classes="pane-turns")
         self._round = 0
         self._criterion: str | None = None
+        self._reminder = ""
+        """The live call's label when it is a reminder: kept on its entry once it ends."""
 
     def compose(self) -> ComposeResult:
         yield self.header
@@ -86,9 +88,11 @@ class AgentPane(Vertical, KeptLines):
     def live_slot(self) -> int | None:
         return self.turns.live.slot if self.turns.live else None
 
-    def start_turn(self, slot: int, round_: int, criterion: str | None) -> None:
+    def start_turn(self, slot: int, round_: int, criterion: str | None, reminder: str = "") -> None:
+        """`reminder`: this call asks the turn's agent again for what its reply lacked ("the score line")."""
         self._round, self._criterion = round_, criterion
-        self.turns.begin(slot, heading_text(round_, criterion))
+        self._reminder = f"reminder: asked for {reminder}" if reminder else ""
+        self.turns.begin(slot, heading_text(round_, criterion, self._reminder))
         self.header.add_class("-speaking")
         self.set_result("speaking…")
 
@@ -100,7 +104,9 @@ class AgentPane(Vertical, KeptLines):
         result = turn_result(turn, verdict)
         self.header.remove_class("-speaking")
         ending = f" · {turn.ending}" if turn.ending else ""  # "truncated at 200 tokens", "cut off ..."
-        self.turns.add_turn(heading_text(turn.round, turn.criterion, result) + ending, turn.content)
+        reminder = f"{self._reminder} · " if self._reminder else ""
+        self.turns.add_turn(heading_text(turn.round, turn.criterion, reminder + result) + ending, turn.content)
+        self._reminder = ""
         if turn.score is not None:
             low, high = self.scales.get(turn.criterion or "", (1.0, 5.0))
             self.trail.add(turn.score, low, high)
