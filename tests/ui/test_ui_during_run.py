@@ -279,3 +279,19 @@ async def test_a_reminder_call_is_labelled_as_one_in_its_pane():
         assert shown.count("reminder: asked for the score line") == 1, shown
         assert shown.index("I like it.") < shown.index("reminder: asked for the score line") < shown.index("Fixed.")
         assert "reminder" not in pane_lines(debate, "Critic")
+
+
+async def test_a_finished_pane_without_scores_says_what_its_turns_gave_not_no_score_yet():
+    """Issue 46: beside "final verdict 1" or "NO ISSUE" the pane still said "no score yet"."""
+    app, session = scaleeval_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        debate = await at_decision(pilot)
+        await press_to_the_end(pilot, debate, "2")
+        for agent, pane in debate.panes.items():
+            trail = str(pane.trail.render())
+            assert "no score yet" not in trail and "verdict" in trail, (agent, trail)
+    app, _ = tie_break_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        debate = await at_decision(pilot)
+        await press_to_the_end(pilot, debate, "4")
+        assert str(debate.panes["Critic"].trail.render()) == "objects"

@@ -110,6 +110,8 @@ class AgentPane(Vertical, KeptLines):
         if turn.score is not None:
             low, high = self.scales.get(turn.criterion or "", (1.0, 5.0))
             self.trail.add(turn.score, low, high)
+        else:
+            self.trail.add_result(result)
         self.set_result(f"{result} · {turn.criterion}" if turn.criterion else result)
 
     def human_note(self, heading: str, text: str, result: str | None = None) -> None:
@@ -125,4 +127,6 @@ class AgentPane(Vertical, KeptLines):
             self.turns.add_turn(heading_text(self._round, self._criterion, note), partial, error)
         else:
             self.turns.end()
+        if not will_retry:
+            self.trail.add_result("failed")
         self.set_result("retrying…" if will_retry else "failed")
