@@ -182,3 +182,23 @@ async def test_the_palette_lists_the_screens_commands_first_as_it_shows_them():
         await wait_until(pilot, lambda: commands.option_count >= 6, what="the palette's commands")
         shown = [str(commands.get_option_at_index(i).prompt).split("\n")[0] for i in range(commands.option_count)]
         assert shown[:6] == ["Start", "Load text", "Help", "Quit", "Sessions", "New"], shown
+
+
+async def test_help_keeps_its_hanging_indent_at_80_columns_and_says_how_to_copy_and_change_the_theme():
+    """Issue 46: a wrapped tooltip went back under the keys column, and the help never said that dragging
+    selects text (ctrl+c copies it) nor where themes are picked."""
+    app = debate_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await on_debate(pilot)
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help screen")
+        await pilot.pause(0.2)
+        rows = screen_text(app).splitlines()
+        first = next(at for at, row in enumerate(rows) if "Let the next turn run;" in row)
+        column = rows[first].index("Let the next turn run;")
+        wrapped = rows[first + 1][column:].strip(" █")
+        assert wrapped and rows[first + 1][:column].strip(" │█") == "", rows[first:first + 2]
+        assert rows[first + 1][column - 1] == " " and not rows[first + 1][column].isspace()
+        shown = " ".join(" ".join(str(s.render()).split()) for s in app.screen.query(".help-key"))
+        assert "Drag with the mouse" in shown and "ctrl+c copies it" in shown
+        assert "Switch theme" in shown and f"the {app.theme} theme" in shown

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Label, Static
 
+from debate_tui.locations import config_dir
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.ui.literal import literal
 
 KEYMAP_EXAMPLE = '[keymap]\n"debate.pause" = "ctrl+space"'
+COPYING = ("Drag with the mouse over a pane's or the report's text to select it, then ctrl+c copies it: to the "
+           "system clipboard where there is one, else through the terminal (OSC 52). Dragging with shift held "
+           "down uses the terminal's own selection instead.")
 
 
 def screen_keys(screen: Screen) -> list[tuple[str, str, str, str]]:
@@ -52,12 +56,27 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(classes="dialog-box help-box"):
             yield Label(literal(f"Keys on the {self.name_below} screen", "bold"), classes="dialog-title")
             for keys, what, binding_id, tooltip in self.keys:
-                yield Static(Content.assemble((f"{keys:>10} ", "bold $accent"), literal(what, "bold"),
-                                              (f"  {binding_id}", "dim"), "\n", literal(f"{'':>11}{tooltip}")),
-                             classes="help-key")
+                yield help_row(keys, Content.assemble(literal(what, "bold"), (f"  {binding_id}", "dim"), "\n",
+                                                      literal(tooltip)))
             yield Static(literal("Remap any key by its id in config.toml:\n" + KEYMAP_EXAMPLE, "italic"),
                          classes="help-note")
+            yield Label(literal("Mouse and colours", "bold"), classes="dialog-title")
+            yield help_row("drag", literal(COPYING))
+            yield help_row("theme", literal(themes_line(self.app.theme)))
             yield Label(literal("Protocols", "bold"), classes="dialog-title")
             for name, line in PROTOCOLS.items():
-                yield Static(Content.assemble((f"{name:>10} ", "bold $accent"), literal(line)), classes="help-key")
+                yield help_row(name, literal(line))
             yield Label("Escape, F1 or ? closes this; ctrl+p lists every command", classes="dialog-help")
+
+
+def help_row(key: str, text: Content) -> Horizontal:
+    """A key in its own column and its text beside it: a long text wraps under itself (a hanging indent),
+    not back under the key."""
+    return Horizontal(Static(Content.styled(key, "bold $accent"), classes="help-key help-keys"),
+                      Static(text, classes="help-key help-text"), classes="help-row")
+
+
+def themes_line(current: str) -> str:
+    return (f"The colours are the {current} theme. ctrl+p, then \"Switch theme\", picks another (debate-dark, "
+            "debate-paper or Textual's own), and it is remembered; theme = \"NAME\" in config.toml, or "
+            f"DEBATE_TUI_THEME, wins over it. Your own themes go in {config_dir() / 'themes'}.")
