@@ -295,3 +295,34 @@ async def test_a_finished_pane_without_scores_says_what_its_turns_gave_not_no_sc
         debate = await at_decision(pilot)
         await press_to_the_end(pilot, debate, "4")
         assert str(debate.panes["Critic"].trail.render()) == "objects"
+
+
+async def test_the_title_and_pane_headers_fit_80_columns_without_cutting_or_wrapping():
+    """Issue 46: at 80 columns the title bar wrapped and pane titles were cut ("General Public · refe…")."""
+    from debate_tui.ui.widgets.agent_pane import header_lines
+
+    session = make_session("chateval", criteria="coherence,fluency,relevance,consistency")
+    for agent in session.agents:
+        agent.model = "openai/smollm2-135m-instruct"
+    app = DebateTUI(Launch(session=session, demo=True, step=True), client=RecordingDemo())
+    async with app.run_test(size=(80, 24)) as pilot:
+        debate = await start(pilot)
+        await pilot.pause(0.2)
+        rows = screen_text(app).splitlines()
+        assert rows[1].startswith("╭") and "…" not in rows[0], rows[:2]
+        assert rows[0].strip() == "CHATEVAL · live · coherence, fluency, relevance, consistency"
+        for pane in debate.panes.values():
+            region = pane.header.region
+            for row in rows[region.y:region.y + 2]:
+                assert "…" not in row[region.x:region.right], row
+        assert "general-public" in rows[3] and "critic" in rows[3]  # three panes: the persona, the model in wider
+    wide = header_lines(session.agents[0], 60)
+    assert wide == ("General Public · referee", "general-public · openai/smollm2-135m-instruct")
+    demo = DebateTUI(Launch(session=make_session("chateval", criteria="coherence,fluency,relevance,consistency"),
+                            demo=True, step=True), client=RecordingDemo())
+    async with demo.run_test(size=(80, 24)) as pilot:
+        await start(pilot)
+        await pilot.pause(0.2)
+        rows = screen_text(demo).splitlines()
+        assert rows[0].strip() == "CHATEVAL · live (demo) · 4 criteria · demo model: not a real judgment", rows[:2]
+        assert rows[1].startswith("╭")

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid
@@ -66,7 +66,7 @@ from debate_tui.ui.screens.dialogs import (
     TextPrompt,
 )
 from debate_tui.ui.screens.report import ReportScreen
-from debate_tui.ui.widgets.agent_pane import AgentPane
+from debate_tui.ui.widgets.agent_pane import AgentPane, fitting
 from debate_tui.ui.widgets.footer import AppFooter
 from debate_tui.ui.widgets.kept_lines import KeptLines
 from debate_tui.ui.widgets.status_line import StatusLine
@@ -182,12 +182,20 @@ class DebateScreen(BaseScreen[None]):
         yield self.status
         yield AppFooter()
 
-    def _title(self) -> Content:
+    def _title(self, width: int | None = None) -> Content:
+        """One line at any width: a narrow screen gets the demo's warning short, then the criteria counted."""
         session = self.session
         demo = any(a.model == DEMO_MODEL for a in session.agents)
-        criteria = ", ".join(c.name for c in session.criteria)
-        return literal(f"{session.protocol.upper()} · {self.kind} · {criteria}"
-                       + (" · demo model: not a real judgment" if demo else ""), "bold")
+        head = f"{session.protocol.upper()} · {self.kind}"
+        criteria = [", ".join(c.name for c in session.criteria)]
+        if len(session.criteria) > 1:
+            criteria.append(f"{len(session.criteria)} criteria")
+        notes = [" · demo model: not a real judgment", " · demo model"] if demo else [""]
+        forms = [f"{head} · {listed}{note}" for listed in criteria for note in notes]
+        return literal(fitting(forms, width), "bold")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.query_one("#debate-title", Title).update(self._title(event.size.width - 2))  # its padding: 0 1
 
     def on_mount(self) -> None:
         grid = self.query_one("#panes", PaneGrid)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -41,6 +43,28 @@ def turn_result(turn: Turn, verdict: str | None = None) -> str:
     return "spoke"
 
 
+def fitting(forms: list[str], width: int | None) -> str:
+    """The first of `forms` (longest first) no wider than `width`; the last when none is; the first with no width."""
+    if width is None:
+        return forms[0]
+    return next((form for form in forms if cell_len(form) <= width), forms[-1])
+
+
+def header_lines(agent: AgentSpec, width: int | None) -> tuple[str, str]:
+    """Who speaks ("Critic · critic") and how ("strictly-negative · openai/smollm2"), fitted to `width`.
+
+    A narrow pane (three or four agents at 80 columns) drops the role, then the provider's prefix of the
+    model ("openai/"), then "no persona", before it cuts anything: those are what the screen can spare.
+    """
+    role = agent.role.replace("_", " ")
+    model = agent.model
+    short = model.rsplit("/", 1)[-1]
+    persona = agent.persona.name if agent.persona else ""
+    how = [f"{persona or 'no persona'} · {model}", f"{persona or 'no persona'} · {short}",
+           *([f"{persona} · {short}", persona] if persona else [model, short])]
+    return fitting([f"{agent.name} · {role}", agent.name], width), fitting(how, width)
+
+
 def heading_text(round_: int, criterion: str | None, result: str = "") -> str:
     return " · ".join([f"round {round_}"] + ([criterion] if criterion else []) + ([result] if result else []))
 
@@ -70,19 +94,27 @@ class AgentPane(Vertical, KeptLines):
         yield self.trail
         yield self.turns
 
-    def _header_text(self) -> Content:
+    def _header_text(self, width: int | None = None) -> Content:
+        """Each line in the longest form that fits `width` (`header_lines`), cut at the edge only past the last."""
         agent = self.agent
-        persona = agent.persona.name if agent.persona else "no persona"
+        who, model = header_lines(agent, width)
+        role = who.removeprefix(agent.name)
         return Content.assemble(
-            literal(agent.name, "bold"), (f" · {agent.role.replace('_', ' ')}", "dim"), "\n",
-            literal(f"{persona} · {agent.model}", "italic"), "\n",
+            literal(agent.name, "bold"), (role, "dim"), "\n", literal(model, "italic"), "\n",
             literal(self.result, "bold $accent" if self.result not in ("waiting", "speaking…") else "dim"),
         )
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._redraw_header()
+
+    def _redraw_header(self) -> None:
+        """Three lines, always: no layout pass."""
+        self.header.update(self._header_text(self.header.content_size.width or None), layout=False)
 
     def set_result(self, result: str) -> None:
         """What the header says this agent concluded (a turn's score, a final verdict, an override)."""
         self.result = result
-        self.header.update(self._header_text(), layout=False)  # three lines, always: no layout pass
+        self._redraw_header()
 
     @property
     def live_slot(self) -> int | None:
