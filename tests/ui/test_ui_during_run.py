@@ -310,7 +310,7 @@ async def test_the_title_and_pane_headers_fit_80_columns_without_cutting_or_wrap
         await pilot.pause(0.2)
         rows = screen_text(app).splitlines()
         assert rows[1].startswith("╭") and "…" not in rows[0], rows[:2]
-        assert rows[0].strip() == "CHATEVAL · live · coherence, fluency, relevance, consistency"
+        assert rows[0].strip() == "CHATEVAL · live (demo) · coherence, fluency, relevance, consistency"
         for pane in debate.panes.values():
             region = pane.header.region
             for row in rows[region.y:region.y + 2]:
