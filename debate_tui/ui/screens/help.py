@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Grid, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Label, Static
@@ -55,25 +55,24 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog-box help-box"):
             yield Label(literal(f"Keys on the {self.name_below} screen", "bold"), classes="dialog-title")
-            for keys, what, binding_id, tooltip in self.keys:
-                yield help_row(keys, Content.assemble(literal(what, "bold"), (f"  {binding_id}", "dim"), "\n",
-                                                      literal(tooltip)))
+            yield key_rows([(keys, Content.assemble(literal(what, "bold"), (f"  {binding_id}", "dim"), "\n",
+                                                    literal(tooltip)))
+                            for keys, what, binding_id, tooltip in self.keys])
             yield Static(literal("Remap any key by its id in config.toml:\n" + KEYMAP_EXAMPLE, "italic"),
                          classes="help-note")
             yield Label(literal("Mouse and colours", "bold"), classes="dialog-title")
-            yield help_row("drag", literal(COPYING))
-            yield help_row("theme", literal(themes_line(self.app.theme)))
+            yield key_rows([("drag", literal(COPYING)), ("theme", literal(themes_line(self.app.theme)))])
             yield Label(literal("Protocols", "bold"), classes="dialog-title")
-            for name, line in PROTOCOLS.items():
-                yield help_row(name, literal(line))
+            yield key_rows([(name, literal(line)) for name, line in PROTOCOLS.items()])
             yield Label("Escape, F1 or ? closes this; ctrl+p lists every command", classes="dialog-help")
 
 
-def help_row(key: str, text: Content) -> Horizontal:
-    """A key in its own column and its text beside it: a long text wraps under itself (a hanging indent),
-    not back under the key."""
-    return Horizontal(Static(Content.styled(key, "bold $accent"), classes="help-key help-keys"),
-                      Static(text, classes="help-key help-text"), classes="help-row")
+def key_rows(rows: list[tuple[str, Content]]) -> Grid:
+    """Keys in a column of their own, each text beside its key: a long text wraps under itself (a hanging
+    indent), not back under the keys. One grid for all rows: a container a row cost the help twice its time."""
+    cells = [cell for key, text in rows for cell in (Static(Content.styled(key, "bold $accent"), classes="help-key"),
+                                                     Static(text, classes="help-key help-text"))]
+    return Grid(*cells, classes="help-rows")
 
 
 def themes_line(current: str) -> str:
