@@ -425,7 +425,6 @@ class DebateScreen(BaseScreen[None]):
 
     def _ask_decision(self, asked: NeedsHuman) -> None:
         self._decision_open = True
-        self.app.clear_notifications()  # the dialog fills a small screen and says again what they said
 
         def done(value: str | None) -> None:
             self._decision_open = False
