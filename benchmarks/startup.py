@@ -36,6 +36,10 @@ listing of sessions is not, and it is the store that lists; pydantic and our mod
 app's whole first frame: the state and config are validated right after it)."""
 
 
+GOALS = {"no model (demo)": 1.5, "real model configured": 1.3}
+"""Issue 46 asks a real model's launch to stay within 1.3x the bare app (it was 1.32x)."""
+
+
 def debate_tui() -> str:
     return str(Path(PYTHON).parent / "debate-tui")
 
@@ -78,9 +82,9 @@ def measure(repeats: int = 9) -> Section:
                 ours.append(o)
                 whole.append(w)
                 base.append(b)
-            ratio = median([o / b for o, b in zip(ours, base, strict=True)])
+            ratio, goal = median([o / b for o, b in zip(ours, base, strict=True)]), GOALS[name]
             rows.append(Row("1 start-up", f"debate-tui to first frame, {name}", "bare Textual app, same pty",
-                            ratio, "<= 1.5x", ratio <= 1.5,
+                            ratio, f"<= {goal:g}x", ratio <= goal,
                             f"median {median(ours) * 1000:.0f} ms vs {median(base) * 1000:.0f} ms, {repeats} pairs"))
             notes.append(f"- {name}: the whole form (option fields drawn) at median {median(whole) * 1000:.0f} ms, "
                          f"{median([w / b for w, b in zip(whole, base, strict=True)]):.2f}x "

@@ -14,6 +14,9 @@ class TurnStarted:
     role: Role
     round: int
     criterion: str | None
+    reminder: str = ""
+    """A second call of the same turn, after a reply without the asked-for answer: what it asks for
+    ("the score line"), so a screen can tell it from a turn of its own."""
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,8 @@ BRIEFLY = "Your reply was {ending} before it ended. Answer briefly this time, in
 DECLINED = ("Your reply was empty or declined the task. This is an evaluation exercise and your answer is needed: "
             "answer the request above as asked.")
 """The reminder for a turn that expects free text (a Critic's feedback, a discussion turn)."""
+ASKED_FOR = {"score": "the score line", "pair": "the scores line", "verdict": "the verdict line"}
+"""What a reminder asks for, as a screen labels its call; other turns are asked for an answer again."""
 CUT_RETRIED = "cut off: the stream ended without a finish reason or end marker; asked again"
 """A cut try's error: a fault retried within --retries, its partial text kept for reading only."""
 
@@ -203,7 +205,7 @@ class Runner:
         if first.ending:
             reminder = BRIEFLY.format(ending=first.ending) + reminder
         again = [*messages, {"role": "assistant", "content": first.content}, {"role": "user", "content": reminder}]
-        second = await self._call(spec, again, round, question)
+        second = await self._call(spec, again, round, question, reminder=ASKED_FOR.get(expect, "an answer again"))
         if not _has_answer(second, expect):
             second.unscored = True
             what = expect if expect in REMINDERS else "answer"
@@ -297,7 +299,8 @@ class Runner:
         return [*messages, {"role": "user", "content": remark}]
 
     async def _call(
-        self, spec: AgentSpec, messages: list[Message], round: int, question: structured.Question,
+        self, spec: AgentSpec, messages: list[Message], round: int, question: structured.Question, *,
+        reminder: str = "",
     ) -> Turn:
         """One model call as a turn: replayed when recorded, else asked (with retries), read, saved, announced."""
         criterion = question.criterion
@@ -309,7 +312,7 @@ class Runner:
         await self.control.gate()
         request = ChatRequest(model=spec.model, messages=self._messages_with_remarks(messages),
                               params=dict(spec.params), demo=self._demo_part(spec))
-        turn, completion = await self._ask_with_retries(spec, request, slot, key)
+        turn, completion = await self._ask_with_retries(spec, request, slot, key, reminder)
         if turn.finish_reason == "cut":
             turn.unscored = True  # every try was cut: the partial text is kept for reading, never taken as an answer
         else:
@@ -338,7 +341,7 @@ class Runner:
         return recorded
 
     async def _ask_with_retries(self, spec: AgentSpec, request: ChatRequest, slot: int,
-                                key: ReplayKey) -> tuple[Turn, Completion]:
+                                key: ReplayKey, reminder: str = "") -> tuple[Turn, Completion]:
         """The first reply that ended (or the last cut one), after retrying errors and cut streams with backoff.
 
         A stream that ends with neither a finish reason nor an end marker (`cut`) is a fault like a dropped
@@ -352,7 +355,7 @@ class Runner:
                 await self._cancellable(tokens.load_off_loop())
                 self._check_open()
             self._measure(spec, request)
-            self.emit(TurnStarted(slot, spec.name, spec.role, key[1], key[2]))
+            self.emit(TurnStarted(slot, spec.name, spec.role, key[1], key[2], reminder))
             started, clock = utcnow(), time.perf_counter()
             try:
                 completion = await self._complete(request, slot, spec.name)

@@ -215,3 +215,35 @@ def test_streaming_panes_share_a_redraw_budget():
     assert flush_interval(1) == flush_interval(2) == FLUSH_S, "one or two speakers: redrawn at the full rate"
     assert [round(n / flush_interval(n)) for n in (3, 5, 8)] == [PANE_REDRAWS_PER_S] * 3, \
         "more speakers share the same number of pane redraws a second"
+
+
+async def test_after_a_pause_the_first_space_runs_one_turn_then_the_run_waits_for_space():
+    """Issue 46: after a pause, the first space only switched to step mode (a toast) and ran nothing."""
+    client = ScriptedClient(["Reasoning.\n\nScore: 4", "The sentence repeats.", "Fixed.\n\nScore: 3", "NO ISSUE"],
+                            hold_at=0)
+    app = DebateTUI(Launch(session=make_session(rounds=2), demo=False), client=client)
+    async with app.run_test(size=(120, 36)) as pilot:
+        debate = await start(pilot)
+        await wait_until(pilot, client.held.is_set, what="the first turn mid-stream")
+        await pilot.press("p")
+        client.release.set()
+        await wait_until(pilot, lambda: mode(debate) == "paused", what="the pause")
+        await pilot.press("space")
+        await wait_until(pilot, lambda: len(debate.session.turns) == 2, what="one turn after the space")
+        await wait_until(pilot, lambda: mode(debate) == "step: press space for the next turn", what="the hint")
+        await pilot.pause(0.2)
+        assert len(debate.session.turns) == 2 and client.calls == 2, "one turn per space"
+        await pilot.press("space")
+        await wait_until(pilot, lambda: len(debate.session.turns) == 3, what="the next turn")
+
+
+async def test_step_mode_says_the_run_has_not_started_and_what_to_press():
+    """Issue 46: step mode opened on "waiting", "round - of 4" and no word of the space key."""
+    app = DebateTUI(Launch(session=make_session(rounds=4), demo=True, step=True), client=RecordingDemo())
+    async with app.run_test(size=(80, 24)) as pilot:
+        debate = await start(pilot)
+        await wait_until(pilot, lambda: debate.status.last_round == 4, what="the run's plan")
+        await pilot.pause(0.1)
+        shown = str(debate.status.render())
+        assert shown.startswith("not started") and "step: press space for the next turn" in shown, shown
+        assert "round -" not in shown

@@ -231,3 +231,93 @@ async def test_the_status_line_says_what_the_run_waits_for_until_the_next_turn_s
         debate.post_message(RunEvent(TurnStarted(99, "Scorer", "scorer", 1, "coherence")))
         await wait_until(pilot, lambda: status.waiting == "", what="the turn's start")
         assert "loading the model library" not in screen_text(app).splitlines()[-2]
+
+
+def toast_regions(app) -> list:
+    return [toast.region for toast in app.screen.query("Toast")]
+
+
+async def test_notifications_cover_neither_the_decision_buttons_nor_the_status_line_at_80_columns():
+    """Issue 46: the drawn-order notice sat on ScaleEval's 2 and 0 buttons for 5 s at 80x24, and toasts on the
+    debate screen covered the status line's calls, tokens and clock."""
+    app, _ = scaleeval_app()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        debate = await start(pilot)
+        await wait_until(pilot, lambda: isinstance(app.screen, DecisionDialog), what="the decision dialog")
+        await pilot.pause(0.2)
+        buttons = [button.region for button in app.screen.query(Button)]
+        assert buttons and not any(toast.overlaps(button) for toast in toast_regions(app) for button in buttons)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: debate.finished and app.screen is debate, what="the stopped run")
+        debate.notify("A notice long enough to wrap over two or three lines of a toast at eighty columns.")
+        await wait_until(pilot, lambda: toast_regions(app), what="the toast")
+        await pilot.pause(0.1)
+        status, footer = debate.status.region, app.screen.query_one("AppFooter").region
+        assert not any(toast.overlaps(status) or toast.overlaps(footer) for toast in toast_regions(app))
+
+
+def pane_lines(debate: DebateScreen, agent: str) -> str:
+    turns = debate.panes[agent].turns
+    return " ".join(turns.line_text(i) for i in range(turns.line_count))
+
+
+async def test_a_reminder_call_is_labelled_as_one_in_its_pane():
+    """Issue 46: an unscored turn's reminder showed as a second, unlabelled entry of the same round (the same
+    heading), with only a toast to explain it."""
+    client = ScriptedClient(["I like it.", "Fixed.\n\nScore: 4", "NO ISSUE"])
+    app = DebateTUI(Launch(session=make_session(rounds=1), demo=False), client=client)
+    async with app.run_test(size=(120, 36)) as pilot:
+        debate = await start(pilot)
+        await wait_until(pilot, lambda: debate.finished, what="the end")
+        await pilot.pause(0.1)
+        shown = pane_lines(debate, "Scorer")
+        assert shown.count("reminder: asked for the score line") == 1, shown
+        assert shown.index("I like it.") < shown.index("reminder: asked for the score line") < shown.index("Fixed.")
+        assert "reminder" not in pane_lines(debate, "Critic")
+
+
+async def test_a_finished_pane_without_scores_says_what_its_turns_gave_not_no_score_yet():
+    """Issue 46: beside "final verdict 1" or "NO ISSUE" the pane still said "no score yet"."""
+    app, session = scaleeval_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        debate = await at_decision(pilot)
+        await press_to_the_end(pilot, debate, "2")
+        for agent, pane in debate.panes.items():
+            trail = str(pane.trail.render())
+            assert "no score yet" not in trail and "verdict" in trail, (agent, trail)
+    app, _ = tie_break_app()
+    async with app.run_test(size=(120, 36)) as pilot:
+        debate = await at_decision(pilot)
+        await press_to_the_end(pilot, debate, "4")
+        assert str(debate.panes["Critic"].trail.render()) == "objects"
+
+
+async def test_the_title_and_pane_headers_fit_80_columns_without_cutting_or_wrapping():
+    """Issue 46: at 80 columns the title bar wrapped and pane titles were cut ("General Public · refe…")."""
+    from debate_tui.ui.widgets.agent_pane import header_lines
+
+    session = make_session("chateval", criteria="coherence,fluency,relevance,consistency")
+    for agent in session.agents:
+        agent.model = "openai/smollm2-135m-instruct"
+    app = DebateTUI(Launch(session=session, demo=True, step=True), client=RecordingDemo())
+    async with app.run_test(size=(80, 24)) as pilot:
+        debate = await start(pilot)
+        await pilot.pause(0.2)
+        rows = screen_text(app).splitlines()
+        assert rows[1].startswith("╭") and "…" not in rows[0], rows[:2]
+        assert rows[0].strip() == "CHATEVAL · live (demo) · coherence, fluency, relevance, consistency"
+        for pane in debate.panes.values():
+            region = pane.header.region
+            for row in rows[region.y:region.y + 2]:
+                assert "…" not in row[region.x:region.right], row
+        assert "general-public" in rows[3] and "critic" in rows[3]  # three panes: the persona, the model in wider
+    wide = header_lines(session.agents[0], 60)
+    assert wide == ("General Public · referee", "general-public · openai/smollm2-135m-instruct")
+    demo = DebateTUI(Launch(session=make_session("chateval", criteria="coherence,fluency,relevance,consistency"),
+                            demo=True, step=True), client=RecordingDemo())
+    async with demo.run_test(size=(80, 24)) as pilot:
+        await start(pilot)
+        await pilot.pause(0.2)
+        rows = screen_text(demo).splitlines()
+        assert rows[0].strip() == "CHATEVAL · live (demo) · 4 criteria · demo model: not a real judgment", rows[:2]
+        assert rows[1].startswith("╭")

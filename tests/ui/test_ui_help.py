@@ -86,12 +86,58 @@ async def test_the_palette_offers_the_screens_commands_first_and_no_text_editor_
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=["80x24", "120x36"])
 async def test_the_footer_keeps_the_debate_keys_that_matter_at_80_columns(size):
+    """Issue 46: at 80 columns Quit fell off; Help, Quit and Stop come first, then the screen's keys in order."""
     app = debate_app()
     async with app.run_test(size=size) as pilot:
         await on_debate(pilot)
         footer = screen_text(app).splitlines()[-1]
-        for key in ("f1 Help", "space Step", "a Auto", "p Pause", "i Inject", "o Override", "e Export", "esc Stop"):
+        for key in ("f1 Help", "space Step", "a Auto", "p Pause", "i Inject", "o Override", "r Report", "esc Stop",
+                    "^q Quit"):
             assert key in footer, footer
+
+
+def footer_keys(app) -> list[str]:
+    """The keys the footer holds, as it draws them ("^q Quit")."""
+    from textual.widgets import Footer
+
+    footer = app.screen.query_one(Footer)
+    return [f"{key.key_display} {key.description}" for key in footer.children if hasattr(key, "key_display")]
+
+
+async def footer_fits(pilot, where: str, *needed: str) -> None:
+    """The footer's row is its keys, each whole, in order (wide: padded, the palette's hint docked right)."""
+    app = pilot.app
+    await wait_until(pilot, lambda: all(key in footer_keys(app) for key in needed), what=f"the {where} footer")
+    await pilot.pause(0.1)
+    keys = footer_keys(app)
+    row = screen_text(app).splitlines()[-1].rstrip()
+    assert " ".join(row.replace("▏", " ").split()) == " ".join(keys) and len(row) <= app.size.width, (where, row)
+
+
+async def test_every_footer_keeps_help_and_quit_whole_at_80_columns():
+    """Issue 46: the sessions footer ended mid-word ("^q Quit f") and the debate screen's lost Quit at 80x24."""
+    from debate_tui.ui.screens.report import ReportScreen
+    from debate_tui.ui.screens.sessions import SessionsScreen
+
+    app = debate_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        debate = await on_debate(pilot)
+        await footer_fits(pilot, "running debate", "f1 Help", "^q Quit", "esc Stop", "space Step")
+        await pilot.press("a")
+        await wait_until(pilot, lambda: debate.finished, what="the end of the run")
+        await footer_fits(pilot, "finished debate", "f1 Help", "^q Quit", "r Report", "f Fork")
+        assert "space Step" not in footer_keys(app)
+        await pilot.press("r")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReportScreen), what="the report")
+        await footer_fits(pilot, "report", "f1 Help", "^q Quit", "esc Back", "f2 Sessions", "f3 New")
+        await pilot.press("f2")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionsScreen), what="the sessions")
+        await footer_fits(pilot, "sessions", "f1 Help", "^q Quit", "esc Back", "o Read")
+        await pilot.press("f3")
+        await wait_until(pilot, lambda: isinstance(app.screen, SetupScreen), what="the setup")
+        await footer_fits(pilot, "setup", "f1 Help", "^r Start", "^q Quit", "f2 Sessions", "f3 New")
+        await pilot.resize_terminal(150, 30)
+        await footer_fits(pilot, "wide setup", "f1 Help", "^q Quit")
 
 
 def documented_keys(where: str) -> list[str]:
@@ -136,3 +182,23 @@ async def test_the_palette_lists_the_screens_commands_first_as_it_shows_them():
         await wait_until(pilot, lambda: commands.option_count >= 6, what="the palette's commands")
         shown = [str(commands.get_option_at_index(i).prompt).split("\n")[0] for i in range(commands.option_count)]
         assert shown[:6] == ["Start", "Load text", "Help", "Quit", "Sessions", "New"], shown
+
+
+async def test_help_keeps_its_hanging_indent_at_80_columns_and_says_how_to_copy_and_change_the_theme():
+    """Issue 46: a wrapped tooltip went back under the keys column, and the help never said that dragging
+    selects text (ctrl+c copies it) nor where themes are picked."""
+    app = debate_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await on_debate(pilot)
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help screen")
+        await pilot.pause(0.2)
+        rows = screen_text(app).splitlines()
+        first = next(at for at, row in enumerate(rows) if "Let the next turn run;" in row)
+        column = rows[first].index("Let the next turn run;")
+        wrapped = rows[first + 1][column:].strip(" █")
+        assert wrapped and rows[first + 1][:column].strip(" │█") == "", rows[first:first + 2]
+        assert rows[first + 1][column - 1] == " " and not rows[first + 1][column].isspace()
+        shown = " ".join(" ".join(str(s.render()).split()) for s in app.screen.query(".help-key"))
+        assert "Drag with the mouse" in shown and "ctrl+c copies it" in shown
+        assert "Switch theme" in shown and f"the {app.theme} theme" in shown

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid
@@ -66,7 +66,7 @@ from debate_tui.ui.screens.dialogs import (
     TextPrompt,
 )
 from debate_tui.ui.screens.report import ReportScreen
-from debate_tui.ui.widgets.agent_pane import AgentPane
+from debate_tui.ui.widgets.agent_pane import AgentPane, fitting
 from debate_tui.ui.widgets.footer import AppFooter
 from debate_tui.ui.widgets.kept_lines import KeptLines
 from debate_tui.ui.widgets.status_line import StatusLine
@@ -75,6 +75,8 @@ PANES_IN_A_ROW = 4
 """Up to four agents side by side; more wrap into a grid."""
 FLUSH_S = 1 / 8
 """How often streamed text may reach a pane: live to the eye when one or two agents speak."""
+STEP_HINT = "step: press space for the next turn"
+"""The mode step mode shows between two turns: what to press, since nothing moves until then."""
 PANE_REDRAWS_PER_S = 16
 """What all streaming panes share: with five speaking at once each is redrawn about three times a
 second, so the screen's cost stays bounded however many agents stream (no one reads five at once)."""
@@ -180,12 +182,20 @@ class DebateScreen(BaseScreen[None]):
         yield self.status
         yield AppFooter()
 
-    def _title(self) -> Content:
+    def _title(self, width: int | None = None) -> Content:
+        """One line at any width: a narrow screen gets the demo's warning short, then the criteria counted."""
         session = self.session
         demo = any(a.model == DEMO_MODEL for a in session.agents)
-        criteria = ", ".join(c.name for c in session.criteria)
-        return literal(f"{session.protocol.upper()} · {self.kind} · {criteria}"
-                       + (" · demo model: not a real judgment" if demo else ""), "bold")
+        head = f"{session.protocol.upper()} · {self.kind}"
+        criteria = [", ".join(c.name for c in session.criteria)]
+        if len(session.criteria) > 1:
+            criteria.append(f"{len(session.criteria)} criteria")
+        notes = [" · demo model: not a real judgment", " · demo model"] if demo else [""]
+        forms = [f"{head} · {listed}{note}" for listed in criteria for note in notes]
+        return literal(fitting(forms, width), "bold")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.query_one("#debate-title", Title).update(self._title(event.size.width - 2))  # its padding: 0 1
 
     def on_mount(self) -> None:
         grid = self.query_one("#panes", PaneGrid)
@@ -246,6 +256,8 @@ class DebateScreen(BaseScreen[None]):
             return "waiting for you"
         if self.control.paused:
             return "pausing after this turn" if self._streaming() else "paused"
+        if self.control.mode == "step" and not self.status.waiting:  # waiting: a turn is on its way
+            return "step: waits after this turn" if self._streaming() else STEP_HINT
         return self.control.mode
 
     def _streaming(self) -> bool:
@@ -255,10 +267,10 @@ class DebateScreen(BaseScreen[None]):
 
     def on_run_event(self, message: RunEvent) -> None:
         match message.event:
-            case TurnStarted(slot=slot, agent=agent, round=round_, criterion=criterion):
+            case TurnStarted(slot=slot, agent=agent, round=round_, criterion=criterion, reminder=reminder):
                 self.status.round, self.status.speaking, self.status.waiting = round_, agent, ""
                 if agent in self.panes:
-                    self.panes[agent].start_turn(slot, round_, criterion)
+                    self.panes[agent].start_turn(slot, round_, criterion, reminder)
             case TurnCompleted(turn=turn):
                 self._streamed.pop(turn.slot, None)
                 if turn.agent in self.panes:
@@ -365,12 +377,13 @@ class DebateScreen(BaseScreen[None]):
         self.control.act(HumanAction(after_turn=0, who=tui(self).user, **fields))
 
     def action_next(self) -> None:
+        """Paused or stepping: the next turn runs (then the run waits for space); running on: it stops stepping
+        after the turn in flight. The status line says which, and what to press next."""
         if self.finished:
             return
-        if self.control.mode != "step":
-            self.control.set_mode("step")
-            self.notify("Step mode: press space for each turn, a to run on.", timeout=3)
-        else:
+        stepping = self.control.paused or self.control.mode == "step"
+        self.control.set_mode("step")
+        if stepping:
             self.control.next()
         self.status.mode = self._mode()
 

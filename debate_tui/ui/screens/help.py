@@ -9,15 +9,19 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Grid, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Label, Static
 
+from debate_tui.locations import config_dir
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.ui.literal import literal
 
 KEYMAP_EXAMPLE = '[keymap]\n"debate.pause" = "ctrl+space"'
+COPYING = ("Drag with the mouse over a pane's or the report's text to select it, then ctrl+c copies it: to the "
+           "system clipboard where there is one, else through the terminal (OSC 52). Dragging with shift held "
+           "down uses the terminal's own selection instead.")
 
 
 def screen_keys(screen: Screen) -> list[tuple[str, str, str, str]]:
@@ -51,13 +55,27 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog-box help-box"):
             yield Label(literal(f"Keys on the {self.name_below} screen", "bold"), classes="dialog-title")
-            for keys, what, binding_id, tooltip in self.keys:
-                yield Static(Content.assemble((f"{keys:>10} ", "bold $accent"), literal(what, "bold"),
-                                              (f"  {binding_id}", "dim"), "\n", literal(f"{'':>11}{tooltip}")),
-                             classes="help-key")
+            yield key_rows([(keys, Content.assemble(literal(what, "bold"), (f"  {binding_id}", "dim"), "\n",
+                                                    literal(tooltip)))
+                            for keys, what, binding_id, tooltip in self.keys])
             yield Static(literal("Remap any key by its id in config.toml:\n" + KEYMAP_EXAMPLE, "italic"),
                          classes="help-note")
+            yield Label(literal("Mouse and colours", "bold"), classes="dialog-title")
+            yield key_rows([("drag", literal(COPYING)), ("theme", literal(themes_line(self.app.theme)))])
             yield Label(literal("Protocols", "bold"), classes="dialog-title")
-            for name, line in PROTOCOLS.items():
-                yield Static(Content.assemble((f"{name:>10} ", "bold $accent"), literal(line)), classes="help-key")
+            yield key_rows([(name, literal(line)) for name, line in PROTOCOLS.items()])
             yield Label("Escape, F1 or ? closes this; ctrl+p lists every command", classes="dialog-help")
+
+
+def key_rows(rows: list[tuple[str, Content]]) -> Grid:
+    """Keys in a column of their own, each text beside its key: a long text wraps under itself (a hanging
+    indent), not back under the keys. One grid for all rows: a container a row cost the help twice its time."""
+    cells = [cell for key, text in rows for cell in (Static(Content.styled(key, "bold $accent"), classes="help-key"),
+                                                     Static(text, classes="help-key help-text"))]
+    return Grid(*cells, classes="help-rows")
+
+
+def themes_line(current: str) -> str:
+    return (f"The colours are the {current} theme. ctrl+p, then \"Switch theme\", picks another (debate-dark, "
+            "debate-paper or Textual's own), and it is remembered; theme = \"NAME\" in config.toml, or "
+            f"DEBATE_TUI_THEME, wins over it. Your own themes go in {config_dir() / 'themes'}.")

@@ -20,10 +20,11 @@ def bar(value: float, low: float, high: float) -> str:
     return BARS[round(position * (len(BARS) - 1))]
 
 
-def trail(points: list[tuple[float, float, float]]) -> Content:
-    """`points` are (value, low, high); returns e.g. '▇▅▅  5 → 4 → 4'."""
+def trail(points: list[tuple[float, float, float]], results: list[str] | None = None) -> Content:
+    """`points` are (value, low, high); returns e.g. '▇▅▅  5 → 4 → 4'. Without a score, what the agent's
+    turns produced ('objects → NO ISSUE', 'verdict 2'), latest last; 'no score yet' before its first turn."""
     if not points:
-        return Content.styled("no score yet", "dim")
+        return Content.styled(" → ".join(results[-3:]) if results else "no score yet", "dim")
     recent = points[-SHOWN:]
     chart = "".join(bar(v, lo, hi) for v, lo, hi in recent)
     numbers = " → ".join(f"{v:g}" for v, _, _ in recent[-5:])
@@ -38,7 +39,15 @@ class ScoreTrail(Static, KeptLines):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(trail([]), **kwargs)
         self.points: list[tuple[float, float, float]] = []
+        self.results: list[str] = []
+        """What the turns without a score concluded: shown while there is no score to chart."""
 
     def add(self, value: float, low: float, high: float) -> None:
         self.points.append((value, low, high))
         self.update(trail(self.points), layout=False)
+
+    def add_result(self, result: str) -> None:
+        """A turn that gave no score ended: say what it gave, rather than "no score yet" beside it."""
+        self.results.append(result)
+        if not self.points:
+            self.update(trail(self.points, self.results), layout=False)

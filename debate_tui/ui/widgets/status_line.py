@@ -49,15 +49,17 @@ class StatusLine(Static, KeptLines):
         self.calls, self.tokens, self.cost = usage.calls, usage.prompt_tokens + usage.completion_tokens, usage.cost_usd
 
     def round_text(self) -> str:
-        """"round k of R"; a protocol's round 0 (DEBATE's first score, ScaleEval's initial verdicts) is the opening."""
+        """"round k of R"; a protocol's round 0 (DEBATE's first score, ScaleEval's initial verdicts) is the opening.
+        Before the first turn "not started", not "round -": short, so what the run waits for still fits at 80."""
+        if self.round is None:
+            return "not started"
         if self.round == 0 and self.first_round == 0:
             return "opening round" + (f" (then up to {self.last_round})" if self.last_round else "")
-        shown = "-" if self.round is None else str(self.round)
-        return f"round {shown}" + (f" of {self.last_round}" if self.last_round else "")
+        return f"round {self.round}" + (f" of {self.last_round}" if self.last_round else "")
 
     def render(self) -> Content:
         parts = [  # (text, style, rank): when the line is too wide, the lowest rank goes first
-            (self.round_text(), "bold", 9), (self.mode, MODE_STYLES.get(self.mode, ""), 9),
+            (self.round_text(), "bold", 9), (self.mode, MODE_STYLES.get(self.mode.split(":")[0], ""), 9),
             (f"{self.calls} {'call' if self.calls == 1 else 'calls'}", "", 4),
             (f"{self.tokens:,} tokens", "", 2), (f"${self.cost:.4f}", "", 3),
             (clock(self.elapsed), "", 8), *([(f"{self.speaking} speaking", "italic", 1)] if self.speaking else []),
