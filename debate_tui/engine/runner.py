@@ -298,10 +298,8 @@ class Runner:
         remark = f"Remarks from the human moderator, take them into account:\n{note}"
         return [*messages, {"role": "user", "content": remark}]
 
-    async def _call(
-        self, spec: AgentSpec, messages: list[Message], round: int, question: structured.Question, *,
-        reminder: str = "",
-    ) -> Turn:
+    async def _call(self, spec: AgentSpec, messages: list[Message], round: int, question: structured.Question, *,
+                    reminder: str = "") -> Turn:
         """One model call as a turn: replayed when recorded, else asked (with retries), read, saved, announced."""
         criterion = question.criterion
         key: ReplayKey = (spec.name, round, criterion.name if criterion else None)
