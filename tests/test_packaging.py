@@ -84,7 +84,7 @@ def test_dataset_from_the_installed_wheel(installed: Path) -> None:
 def test_sessions_lists_the_installed_examples(installed: Path, tmp_path: Path) -> None:
     done = run(installed, str(installed / "bin" / "debate-tui"), "sessions", "--sessions-dir", str(tmp_path))
     assert done.returncode == 0, done.stderr
-    examples = [line.split()[0] for line in done.stdout.splitlines() if line.endswith("'")]
+    examples = [line.split()[0] for line in done.stdout.splitlines() if line.split(" ", 1)[0].endswith(".json")]
     assert sorted(Path(p).name for p in examples) == [
         f"{name}-example.json" for name in ("chateval", "debate", "mateval", "scaleeval", "single")
     ]

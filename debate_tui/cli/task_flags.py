@@ -91,14 +91,10 @@ def option_flags() -> dict[str, OptionFlag]:
     return flags
 
 
-def spelled_out(argv: list[str], parser: argparse.ArgumentParser | None = None) -> list[str]:
+def spelled_out(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
     """A flag whose value may be left out, alone right before a positional (`batch --tie-breaker in.jsonl`), takes
     its value for the flag alone: argparse would take the file for the flag's value, so the flag is spelled out
-    (`--tie-breaker=agent`). Which flags those are, the command's parser says (None: it is built)."""
-    if parser is None:
-        from debate_tui.cli import build_parser
-
-        parser = build_parser(argv[0])
+    (`--tie-breaker=agent`). Which flags those are, the command's parser says."""
     optional = {name: action for action in _actions(parser) if action.nargs == "?" and action.const is not None
                 for name in action.option_strings}
     fixed = list(argv)

@@ -161,8 +161,10 @@ def test_the_flags_values(argv, value):
 
 
 def test_the_bare_flag_right_before_batchs_input_is_on(capsys):
-    assert spelled_out(["batch", "--structured", "in.jsonl"]) == ["batch", "--structured=on", "in.jsonl"]
-    assert spelled_out(["batch", "--structured", "auto", "in.jsonl"]) == ["batch", "--structured", "auto", "in.jsonl"]
+    batch = build_parser("batch")
+    assert spelled_out(["batch", "--structured", "in.jsonl"], batch) == ["batch", "--structured=on", "in.jsonl"]
+    given = ["batch", "--structured", "auto", "in.jsonl"]
+    assert spelled_out(given, batch) == given
     with pytest.raises(SystemExit):
         build_parser("run").parse_args(["run", "--text", "t.txt", "--structured", "always"])
     assert "choose from auto, on, off" in capsys.readouterr().err

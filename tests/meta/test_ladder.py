@@ -161,7 +161,8 @@ def test_run_with_a_policy_trusts_or_climbs_to_a_person(llm_server, tmp_path, ca
                                                                              f"a person ({getpass.getuser()})")
     report = Path(decided["report"]).read_text()
     assert f"Decided by: a person ({getpass.getuser()})." in report
-    assert "| coherence | 1-5 | 4 |" in report and "decided by " in report and "Scorer's last score" not in report
+    assert "| coherence | 1-5 | 4, set by you; Scorer said 2 |" in report  # the person's, beside the agents'
+    assert "decided by " in report and "Scorer's last score" not in report
     saved = json.loads(Path(decided["session_path"]).read_text())
     action = saved["actions"][-1]
     assert (action["kind"], action["criterion"], action["value"]) == ("decide", "coherence", 4.0)

@@ -81,11 +81,12 @@ def mark_cell(marked: list[str], key: str) -> Text:
     return cell(f"✓{MARKS[marked.index(key)]}" if key in marked else "", "bold")
 
 
-COLUMNS = ("Date", "Text", "Model", "Protocol", "Status", "Result", "Criteria", "Kind")
+COLUMNS = ("Date", "Text", "Model", "Protocol", "Status", "Kind", "Result", "Criteria")
 """After the mark: the text and the model first, what tells two runs apart, so they stay in view on a narrow
-screen (the Text column alone once took the last 10-14 columns of 120 and every row read the same)."""
-FIXED_WIDTH = 2 + 16 + 24 + 9 + 11 + 2 * len(COLUMNS)
-"""The mark, date, model, protocol and status columns, with each column's padding: what Text's width leaves."""
+screen (the Text column alone once took the last 10-14 columns of 120 and every row read the same), then the
+kind (live, fork, batch, example), short, before the longer result and criteria."""
+FIXED_WIDTH = 2 + 16 + 24 + 9 + 11 + 7 + 2 * len(COLUMNS)
+"""The mark, date, model, protocol, status and kind columns, with each column's padding: what Text's width leaves."""
 
 
 def text_width(screen_width: int) -> int:
@@ -117,8 +118,8 @@ def add_rows(table: DataTable, rows: list[tuple[str, Row]], marked: list[str], w
         text = s.problem.replace(str(s.path), s.path.name) if s.problem else s.snippet
         table.add_row(
             mark_cell(marked, key), date, cell(one_line(text, text_width(width))), cell(one_line(s.model, 24)),
-            cell(s.protocol), cell(status), cell(one_line(s.result, 28)), cell(one_line(", ".join(s.criteria), 24)),
-            cell(row.kind), key=key,
+            cell(s.protocol), cell(status), cell(row.kind), cell(one_line(s.result, 28)),
+            cell(one_line(", ".join(s.criteria), 24)), key=key,
         )
 
 
