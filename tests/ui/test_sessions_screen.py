@@ -32,7 +32,7 @@ def select(table: DataTable, session_id: str, sessions: SessionsScreen) -> None:
     table.move_cursor(row=table.get_row_index(key))
 
 
-@pytest.mark.parametrize(("size", "shown"), [((120, 36), 40), ((80, 24), 20)])
+@pytest.mark.parametrize(("size", "shown"), [((120, 36), 35), ((80, 24), 20)])  # 120: beside the kind
 async def test_the_text_uses_the_width_and_the_model_tells_two_runs_apart(monkeypatch, size, shown):
     monkeypatch.setattr("debate_tui.ui.app.examples_dir", lambda: None)
     store = load_config().session_store()
