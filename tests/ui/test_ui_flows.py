@@ -117,7 +117,8 @@ async def test_paste_configure_run_step_inject_override_report_export_clipboard(
         assert session.status == "completed", session.error
         assert session.outcome.scores["coherence"] == 2.0
         assert "overridden by" in " ".join(session.outcome.notes)
-        assert "Final: coherence 2" in str(debate.query_one("#verdict").render())
+        final = str(debate.query_one("#verdict").render())  # the person's, beside what the agents said
+        assert "Final: coherence 2, set by you; Scorer said" in final and "NO ISSUE after" not in final
         saved = json.loads(app.store.path_for(session.id).read_text())
         assert saved["status"] == "completed" and len(saved["actions"]) == 2
 

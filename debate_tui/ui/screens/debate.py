@@ -49,7 +49,7 @@ from debate_tui.engine.events import (
 from debate_tui.engine.runner import acted_on
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.meta.climb import waiting
-from debate_tui.report.facts import confidence_lines, no_result
+from debate_tui.report.facts import confidence_lines, no_result, set_by_person
 from debate_tui.store import summarize
 from debate_tui.ui.export import start_export
 from debate_tui.ui.host import tui
@@ -337,8 +337,10 @@ class DebateScreen(BaseScreen[None]):
                 verdict.update(literal(f"{no_result(self.session)}{hint}", "bold $warning"))
                 verdict.display = True
             return
-        result = summarize(self.session, Path()).result or "no score"
-        how = f" ({outcome.method})" if outcome.method else ""
+        set_by = set_by_person(self.session, tui(self).user)
+        result = "; ".join(f"{key} {said}" for key, said in set_by.items()) or \
+            summarize(self.session, Path()).result or "no score"
+        how = f" ({outcome.method})" if outcome.method and not set_by else ""  # the agents' rule did not decide
         confident = confidence_lines(self.session)
         sure = f"\nConfidence: {'; '.join(confident)}" if confident else ""
         verdict.update(literal(f"Final: {result}{how}{sure}", "bold $success"))
