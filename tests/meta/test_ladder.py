@@ -247,7 +247,8 @@ def test_tui_with_a_policy_trusts_or_escalates_to_the_person(llm_server, tmp_pat
             assert saved.state["ladder"]["decided_by"] == f"a person ({app.user})"
             assert [r["tier"] for r in saved.state["ladder"]["rungs"]] == [1, 2, 3]
             verdict = str(third.query_one("#verdict").render())
-            assert f"Final: coherence 4 (decided by {app.user}" in verdict and "Scorer's last score" not in verdict
+            assert "Final: coherence 4, set by you; Scorer said 2" in verdict  # the person's, beside the agents'
+            assert "Scorer's last score" not in verdict
             assert "finished: completed" in str(third.status.render())
             await pilot.press("escape")  # back to the debate before it: kept and reachable
             await wait_until(pilot, lambda: app.screen is second, 5)
