@@ -72,14 +72,16 @@ def percentile(values: Sequence[float], share: float) -> float:
 
 
 def quiet_env(work: Path, **extra: str) -> dict[str, str]:
-    """An environment whose config, sessions and cache live in `work`, so no run reads or leaves user state."""
+    """An environment whose config, state, sessions and cache live in `work`, so no run reads or leaves user state
+    (a remembered setup changed the form a benchmark waits for)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEBATE_TUI_")}
     # An installed app has its bytecode cached; where the environment forbids writing it (as on the
     # machines these figures come from), every launch would pay for compiling the app's sources.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update({
         "DEBATE_TUI_CONFIG_DIR": str(work / "config"), "DEBATE_TUI_SESSIONS_DIR": str(work / "sessions"),
-        "DEBATE_TUI_CACHE_DIR": str(work / "cache"), "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "DEBATE_TUI_CACHE_DIR": str(work / "cache"), "DEBATE_TUI_STATE_DIR": str(work / "state"),
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
         "LITELLM_LOG": "ERROR", "OPENAI_API_KEY": "sk-fake-benchmark", "PYTHONPATH": str(ROOT),
         "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
     })

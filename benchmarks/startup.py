@@ -100,16 +100,17 @@ def measure(repeats: int = 9) -> Section:
 def first_frame_modules() -> dict:
     """In a child: which modules are loaded when the app's first frame has been drawn (real model configured).
 
-    The app is built as `debate-tui` builds it (`run_app`): the `tui` command's parser, the quick opening read.
+    The app is built as `debate-tui` builds it (`run_app`): its command line read by `cli.parse` (the quick
+    parse, without the protocols' flags), the quick opening read.
     """
     import asyncio
 
-    from debate_tui.cli import build_parser
+    from debate_tui.cli import parse
     from debate_tui.cli.tui import tui_request
     from debate_tui.ui.app import DebateTUI
     from debate_tui.ui.opening import read_opening
 
-    args = build_parser("tui").parse_args(["tui", "--model", KNOWN_MODEL])
+    args = parse(["tui", "--model", KNOWN_MODEL])
     app = DebateTUI(read_opening(tui_request(args)))
     seen: list[str] = []
     app.call_after_refresh = _spy(app.call_after_refresh, seen)  # type: ignore[method-assign]

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from debate_tui.ui.screens.dialogs import ForkAnswer
     from debate_tui.ui.session_builder import SetupCatalog
 
+from debate_tui.giving_way import giving_way
 from debate_tui.inputs import InputError
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.locations import examples_dir
@@ -208,8 +209,9 @@ class DebateTUI(App[int]):
         litellm = (self.launch.session is not None and not self.launch.demo) or model not in ("", DEMO_MODEL)
 
         def load() -> None:
-            for name in LATER:
-                importlib.import_module(name)
+            with giving_way():
+                for name in LATER:
+                    importlib.import_module(name)
             if litellm:
                 from debate_tui.llm.litellm_loader import load_litellm
 
