@@ -20,13 +20,15 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from debate_tui.precedence import Layer, first, order, ranked
+
 if TYPE_CHECKING:
     from debate_tui.domain import Criterion
 
 DEFAULT_PROTOCOL = "debate"
-COMMAND_LINE = "command line"
-REMEMBERED = "remembered from your last setup"
-DEFAULT = "default"
+COMMAND_LINE = Layer.TYPED
+REMEMBERED = Layer.REMEMBERED
+DEFAULT = Layer.DEFAULT
 
 CONNECTION = ("api_base", "api_key_env")
 """The settings of a model (`model_settings`) an agent's call needs to reach it (a key variable's NAME, never a key)."""
@@ -154,36 +156,39 @@ class Source:
 
 def resolve(command_line: Source, environment: Source, config_file: Source, remembered: Source, default: Source, *,
             config_newer: bool) -> Choices:
-    """The one precedence order: command line > environment > config.toml > remembered setup > default.
-
-    config.toml goes under the remembered setup when it was saved before it (`config_newer` False): what a
-    person set last wins."""
-    saved_last = (config_file, remembered) if config_newer else (remembered, config_file)
-    return merged([command_line, environment, *saved_last, default])
+    """The sources merged in `precedence.order` (config.toml under the remembered setup when it was saved before
+    it, `config_newer` False: what a person set last wins)."""
+    by_layer = {Layer.TYPED: command_line, Layer.ENVIRONMENT: environment, Layer.CONFIG_FILE: config_file,
+                Layer.REMEMBERED: remembered, Layer.DEFAULT: default}
+    return merged(ranked(by_layer, order(config_newer=config_newer)))
 
 
 def merged(sources: Sequence[Source]) -> Choices:
     """The first source that sets a field wins it (a table: key by key); a source's protocol-bound choices
     count only for the protocol chosen."""
-    protocol = next((source.values["protocol"] for source in sources if source.values.get("protocol")), None)
+    protocol = first((source.values.get("protocol") for source in sources), is_set=bool)
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
-    for source in sources:
-        own = source.values.get("protocol")
-        for name, value in source.values.items():
-            if _unset(value) or (name in PROTOCOL_BOUND and own and own != protocol):
-                continue
-            if name in TABLES:
-                table = values.setdefault(name, {})
-                for key, item in value.items():
-                    if key not in table:
-                        where = source.named.get(f"{name}.{key}") or source.named.get(name, source.origin)
-                        table[key], origins[f"{name}.{key}"] = item, where
-                if value:
-                    origins.setdefault(name, source.named.get(name, source.origin))
-            elif name not in values:
-                values[name], origins[name] = value, source.named.get(name, source.origin)
+    for name in dict.fromkeys(name for source in sources for name in source.values):
+        offering = [source for source in sources if _offers(source, name, protocol)]
+        if name in TABLES:
+            keys = dict.fromkeys(key for source in offering for key in source.values[name])
+            winners = {key: won for key in keys
+                       if (won := first(source for source in offering if key in source.values[name])) is not None}
+            values[name] = {key: won.values[name][key] for key, won in winners.items()}
+            origins.update({f"{name}.{key}": won.named.get(f"{name}.{key}") or won.named.get(name, won.origin)
+                            for key, won in winners.items()})
+            if (holder := first(source for source in offering if source.values[name])) is not None:
+                origins[name] = holder.named.get(name, holder.origin)
+        elif (won := first(offering)) is not None:
+            values[name], origins[name] = won.values[name], won.named.get(name, won.origin)
     return Choices(**values, origins=origins)
+
+
+def _offers(source: Source, name: str, protocol: str | None) -> bool:
+    """Whether `source` sets `name`: a value that sets something, for the protocol chosen if it is bound to one."""
+    own = source.values.get("protocol")
+    return not _unset(source.values.get(name)) and not (name in PROTOCOL_BOUND and own and own != protocol)
 
 
 def _unset(value: Any) -> bool:

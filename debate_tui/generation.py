@@ -5,10 +5,9 @@ variables over config.toml); `apply` turns it into each agent's call
 parameters (`max_tokens`, `temperature`), and `record` keeps it in the
 session's options, so a report and a resume say how the replies were made.
 
-Which value an agent gets, the most specific first:
-what a person typed (`--max-reply-tokens`, `--temperature`, the setup form) >
-`[models."<model>"]` > `[generation.roles.<role>]` > the run-wide configured
-value (`[generation]`, its DEBATE_TUI_* variable) > the built-in default.
+Which value an agent gets is `precedence.REPLY_ORDER`'s: what a person typed
+(`--max-reply-tokens`, `--temperature`, the setup form), then the most
+specific configured place, then the built-in default.
 
 The built-in cap fits each role's longest legitimate reply: a MATEval
 summarizer writes a report per error type (1,536 tokens), an evaluator lists
@@ -24,6 +23,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from debate_tui.domain import AgentSpec
+from debate_tui.precedence import REPLY_ORDER, Layer, Scope, first, ranked
 from debate_tui.settings import ROLES, SETTINGS
 
 DEFAULT_REPLY_TOKENS = 512
@@ -80,11 +80,9 @@ class Generation(GenerationSettings):
         return float(agent.params.get("temperature", JUDGING_TEMPERATURE))
 
     def _pick(self, agent: AgentSpec, name: str) -> Any:
-        for layer in (self.typed, self.models.get(agent.model), self.roles.get(agent.role), self):
-            value = getattr(layer, name) if layer is not None else None
-            if value is not None:
-                return value
-        return None
+        by_layer = {Layer.TYPED: self.typed, Scope.MODELS: self.models.get(agent.model),
+                    Scope.ROLES: self.roles.get(agent.role), Scope.GENERATION: self}
+        return first(getattr(layer, name) for layer in ranked(by_layer, REPLY_ORDER) if layer is not None)
 
     def apply(self, agents: list[AgentSpec]) -> None:
         """Put each agent's cap and temperature in its call parameters."""

@@ -10,11 +10,12 @@ nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from debate_tui.choices import COMMAND_LINE, DEFAULT, DEFAULT_PROTOCOL, REMEMBERED, Choices, Source, resolve
 from debate_tui.config import Config, Resolved
+from debate_tui.precedence import Layer, first
 
 Place = tuple[str, str | None, Any]
 """Where a setting goes in the spec: field, key of a table (None: the whole field), value."""
@@ -23,18 +24,18 @@ Place = tuple[str, str | None, Any]
 def config_sources(resolved: Resolved) -> tuple[Source, Source, Source, Source]:
     """The configuration's flags', environment's and config.toml's choices, and the defaults. A model chosen
     there comes with its own API base (`[models]`), not one remembered for another model."""
-    values: dict[str, dict[str, Any]] = {"flag": {}, "environment": {}, "file": {}}
+    values: dict[Layer, dict[str, Any]] = {Layer.TYPED: {}, Layer.ENVIRONMENT: {}, Layer.CONFIG_FILE: {}}
     variables: dict[str, str] = {}
     for loc, origin in resolved.origins.items():
-        bucket = origin.kind
-        if bucket == "flag" and loc[0] == "generation":
+        bucket = origin.layer
+        if bucket is Layer.TYPED and loc[0] == "generation":
             continue  # a typed generation flag enters the spec once, as the person's choice (`Choices.generation`)
         for name, key, value in places(loc, resolved.config):
             if key is None:
                 values[bucket][name] = value
             else:
                 values[bucket].setdefault(name, {})[key] = value
-            if bucket == "environment":
+            if bucket is Layer.ENVIRONMENT:
                 variables[name if key is None else f"{name}.{key}"] = str(origin)
     if any(loc[0] == "models" and loc[-1] == "api_base" for loc in resolved.origins):
         for chosen in values.values():
@@ -42,8 +43,9 @@ def config_sources(resolved: Resolved) -> tuple[Source, Source, Source, Source]:
                 chosen["api_base"] = ""
         if "model" in variables:
             variables["api_base"] = variables["model"]
-    return (Source(COMMAND_LINE, values["flag"]), Source("environment", values["environment"], variables),
-            Source(f"config.toml ({resolved.path})", values["file"]), Source(DEFAULT, {"protocol": DEFAULT_PROTOCOL}))
+    return (Source(COMMAND_LINE, values[Layer.TYPED]), Source(Layer.ENVIRONMENT, values[Layer.ENVIRONMENT], variables),
+            Source(f"{Layer.CONFIG_FILE} ({resolved.path})", values[Layer.CONFIG_FILE]),
+            Source(DEFAULT, {"protocol": DEFAULT_PROTOCOL}))
 
 
 def places(loc: tuple[str, ...], config: Config) -> Iterator[Place]:
@@ -69,13 +71,18 @@ def places(loc: tuple[str, ...], config: Config) -> Iterator[Place]:
         yield "generation_defaults", rest[0], getattr(config.generation, rest[0])
 
 
+def _joined(task: Mapping[str, Any], configuration: Mapping[str, Any]) -> dict[str, Any]:
+    """The command line's two halves, one layer: the task's own flag where it gives a value, else the flag the
+    configuration reads too (`config.resolve`'s), else what the task left."""
+    return {key: first((task.get(key), configuration.get(key)), is_set=bool) or configuration.get(key, task.get(key))
+            for key in {**configuration, **task}}
+
+
 def resolve_choices(given: Choices, resolved: Resolved, remembered: Choices | None = None, *,
                     config_newer: bool = False) -> Choices:
     """The run's spec: `given` (the command line) over the configuration over `remembered` (a setup form's
     last choices; config.toml goes above them when `config_newer`) over the defaults."""
     flags, environment, config_file, default = config_sources(resolved)
-    line = Source.of(COMMAND_LINE, given).values  # the flags the configuration reads too, under the task's own
-    own = {key: value for key, value in line.items() if value or key not in flags.values}
-    command_line = Source(COMMAND_LINE, {**flags.values, **own})
+    command_line = Source(COMMAND_LINE, _joined(Source.of(COMMAND_LINE, given).values, flags.values))
     return resolve(command_line, environment, config_file,
                    Source.of(REMEMBERED, remembered or Choices()), default, config_newer=config_newer)

@@ -15,16 +15,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from debate_tui.precedence import Layer, Scope
 from debate_tui.registry import ROLES as REGISTERED_ROLES
 
 ROLES = tuple(REGISTERED_ROLES)
 """The agent roles a `[roles]` table may give a model of their own (and `[generation.roles.R]` reply settings)."""
 
-Layer = Literal["generation", "roles", "models"]
-"""The configured layers a reply setting has besides its own key: `[generation]` (its TOML key), then the more
-specific `[generation.roles.R]` and `[models."M"]`."""
-
 PREFIX = "DEBATE_TUI_"
+
+SCOPE_TABLES = {Scope.MODELS: '[models."M"]', Scope.ROLES: "[generation.roles.R]", Scope.GENERATION: "[generation]"}
+"""Where each configured place of a reply setting is written in config.toml."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,12 @@ class Origin:
     kind: Literal["flag", "environment", "file", "default"]
     detail: str = ""
     """The flag (--timeout), the variable (DEBATE_TUI_TIMEOUT) or the file's path."""
+
+    @property
+    def layer(self) -> Layer:
+        """Its precedence layer (`precedence.ORDER`)."""
+        return {"flag": Layer.TYPED, "environment": Layer.ENVIRONMENT, "file": Layer.CONFIG_FILE}.get(
+            self.kind, Layer.DEFAULT)
 
     def __str__(self) -> str:
         """As a person reads it: "flag --timeout", "environment variable DEBATE_TUI_TIMEOUT", "file", "default"."""
@@ -57,9 +63,8 @@ def flag(name: str) -> str:
 
 @dataclass(frozen=True)
 class Setting:
-    """One setting. Its value is taken from the first that gives it: a flag > its environment variable >
-    config.toml > the built-in default (`origin.Origin`); a reply setting's flag also beats its more specific
-    layers (`generation.Generation.typed`)."""
+    """One setting. Its value is taken from the first layer that gives it, in `precedence.ORDER` (a reply
+    setting's: `precedence.REPLY_ORDER`)."""
 
     name: str
     """The one name: argparse destination, flag (`flag`), environment variable (`env_var`)."""
@@ -74,12 +79,14 @@ class Setting:
     """The flag's help; None: a setting only a file or a variable gives (a flag of `config show` still sets it)."""
     bounds: tuple[tuple[str, float], ...] = ()
     """Pydantic's constraints, e.g. `(("ge", 0), ("le", 2))`."""
-    layers: tuple[Layer, ...] = ()
-    """The more specific layers that may set it too (reply settings)."""
+    layers: tuple[Scope, ...] = ()
+    """The more specific configured places that may set it too (reply settings, `precedence.SCOPES`)."""
     form: str | None = None
     """The setup form's input id, where the form offers it."""
     elsewhere: str | None = None
     """A flag a command declares itself, with its own help (`--model` of the task flags, batch's `--concurrency`)."""
+    example: str = ""
+    """Its value as TOML in the starter config (`config init`), commented out."""
 
     @property
     def flags(self) -> str:
@@ -117,12 +124,13 @@ REPLY = (
             "(a MATEval evaluator 768, a summarizer 1,536).",
             int, "N", "tokens one reply may have: sent as max_tokens and enforced on the stream (default per role: "
             "512, a MATEval evaluator 768, a summarizer 1536); over a model's and a role's own max_reply_tokens "
-            "in config.toml", POSITIVE, ("roles", "models"), "max-reply-tokens"),
+            "in config.toml", POSITIVE, (Scope.ROLES, Scope.MODELS), "max-reply-tokens",
+            example="512"),
     Setting("temperature", ("generation", "temperature"),
             "Sampling temperature; unset: 0 for judging turns, 1 for the single judge's `--samples` above 1.",
             float, "T", "sampling temperature (default 0 for judging turns; the single judge with --samples above 1 "
             "keeps 1); over a model's and a role's own temperature in config.toml",
-            (("ge", 0), ("le", 2)), ("roles", "models"), "temperature"),
+            (("ge", 0), ("le", 2)), (Scope.ROLES, Scope.MODELS), "temperature", example="0.0"),
 )
 """The reply settings: one schema (`generation.ReplySettings`) at every layer they have."""
 
@@ -134,27 +142,28 @@ GENERATION = (*REPLY, Setting(
     "ask the answer again as a small JSON object constrained to a schema: auto where the free text gives none (in "
     "place of the reminder), on (the flag alone) on every answer, off never; default: auto where every model is "
     "served from your own api_base, else off; asked of a model litellm says takes a schema and of your own server "
-    "(--api-base), else free text (the session records which)", form="structured"))
+    "(--api-base), else free text (the session records which)", form="structured", example="false"))
 """`[generation]`: the reply settings and the answer format (the flags of `add_generation_arguments`)."""
 
 LIMITS = (
     Setting("max_cost", ("limits", "max_cost"), "Budget of one run in US dollars; unset: no limit.", float, "USD",
-            "stop (status cancelled) before a call would take the run's cost past USD", POSITIVE),
+            "stop (status cancelled) before a call would take the run's cost past USD", POSITIVE, example="1.0"),
     Setting("max_tokens", ("limits", "max_tokens"),
             "Budget of one run in tokens (prompt and completion); unset: no limit.", int, "N",
-            "stop (status cancelled) before a call would take the run past N tokens", POSITIVE),
+            "stop (status cancelled) before a call would take the run past N tokens", POSITIVE, example="200000"),
     Setting("timeout", ("limits", "timeout"),
             "Seconds one model call may take, streaming included: at this deadline the reply so far is kept.",
             float, "SECONDS", "wall-clock deadline of each model call, streaming included: the connection is closed "
-            "and the reply so far kept, marked as cut off at the deadline (default 120)", POSITIVE),
+            "and the reply so far kept, marked as cut off at the deadline (default 120)", POSITIVE, example="120.0"),
     Setting("retries", ("limits", "retries"), "Attempts per model call, the first included.", int, "N",
-            "attempts per model call, the first included (default 4)", (("ge", 1), ("le", 20))),
+            "attempts per model call, the first included (default 4)", (("ge", 1), ("le", 20)), example="4"),
     Setting("retry_delay", ("limits", "retry_delay"),
             "Seconds before the first retry, doubled for each next one (a server's Retry-After wins).",
-            float, bounds=(("ge", 0), ("le", 60))),
+            float, bounds=(("ge", 0), ("le", 60)), example="1.0"),
     Setting("concurrency", ("limits", "concurrency"),
             "Items in flight at once in batch runs (each item's calls follow one another, or run in parallel where "
-            "a protocol's agents speak at once).", int, bounds=(("ge", 1), ("le", 256)), elsewhere="--concurrency"),
+            "a protocol's agents speak at once).", int, bounds=(("ge", 1), ("le", 256)), elsewhere="--concurrency",
+            example="8"),
 )
 """`[limits]`: what one run may spend, and how calls are timed and retried (the flags of `add_limit_arguments`
 are those with help; `batch` declares its own --concurrency)."""
@@ -162,18 +171,24 @@ are those with help; `batch` declares its own --concurrency)."""
 TOP = (
     Setting("model", ("default_model",),
             "The litellm model every agent uses unless its role has one; unset: the offline demo model.",
-            elsewhere="--model"),
+            elsewhere="--model", example='"gpt-4o-mini"'),
     *(Setting(f"{role}_model", ("roles", role), f"The model of the {role.replace('_', '-')} role.") for role in ROLES),
-    Setting("protocol", ("protocol",), "The evaluation protocol used when none is given.", elsewhere="--protocol"),
-    Setting("personas_dir", ("personas_dir",), "A directory of your own persona TOML files."),
-    Setting("criteria_dir", ("criteria_dir",), "A directory of your own criteria TOML files."),
+    Setting("protocol", ("protocol",), "The evaluation protocol used when none is given: debate, chateval, mateval, "
+            "scaleeval or single.", elsewhere="--protocol", example='"debate"'),
+    Setting("personas_dir", ("personas_dir",), "A directory of your own persona TOML files.",
+            example='"~/debate-tui/personas"'),
+    Setting("criteria_dir", ("criteria_dir",), "A directory of your own criteria TOML files.",
+            example='"~/debate-tui/criteria"'),
     Setting("sessions_dir", ("sessions_dir",), "Where session files (and their reports) are saved.", metavar="DIR",
             help="sessions directory (default: sessions_dir in config.toml or DEBATE_TUI_SESSIONS_DIR, else the user "
-                 "data dir)"),
+                 "data dir)", example='"~/debates"'),
     Setting("export_dir", ("export_dir",),
-            "Where the TUI's export dialog offers to write (the path stays editable); unset: the current directory."),
-    Setting("cache_dir", ("cache_dir",), "Where the response cache lives.", elsewhere="--cache-dir"),
-    Setting("theme", ("theme",), "The TUI theme by name; unset: the TUI's default."),
+            "Where the TUI's export dialog offers to write (the path stays editable); unset: the current directory.",
+            example='"~/debate-reports"'),
+    Setting("cache_dir", ("cache_dir",), "Where the response cache lives.", elsewhere="--cache-dir",
+            example='"~/.cache/debate-tui"'),
+    Setting("theme", ("theme",), "The TUI theme by name, over the one last picked in the TUI; unset: the TUI's "
+            "default.", example='"textual-dark"'),
 )
 """Settings at the top of config.toml, and the role models of `[roles]` (their flags are the commands' own)."""
 
@@ -190,8 +205,7 @@ def reference_table() -> str:
             "|---|---|---|---|---|---|"]
     for setting in SETTINGS.values():
         place = ".".join(setting.toml)
-        layers = ", ".join({"roles": "`[generation.roles.R]`", "models": '`[models."M"]`'}[layer]
-                           for layer in setting.layers if layer != "generation")
+        layers = ", ".join(f"`{SCOPE_TABLES[layer]}`" for layer in setting.layers if layer is not Scope.GENERATION)
         shown_flag = f"`{setting.flags}`" if setting.flags else ""
         rows.append(f"| `{place}` | `{setting.env}` | {shown_flag} | {layers} | {setting.described()} | "
                     f"{setting.doc.replace('|', '/')} |")

@@ -1,8 +1,7 @@
 """The configuration's layers merged into one validated `Config`, each value's origin kept as data.
 
-    flag  >  DEBATE_TUI_* environment variable  >  config.toml  >  built-in default
-
-Each setting of `settings.SETTINGS` is resolved on its own, the first that is set winning; a bad value raises
+Each setting of `settings.SETTINGS` is resolved on its own, the first layer of `precedence.ORDER` that sets it
+winning (a flag, its DEBATE_TUI_* variable, config.toml; unset: the built-in default); a bad value raises
 ConfigError naming the setting and where it came from (the file, the variable or the flag).
 """
 
@@ -19,6 +18,7 @@ from pydantic import ValidationError
 from debate_tui.config.schema import Config, setting_name
 from debate_tui.config.secrets import refuse_secrets
 from debate_tui.inputs import ConfigError
+from debate_tui.precedence import ORDER, Layer, first, ranked
 from debate_tui.settings import FILE, SETTINGS, Origin
 
 
@@ -34,24 +34,26 @@ class Resolved:
     """Setting path -> where its value came from (the file, a variable, a flag); absent: the default."""
 
 
-def given(env: Mapping[str, str], flags: Mapping[str, Any]) -> Iterator[tuple[Origin, tuple[str, ...], Any]]:
-    """The values given outside the file, the lower first: each variable (an empty one counts as unset), then
-    each flag (by argparse destination)."""
+def given(file_data: Mapping[str, Any], env: Mapping[str, str],
+          flags: Mapping[str, Any]) -> Iterator[tuple[Origin, tuple[str, ...], Any]]:
+    """Each setting given outside the file where it wins over the file: its flag (by argparse destination), else
+    its variable (an empty one counts as unset), unless the file's layer is the higher."""
     for setting in SETTINGS.values():
-        if value := env.get(setting.env):
-            yield Origin("environment", setting.env), setting.toml, value
-    for setting in SETTINGS.values():
-        if (value := flags.get(setting.name)) is not None:
-            yield Origin("flag", setting.flag), setting.toml, value
+        offered = {Layer.TYPED: (Origin("flag", setting.flag), flags.get(setting.name)),
+                   Layer.ENVIRONMENT: (Origin("environment", setting.env), env.get(setting.env) or None),
+                   Layer.CONFIG_FILE: (FILE, _get(file_data, setting.toml))}
+        won = first(ranked(offered, ORDER), is_set=lambda pair: pair[1] is not None)
+        if won is not None and won[0] is not FILE:
+            yield won[0], setting.toml, won[1]
 
 
 def resolve(path: Path, file_data: Mapping[str, Any] | None, env: Mapping[str, str],
             flags: Mapping[str, Any]) -> Resolved:
-    """Merge the layers, highest last, and validate the result; ConfigError lists every problem."""
+    """Merge the layers and validate the result; ConfigError lists every problem."""
     refuse_secrets(path, file_data or {})
     data: dict[str, Any] = copy.deepcopy(dict(file_data or {}))
     origins: dict[tuple[str, ...], Origin] = {loc: FILE for loc, _ in _leaves(data)}
-    for origin, loc, value in given(env, flags):
+    for origin, loc, value in given(file_data or {}, env, flags):
         if _put(data, loc, value):
             origins[loc] = origin
     try:
@@ -67,6 +69,16 @@ def _leaves(table: Mapping[str, Any], loc: tuple[str, ...] = ()) -> Iterator[tup
             yield from _leaves(value, (*loc, key))
         else:
             yield (*loc, key), value
+
+
+def _get(data: Mapping[str, Any], loc: tuple[str, ...]) -> Any:
+    """A nested value; None where the file does not set it."""
+    node: Any = data
+    for key in loc:
+        if not isinstance(node, Mapping) or key not in node:
+            return None
+        node = node[key]
+    return node
 
 
 def _put(data: dict[str, Any], loc: tuple[str, ...], value: Any) -> bool:
