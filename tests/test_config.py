@@ -419,3 +419,16 @@ def test_export_dir_is_a_path_from_the_file_or_its_variable_and_unset_by_default
     resolved = resolve_current({})
     assert resolved.config.export_dir == tmp_path / "out"
     assert str(resolved.origins[("export_dir",)]) == "environment variable DEBATE_TUI_EXPORT_DIR"
+
+
+def test_the_starter_writes_each_setting_from_the_table_with_its_meaning_variable_and_flag():
+    from debate_tui.settings import SETTINGS
+
+    comments = " ".join(line.removeprefix("# ") for line in STARTER.splitlines() if line.startswith("# "))
+    for setting in SETTINGS.values():
+        if setting.toml[0] == "roles":
+            continue  # the role models share one block of `[roles]`
+        assert " ".join(setting.doc.split()) in comments, setting.name
+        given = ", ".join(where for where in (setting.env, setting.flags) if where)
+        assert f"({given})" in comments, setting.name
+        assert f"\n# {setting.toml[-1]} = {setting.example}\n" in STARTER, setting.name

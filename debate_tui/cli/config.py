@@ -18,6 +18,7 @@ from debate_tui.config import (
     setting_name,
     toml_key,
 )
+from debate_tui.config.starter import starter
 from debate_tui.factory import option_defaults
 from debate_tui.protocols import get_protocol
 from debate_tui.resolver import resolve_choices
@@ -26,130 +27,7 @@ from debate_tui.settings import DEFAULT, SETTINGS, Origin
 from debate_tui.store import write_atomic
 from debate_tui.textsafe import inert_json
 
-STARTER = """\
-# debate-tui configuration. `debate-tui config show` prints what is in effect;
-# `debate-tui models --check` tries each model once.
-#
-# Each setting may also come from a DEBATE_TUI_* environment variable or a
-# command-line flag: flag > environment > this file > built-in default. What
-# you type (a flag, the setup form) wins over every table of this file.
-# API keys never go in this file: name the environment variable holding each
-# key with api_key_env, in a [models."<model>"] table.
-
-# The litellm model every agent uses unless its role has its own
-# (DEBATE_TUI_MODEL, --model). Unset: the offline demo model.
-# default_model = "gpt-4o-mini"
-
-# The protocol used when none is given (DEBATE_TUI_PROTOCOL, --protocol):
-# debate, chateval, mateval, scaleeval or single.
-# protocol = "debate"
-
-# Where sessions are saved (DEBATE_TUI_SESSIONS_DIR, --sessions-dir).
-# sessions_dir = "~/debates"
-
-# Where the TUI's export dialog offers to write (DEBATE_TUI_EXPORT_DIR); unset: the current directory.
-# export_dir = "~/debate-reports"
-
-# Where the response cache lives (DEBATE_TUI_CACHE_DIR).
-# cache_dir = "~/.cache/debate-tui"
-
-# Directories of your own persona and criteria TOML files
-# (DEBATE_TUI_PERSONAS_DIR, DEBATE_TUI_CRITERIA_DIR).
-# personas_dir = "~/debate-tui/personas"
-# criteria_dir = "~/debate-tui/criteria"
-
-# The TUI theme by name (DEBATE_TUI_THEME); over the one last picked in the TUI.
-# theme = "textual-dark"
-
-[roles]
-# A model per agent role, instead of default_model for that role
-# (DEBATE_TUI_<ROLE>_MODEL, e.g. DEBATE_TUI_CRITIC_MODEL).
-# scorer = "gpt-4o-mini"
-# critic = "anthropic/claude-3-5-haiku-latest"
-# tie_breaker = "gpt-4o"
-# referee = "gpt-4o-mini"
-# summarizer = "gpt-4o-mini"
-# evaluator = "gpt-4o-mini"
-# feedback = "gpt-4o-mini"
-# speaker = "gemini/gemini-1.5-flash"
-# judge = "gpt-4o-mini"
-
-[models]
-# How to reach each model: one table per model string.
-# api_base: an OpenAI-compatible server or proxy (unset: the provider's own).
-# api_key_env: the NAME of the variable holding the key, read at call time
-# (unset: litellm's usual one, e.g. OPENAI_API_KEY, ANTHROPIC_API_KEY).
-#
-# [models."openai/llama3.1"]
-# api_base = "http://127.0.0.1:8000/v1"
-# api_key_env = "LOCAL_LLM_KEY"
-# A model's own reply cap and temperature (over [generation]), and its whole
-# window in tokens for a model litellm does not know (a local server's n_ctx).
-# max_reply_tokens = 400
-# temperature = 0.0
-# context_window = 8192
-
-[deployments]
-# Several deployments of one model group (replicas, keys, regions), used through
-# litellm's Router with their rate limits: `--model judge` spreads the calls,
-# keeps each one's requests/tokens per minute, and cools a failing one down.
-#
-# [[deployments.judge]]
-# model = "openai/llama3.1"
-# api_base = "http://10.0.0.1:8000/v1"
-# api_key_env = "LOCAL_LLM_KEY"
-# rpm = 600
-# tpm = 200000
-# [[deployments.judge]]
-# model = "openai/llama3.1"
-# api_base = "http://10.0.0.2:8000/v1"
-# rpm = 600
-
-[protocols]
-# Default options per protocol; command-line flags override them.
-#
-# [protocols.debate]
-# rounds = 4
-# critic_persona = "strictly-negative"
-
-[limits]
-# Budget of one run in US dollars and in tokens; unset: no limit
-# (DEBATE_TUI_MAX_COST, --max-cost; DEBATE_TUI_MAX_TOKENS, --max-tokens).
-# max_cost = 1.0
-# max_tokens = 200000
-# Seconds one model call may take, streaming included: at this deadline the
-# connection is closed and the reply so far kept (DEBATE_TUI_TIMEOUT, --timeout).
-# timeout = 120.0
-# Attempts per call, the first included, and the first backoff in seconds
-# (DEBATE_TUI_RETRIES, --retries; DEBATE_TUI_RETRY_DELAY).
-# retries = 4
-# retry_delay = 1.0
-# Items in flight at once in batch runs (DEBATE_TUI_CONCURRENCY, --concurrency).
-# concurrency = 8
-
-[generation]
-# Tokens one reply may have: sent as max_tokens and enforced on the stream
-# (DEBATE_TUI_MAX_REPLY_TOKENS, --max-reply-tokens). Unset: per role, 512
-# (a MATEval evaluator 768, a summarizer 1536).
-# max_reply_tokens = 512
-# Sampling temperature (DEBATE_TUI_TEMPERATURE, --temperature). Unset: 0 for
-# judging turns; the single judge with samples above 1 keeps 1.
-# temperature = 0.0
-# Ask the answer again as JSON under a schema (DEBATE_TUI_STRUCTURED, --structured):
-# "auto" where the free text gives none, true on every answer (a small local model:
-# every answer read, none misread, about as many calls; docs/REAL_MODELS.md),
-# false never. Unset: "auto" where every model is served from your own api_base,
-# else false.
-# structured = false
-# Per role, over the values above (a [models."<model>"] table wins over both;
-# a flag wins over all of them):
-# [generation.roles.summarizer]
-# max_reply_tokens = 2048
-
-[keymap]
-# TUI key bindings, one per binding id: keys, comma-separated alternatives.
-# "debate.pause" = "ctrl+space"
-"""
+STARTER = starter()
 """What `config init` writes: every setting, commented out, with its environment variable."""
 
 
