@@ -83,15 +83,25 @@ class Setting:
     """The more specific configured places that may set it too (reply settings, `precedence.SCOPES`)."""
     form: str | None = None
     """The setup form's input id, where the form offers it."""
+    form_label: str = ""
+    """The setup form's label of that input."""
+    placeholder: str = ""
+    """What the form's empty input says it leaves to the default."""
     elsewhere: str | None = None
-    """A flag a command declares itself, with its own help (`--model` of the task flags, batch's `--concurrency`)."""
+    """A flag with its own help, declared by the task flags (`--model`), or the one command that takes the
+    setting's own flag (`batch`: `--concurrency`, `--cache-dir`)."""
     example: str = ""
     """Its value as TOML in the starter config (`config init`), commented out."""
 
     @property
     def flags(self) -> str:
         """The flag commands take, for the reference; empty where only `config show` takes one."""
-        return self.flag if self.help is not None else self.elsewhere or ""
+        return self.flag if self.help is not None else self.elsewhere or ""  # (a command's name comes with help)
+
+    @property
+    def input_type(self) -> Literal["integer", "number", "text"]:
+        """The form input's type, from how a flag's text becomes a value."""
+        return "integer" if self.kind is int else "number" if self.kind is float else "text"
 
     @property
     def env(self) -> str:
@@ -117,6 +127,8 @@ class Setting:
 
 
 POSITIVE = (("gt", 0),)
+DEFAULT_CONCURRENCY = 8
+"""Batch items in flight at once unless `--concurrency` or `[limits]` says otherwise."""
 
 REPLY = (
     Setting("max_reply_tokens", ("generation", "max_reply_tokens"),
@@ -125,12 +137,13 @@ REPLY = (
             int, "N", "tokens one reply may have: sent as max_tokens and enforced on the stream (default per role: "
             "512, a MATEval evaluator 768, a summarizer 1536); over a model's and a role's own max_reply_tokens "
             "in config.toml", POSITIVE, (Scope.ROLES, Scope.MODELS), "max-reply-tokens",
-            example="512"),
+            "reply cap", "tokens per reply (default 512; evaluator 768, summarizer 1536)", example="512"),
     Setting("temperature", ("generation", "temperature"),
             "Sampling temperature; unset: 0 for judging turns, 1 for the single judge's `--samples` above 1.",
             float, "T", "sampling temperature (default 0 for judging turns; the single judge with --samples above 1 "
             "keeps 1); over a model's and a role's own temperature in config.toml",
-            (("ge", 0), ("le", 2)), (Scope.ROLES, Scope.MODELS), "temperature", example="0.0"),
+            (("ge", 0), ("le", 2)), (Scope.ROLES, Scope.MODELS), "temperature",
+            "temperature", "0 for judging (default)", example="0.0"),
 )
 """The reply settings: one schema (`generation.ReplySettings`) at every layer they have."""
 
@@ -142,7 +155,8 @@ GENERATION = (*REPLY, Setting(
     "ask the answer again as a small JSON object constrained to a schema: auto where the free text gives none (in "
     "place of the reminder), on (the flag alone) on every answer, off never; default: auto where every model is "
     "served from your own api_base, else off; asked of a model litellm says takes a schema and of your own server "
-    "(--api-base), else free text (the session records which)", form="structured", example="false"))
+    "(--api-base), else free text (the session records which)", form="structured", form_label="JSON answers",
+    placeholder="as configured", example="false"))
 """`[generation]`: the reply settings and the answer format (the flags of `add_generation_arguments`)."""
 
 LIMITS = (
@@ -162,11 +176,12 @@ LIMITS = (
             float, bounds=(("ge", 0), ("le", 60)), example="1.0"),
     Setting("concurrency", ("limits", "concurrency"),
             "Items in flight at once in batch runs (each item's calls follow one another, or run in parallel where "
-            "a protocol's agents speak at once).", int, bounds=(("ge", 1), ("le", 256)), elsewhere="--concurrency",
-            example="8"),
+            "a protocol's agents speak at once).", int, "N",
+            f"items in flight at once (default: limits.concurrency in config.toml, else {DEFAULT_CONCURRENCY})",
+            (("ge", 1), ("le", 256)), elsewhere="batch", example=str(DEFAULT_CONCURRENCY)),
 )
 """`[limits]`: what one run may spend, and how calls are timed and retried (the flags of `add_limit_arguments`
-are those with help; `batch` declares its own --concurrency)."""
+are those with help that no one command takes alone; `batch` takes --concurrency)."""
 
 TOP = (
     Setting("model", ("default_model",),
@@ -185,7 +200,8 @@ TOP = (
     Setting("export_dir", ("export_dir",),
             "Where the TUI's export dialog offers to write (the path stays editable); unset: the current directory.",
             example='"~/debate-reports"'),
-    Setting("cache_dir", ("cache_dir",), "Where the response cache lives.", elsewhere="--cache-dir",
+    Setting("cache_dir", ("cache_dir",), "Where the response cache lives.", metavar="DIR",
+            help="response cache (default: cache_dir in config.toml, else the user cache dir)", elsewhere="batch",
             example='"~/.cache/debate-tui"'),
     Setting("theme", ("theme",), "The TUI theme by name, over the one last picked in the TUI; unset: the TUI's "
             "default.", example='"textual-dark"'),

@@ -24,9 +24,9 @@ from debate_tui.cli.common_flags import add_sessions_dir
 from debate_tui.cli.exits import Exit
 from debate_tui.cli.outputs import fail
 from debate_tui.cli.task_args import input_files, say_endpoints, sessions_dir, warn_stderr
-from debate_tui.cli.task_flags import TEXT_FLAGS, add_task_arguments
-from debate_tui.config import DEFAULT_CONCURRENCY
+from debate_tui.cli.task_flags import TEXT_FLAGS, add_setting, add_task_arguments
 from debate_tui.domain import Session, Task
+from debate_tui.settings import SETTINGS
 
 if TYPE_CHECKING:  # imported where used: `debate-tui --help` stays light
     from debate_tui.assembly.batch import BatchRequest
@@ -50,9 +50,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help="results, one line per item and criterion")
     add_judging_arguments(parser)
     run = parser.add_argument_group("batch")
-    run.add_argument("--concurrency", type=int, metavar="N",
-                     help="items in flight at once "
-                          f"(default: limits.concurrency in config.toml, else {DEFAULT_CONCURRENCY})")
+    add_setting(run, SETTINGS["concurrency"])
     run.add_argument("--processes", type=int, metavar="N",
                      help="worker processes, each with its share of --concurrency (default: the cores, at most "
                           "--concurrency, one per 200 items; 1: this process only)")
@@ -69,8 +67,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                      help="a protocol option without a flag of its own, e.g. tie_breaker=human (repeatable)")
     run.add_argument("--retries", type=int, metavar="N", help="attempts per call (default: limits.retries, else 4)")
     run.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
-    run.add_argument("--cache-dir", metavar="DIR",
-                     help="response cache (default: cache_dir in config.toml, else the user cache dir)")
+    add_setting(run, SETTINGS["cache_dir"])
     run.add_argument("--router", metavar="FILE",
                      help="litellm Router config (model_list + router_settings; YAML, JSON or TOML)")
     run.add_argument("--ray", metavar="auto|ADDRESS",

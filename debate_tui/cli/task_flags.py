@@ -204,7 +204,7 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> argparse._ArgumentGr
     """Budget, timeout and retries of one run; each overrides its DEBATE_TUI_* variable and config.toml."""
     limits = parser.add_argument_group("limits")
     for setting in LIMITS:
-        if setting.help is not None:
+        if setting.help is not None and setting.elsewhere is None:  # batch takes --concurrency alone
             add_setting(limits, setting)
     return limits
 

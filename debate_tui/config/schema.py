@@ -23,7 +23,7 @@ from debate_tui.llm.keys import KeySource, key_source
 from debate_tui.locations import APP_NAME
 from debate_tui.registry import PROTOCOLS
 from debate_tui.registry import ROLES as REGISTERED_ROLES
-from debate_tui.settings import SETTINGS
+from debate_tui.settings import DEFAULT_CONCURRENCY, SETTINGS
 from debate_tui.store import SessionStore
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -129,10 +129,6 @@ else:
         "RoleModels", __base__=Section,
         __doc__="The `[roles]` table: a model per agent role, instead of default_model for that role.",
         **{role: (RoleModel, Field(None, description=f"{who}.")) for role, who in REGISTERED_ROLES.items()})
-
-
-DEFAULT_CONCURRENCY = 8
-"""Batch items in flight at once unless `--concurrency` or `[limits]` says otherwise."""
 
 
 class Limits(Section):

@@ -28,3 +28,12 @@ def test_sessions_dir_is_one_flag_with_one_help():
         ("sessions_dir", "DIR", SETTINGS["sessions_dir"].help, None)}
     args = build_parser().parse_args(["sessions", "--sessions-dir", "~/s"])
     assert args.sessions_dir == "~/s"
+
+
+def test_batch_s_concurrency_and_cache_dir_are_their_settings_flags():
+    batch = commands(build_parser())["batch"]
+    for name in ("concurrency", "cache_dir"):
+        setting = SETTINGS[name]
+        action = next(action for action in batch._actions if setting.flag in action.option_strings)
+        assert (action.dest, action.metavar, action.help, action.type) == (
+            name, setting.metavar, setting.help, setting.kind), name

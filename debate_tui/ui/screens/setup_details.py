@@ -16,7 +16,7 @@ from textual.widgets import Button, Collapsible, Input, Label, Select, Static
 from debate_tui.choices import STRUCTURED, Choices
 from debate_tui.inputs import InputError
 from debate_tui.llm import DEMO_MODEL
-from debate_tui.settings import REPLY
+from debate_tui.settings import REPLY, SETTINGS
 from debate_tui.ui.opening import INPUT_LABELS
 from debate_tui.ui.widgets.marked import MarkedSelectionList
 from debate_tui.ui.widgets.text_box import TextBox
@@ -28,6 +28,8 @@ EXTRA_INPUTS = ("text_b", "source", "context")
 """The texts besides the one judged, each in its own box, shown when the protocol takes it."""
 GENERATION_INPUTS = {setting.name: f"#{setting.form}" for setting in REPLY}
 """Generation settings typed in the form: field -> its input (the form field each declares, `settings.REPLY`)."""
+STRUCTURED_SETTING = SETTINGS["structured"]
+"""The answer format, offered as a choice of `STRUCTURED_CHOICES` (its prompt: the setting's placeholder)."""
 STRUCTURED_CHOICES = [("auto: if free text fails", "auto"), ("on: every answer", "on"),
                       ("off: free text only", "off")]
 """`--structured`'s values, as the form offers them."""
@@ -68,18 +70,15 @@ class SetupDetails(Vertical):
             yield Label("API base", classes="form-label")
             yield Input(choices.api_base or "", placeholder="optional, e.g. http://localhost:11434", id="api-base",
                         compact=True)
+        for setting in REPLY:
+            with Horizontal(classes="form-row"):
+                yield Label(setting.form_label, classes="form-label")
+                yield Input(_typed(choices, setting.name), placeholder=setting.placeholder, type=setting.input_type,
+                            id=setting.form, compact=True)
         with Horizontal(classes="form-row"):
-            yield Label("reply cap", classes="form-label")
-            yield Input(_typed(choices, "max_reply_tokens"), type="integer", id="max-reply-tokens", compact=True,
-                        placeholder="tokens per reply (default 512; evaluator 768, summarizer 1536)")
-        with Horizontal(classes="form-row"):
-            yield Label("temperature", classes="form-label")
-            yield Input(_typed(choices, "temperature"), placeholder="0 for judging (default)", type="number",
-                        id="temperature", compact=True)
-        with Horizontal(classes="form-row"):
-            yield Label("JSON answers", classes="form-label")
+            yield Label(STRUCTURED_SETTING.form_label, classes="form-label")
             yield Select(STRUCTURED_CHOICES, value=_structured_shown(choices.generation.get("structured")),
-                         prompt="as configured", id="structured", compact=True)
+                         prompt=STRUCTURED_SETTING.placeholder, id=STRUCTURED_SETTING.form, compact=True)
         yield Label("Agents", classes="section")
         yield Static("", id="agents-note")
         yield Vertical(id="agents")
