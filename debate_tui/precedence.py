@@ -51,10 +51,16 @@ SCOPES: tuple[Scope, ...] = tuple(Scope)
 
 
 REPLY_ORDER: tuple[Layer | Scope, ...] = tuple(
-    place for layer in ORDER if layer is not Layer.ENVIRONMENT
+    place for layer in ORDER if layer not in (Layer.ENVIRONMENT, Layer.REMEMBERED)
     for place in (SCOPES if layer is Layer.CONFIG_FILE else (layer,)))
 """A reply setting's layers, the highest first: `ORDER` with config.toml as its scopes. Its variable sets
-`[generation]`'s value (`config.merge`), so it is not a layer of its own here: the more specific scopes go over it."""
+`[generation]`'s value (`config.merge`), and what the form remembers was typed there (`Choices.generation`, under
+the command line by `ORDER`), so neither is a layer of its own here."""
+
+
+def described(layers: Sequence[Layer | Scope], names: Mapping[Scope, str]) -> str:
+    """An order as a person reads it: "command line > environment > ..." (a scope by its TOML table)."""
+    return " > ".join(names[layer] if isinstance(layer, Scope) else str(layer) for layer in layers)
 
 
 def order(*, config_newer: bool = True) -> tuple[Layer, ...]:

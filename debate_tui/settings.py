@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from debate_tui.precedence import Layer, Scope
+from debate_tui.precedence import ORDER, REPLY_ORDER, Layer, Scope, described
 from debate_tui.registry import ROLES as REGISTERED_ROLES
 
 ROLES = tuple(REGISTERED_ROLES)
@@ -217,7 +217,11 @@ OVERRIDES: dict[str, tuple[str, ...]] = {name: setting.toml for name, setting in
 
 def reference_table() -> str:
     """The settings reference of docs/configuration.md, made from the table (`cli.reference --write` puts it)."""
-    rows = ["| setting (config.toml) | variable | flag | more specific layers | bounds | meaning |",
+    order = described(ORDER, SCOPE_TABLES)
+    reply = described(REPLY_ORDER, {scope: f"`{table}`" for scope, table in SCOPE_TABLES.items()})
+    rows = [f"Precedence (`debate_tui/precedence.py`), the first that sets a setting winning: {order}. "
+            f"(config.toml under the remembered setup when it was saved before it.) A reply setting: {reply}.", "",
+            "| setting (config.toml) | variable | flag | more specific layers | bounds | meaning |",
             "|---|---|---|---|---|---|"]
     for setting in SETTINGS.values():
         place = ".".join(setting.toml)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Iterable
 
-from debate_tui.precedence import ORDER, SCOPES
+from debate_tui.precedence import ORDER, SCOPES, described
 from debate_tui.settings import GENERATION, LIMITS, SCOPE_TABLES, TOP, Setting
 
 HEAD = f"""\
@@ -16,7 +16,7 @@ HEAD = f"""\
 #
 # Each setting may also come from a DEBATE_TUI_* environment variable or a
 # command-line flag, the first that sets it winning:
-# {" > ".join(ORDER)}.
+# {described(ORDER, SCOPE_TABLES)}.
 # What you type (a flag, the setup form) wins over every table of this file.
 # API keys never go in this file: name the environment variable holding each
 # key with api_key_env, in a [models."<model>"] table.
@@ -78,7 +78,7 @@ FILE_TABLES = """[roles]
 """What only a file gives: a model per role, how to reach each model, deployments, protocol options."""
 
 PER_ROLE = f"""# Per role and per model, the most specific first:
-# {" > ".join(SCOPE_TABLES[scope] for scope in SCOPES)}; a flag wins over all of them.
+# {described(SCOPES, SCOPE_TABLES)}; a flag wins over all of them.
 # [generation.roles.summarizer]
 # max_reply_tokens = 2048
 
