@@ -111,17 +111,8 @@ class Persona(BaseModel):
 
     name: Name
     role_prompt: str
-    description: str = Field("", exclude=True)
-    """One line on who this is, for a chooser (the setup form's dropdowns); not kept in a session, which keeps
-    what the agent was told (the role prompt)."""
-
-    def __eq__(self, other: object) -> bool:
-        """The same persona whatever its description: a session read back (which keeps none) equals the one run."""
-        if not isinstance(other, Persona):
-            return NotImplemented
-        return (self.name, self.role_prompt) == (other.name, other.role_prompt)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as every pydantic model that is not frozen
+    """What the agent is told, all a session needs; the line a chooser shows lives in the catalog
+    (`Catalog.described_personas`), so a session read back holds the very persona that ran."""
 
 
 def names_from_personas(cast: list[Persona], reserved: frozenset[str] = frozenset()) -> list[str]:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from debate_tui.refusal import InputError
+from debate_tui.refusal import ConfigError, InputError
 
 
 class FileError(InputError):
@@ -218,6 +218,32 @@ def read_json(path: Path, kind: str) -> Any:
 
 def read_toml(path: Path, kind: str = "toml") -> dict[str, Any]:
     return parse_toml(read_text(path, kind), str(path))
+
+
+def read_config_bytes(path: Path) -> bytes | None:
+    """config.toml's bytes, None when there is none; ConfigError naming the file when it cannot be read."""
+    try:
+        return read_bytes(path, "toml")
+    except MissingFile:
+        return None
+    except InputError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def parse_config(path: Path, raw: bytes | None) -> dict[str, Any] | None:
+    """config.toml's tables from its bytes (None: no file); ConfigError naming the file and line otherwise."""
+    if raw is None:
+        return None
+    try:
+        return parse_toml(decode(raw, str(path)), str(path))
+    except InputError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def read_config(path: Path) -> dict[str, Any] | None:
+    """config.toml's tables, None when there is none: the one reader of it, for the validated configuration
+    (`config.files`) and for the TUI's first frame (`ui.opening`), which must not import pydantic."""
+    return parse_config(path, read_config_bytes(path))
 
 
 def jsonl_lines(text: str) -> Iterator[tuple[int, str]]:

@@ -12,10 +12,10 @@ user's directories by the front end that read it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -40,26 +40,36 @@ def _read_toml(path: Path) -> dict:
         raise CatalogError(str(exc)) from None
 
 
-def _load_items(path: Path, key: str, model: type[Criterion] | type[Persona]) -> list:
+def _load_items(path: Path, key: str, model: type[Criterion] | type[Persona]) -> list[tuple[Any, str]]:
+    """Each `[[key]]` table as `model` with its one-line `description` (a chooser's; a persona does not keep it)."""
     data = _read_toml(path)
     tables = data.get(key)
     if not isinstance(tables, list) or not tables:
         raise CatalogError(f"{path}: no [[{key}]] table found")
     items = []
     for number, table in enumerate(tables, start=1):
+        where = f"{path}: [[{key}]] number {number}"
         try:
-            items.append(model.model_validate(table))
+            item = model.model_validate(table)
         except ValidationError as exc:
             problem = "; ".join(f"{'.'.join(map(str, e['loc'])) or key}: {e['msg']}" for e in exc.errors())
-            raise CatalogError(f"{path}: [[{key}]] number {number}: {problem}") from exc
+            raise CatalogError(f"{where}: {problem}") from exc
+        description = table.get("description", "")  # a table: model_validate took it
+        if not isinstance(description, str):
+            raise CatalogError(f"{where}: description: Input should be a valid string")
+        items.append((item, description))
     return items
 
 
 def load_criteria_file(path: Path) -> list[Criterion]:
-    return _load_items(path, "criterion", Criterion)
+    return [criterion for criterion, _ in _load_items(path, "criterion", Criterion)]
 
 
 def load_personas_file(path: Path) -> list[Persona]:
+    return [persona for persona, _ in _described_personas(path)]
+
+
+def _described_personas(path: Path) -> list[tuple[Persona, str]]:
     return _load_items(path, "persona", Persona)
 
 
@@ -69,11 +79,12 @@ def _builtin_criteria() -> dict[str, list[Criterion]]:
 
 
 @cache
-def _builtin_personas() -> dict[str, Persona]:
-    personas: dict[str, Persona] = {}
+def _builtin_personas() -> dict[str, tuple[Persona, str]]:
+    """Name -> (persona, its one-line description); a name two sets define is the first set's."""
+    personas: dict[str, tuple[Persona, str]] = {}
     for name in PERSONA_SETS:
-        for persona in load_personas_file(HERE / "personas" / f"{name}.toml"):
-            personas.setdefault(persona.name, persona)
+        for persona, description in _described_personas(HERE / "personas" / f"{name}.toml"):
+            personas.setdefault(persona.name, (persona, description))
     return personas
 
 
@@ -97,6 +108,12 @@ class Catalog:
     sets: dict[str, list[Criterion]]
     """Set name -> its criteria; the user's directory ("user") first when there is one."""
     personas: dict[str, Persona]
+    descriptions: dict[str, str] = field(default_factory=dict)
+    """Persona name -> one line on who it is, for a chooser; kept here, not on the persona a session stores."""
+
+    def described_personas(self) -> dict[str, str]:
+        """Every persona's name, sorted -> its one-line description ("" where its file gives none)."""
+        return {name: self.descriptions.get(name, "") for name in sorted(self.personas)}
 
     @property
     def criteria(self) -> dict[str, Criterion]:
@@ -143,8 +160,10 @@ def load_catalog(criteria_dir: Path | None = None, personas_dir: Path | None = N
     """The built-in sets with the user's directories (as the configuration names them) over them."""
     user = _load_dir(criteria_dir, load_criteria_file)
     sets = {"user": user, **_builtin_criteria()} if user else dict(_builtin_criteria())
-    personas = {**_builtin_personas(), **{p.name: p for p in _load_dir(personas_dir, load_personas_file)}}
-    return Catalog(sets, personas)
+    users = _load_dir(personas_dir, _described_personas)
+    described = {**_builtin_personas(), **{persona.name: (persona, line) for persona, line in users}}
+    return Catalog(sets, {name: p for name, (p, _) in described.items()},
+                   {name: line for name, (_, line) in described.items()})
 
 
 def builtin() -> Catalog:

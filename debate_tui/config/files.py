@@ -3,33 +3,14 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
-from typing import Any
 
-from debate_tui.inputs import ConfigError, InputError
-from debate_tui.readfile import MissingFile, decode, parse_toml, read_bytes
+from debate_tui.readfile import parse_config, read_config_bytes
 from debate_tui.settings import PREFIX
 
+__all__ = ["environment", "parse_file", "read_config_bytes"]
 
-def read_config_bytes(path: Path) -> bytes | None:
-    """The file's bytes, None when there is none; bounded and checked (`readfile`: DEBATE_TUI_MAX_TOML_BYTES,
-    never a device or FIFO)."""
-    try:
-        return read_bytes(path, "toml")
-    except MissingFile:
-        return None
-    except InputError as exc:
-        raise ConfigError(str(exc)) from None
-
-
-def parse_file(path: Path, raw: bytes | None) -> dict[str, Any] | None:
-    """The file's tables, or None when there is no file."""
-    if raw is None:
-        return None
-    try:
-        return parse_toml(decode(raw, str(path)), str(path))
-    except InputError as exc:
-        raise ConfigError(str(exc)) from None
+parse_file = parse_config
+"""config.toml's bytes and tables are read by `readfile`, pydantic-free, which the TUI's first frame uses too."""
 
 
 def environment() -> dict[str, str]:

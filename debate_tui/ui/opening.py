@@ -21,7 +21,7 @@ from typing import Any
 from debate_tui.choices import COMMAND_LINE, DEFAULT, DEFAULT_PROTOCOL, REMEMBERED, Choices, Source, resolve
 from debate_tui.inputs import InputError, read_text
 from debate_tui.locations import config_path
-from debate_tui.readfile import read_json, read_toml
+from debate_tui.readfile import read_config, read_json
 from debate_tui.settings import Origin, env_var
 from debate_tui.ui.locations import ui_state_path
 
@@ -128,8 +128,10 @@ def configured(setting: str) -> str | None:
 
 
 def configured_in_file(setting: str) -> str | None:
+    """A top-level setting as config.toml gives it, read as the configuration reads it (`readfile.read_config`);
+    None when the file or the value cannot be used (reported once the configuration is validated)."""
     try:
-        named = read_toml(config_path()).get(setting)
+        named = (read_config(config_path()) or {}).get(setting)
     except InputError:
         return None
     return named if isinstance(named, str) and named else None

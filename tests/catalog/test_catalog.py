@@ -60,3 +60,32 @@ def test_malformed_toml_names_file_line_and_problem(tmp_path):
     missing.write_text('[[persona]]\nname = "only a name"\n')
     with pytest.raises(CatalogError, match=r"missing\.toml: \[\[persona\]\] number 1: role_prompt: Field required"):
         resolve_personas(str(missing))
+
+
+def test_a_persona_read_back_from_a_session_is_the_one_that_ran_field_for_field():
+    """Issue 43: a persona carried its chooser's line, which a session did not keep, so a read-back equalled the
+    one that ran only through an `__eq__` that ignored it. The line lives in the catalog; the persona is whole."""
+    from debate_tui.domain import Persona
+
+    critic = find_persona("critic")
+    read_back = Persona.model_validate_json(critic.model_dump_json())
+    assert vars(read_back) == vars(critic) and read_back == critic
+    assert "__eq__" not in vars(Persona), "pydantic's equality: every field counts"
+    assert Persona(name="critic", role_prompt="Other.") != critic
+
+
+def test_the_catalog_describes_each_persona_for_the_chooser(tmp_path):
+    personas = tmp_path / "personas"
+    personas.mkdir()
+    (personas / "mine.toml").write_text('[[persona]]\nname = "pirate"\nrole_prompt = "Arr."\n'
+                                        'description = "a reader who says arr"\n'
+                                        '[[persona]]\nname = "critic"\nrole_prompt = "Mine."\n')
+    described = load_catalog(personas_dir=personas).described_personas()
+    assert list(described) == sorted(described)
+    assert described["pirate"] == "a reader who says arr"
+    assert described["critic"] == "", "the user's persona replaces the built-in one, its line with it"
+    assert load_catalog().described_personas()["critic"].startswith("a referee checking fluency")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[persona]]\nname = "x"\nrole_prompt = "y"\ndescription = 3\n')
+    with pytest.raises(CatalogError, match=r"bad\.toml: \[\[persona\]\] number 1: description: .*string"):
+        resolve_personas(str(bad))

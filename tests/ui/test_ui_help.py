@@ -114,6 +114,28 @@ async def footer_fits(pilot, where: str, *needed: str) -> None:
     assert " ".join(row.replace("▏", " ").split()) == " ".join(keys) and len(row) <= app.size.width, (where, row)
 
 
+@pytest.mark.parametrize("size", [(80, 24), (120, 36)], ids=["80x24", "120x36"])
+async def test_a_finished_debate_footer_offers_only_keys_that_act(size):
+    """Issue 46: after the end the footer still offered esc Stop (and i Inject, which only said it could not):
+    once the run is over they are gone, escape reads Back and goes back."""
+    app = debate_app()
+    async with app.run_test(size=size) as pilot:
+        debate = await on_debate(pilot)
+        await footer_fits(pilot, "running debate", "esc Stop", "i Inject")
+        assert "esc Back" not in footer_keys(app)
+        await pilot.press("a")
+        await wait_until(pilot, lambda: debate.finished, what="the end of the run")
+        await footer_fits(pilot, "finished debate", "esc Back", "r Report")
+        shown = footer_keys(app)
+        for dead in ("esc Stop", "space Step", "a Auto", "p Pause", "i Inject"):
+            assert dead not in shown, shown
+        await pilot.press("i")
+        await pilot.pause(0.1)
+        assert app.screen is debate, "a hidden key opens no prompt"
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(app.screen, DebateScreen), what="back from the debate")
+
+
 async def test_every_footer_keeps_help_and_quit_whole_at_80_columns():
     """Issue 46: the sessions footer ended mid-word ("^q Quit f") and the debate screen's lost Quit at 80x24."""
     from debate_tui.ui.screens.report import ReportScreen

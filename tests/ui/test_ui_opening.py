@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from textual.color import Color
 from textual.widgets import Input, Select, TextArea
 
@@ -154,3 +155,29 @@ async def test_a_theme_named_by_the_config_wins_over_the_remembered_one_from_the
         assert app.theme == "textual-light" and app.launch.theme == "textual-light", "and once the config is validated"
         await pilot.pause()
     assert json.loads(ui_state_path().read_text())["theme"] == "debate-paper", "the configured theme is not a pick"
+
+
+def test_the_first_frame_reads_config_toml_with_the_configuration_s_own_reader(monkeypatch):
+    """Issue 43: ui/opening.py kept a second reader of config.toml; both read it with `readfile.read_config`,
+    which imports no pydantic, so the first frame and the validated configuration see the same tables."""
+    from debate_tui import readfile
+    from debate_tui.config import files, load_config
+    from debate_tui.refusal import ConfigError
+    from debate_tui.ui.opening import configured_in_file
+
+    assert (files.read_config_bytes, files.parse_file) == (readfile.read_config_bytes, readfile.parse_config)
+    config_dir().mkdir(parents=True, exist_ok=True)
+    path = config_dir() / "config.toml"
+    path.write_bytes('\ufefftheme = "textual-light"\r\nprotocol = "chateval"\r\n'.encode())
+    read: list[Path] = []
+    monkeypatch.setattr(readfile, "parse_config", lambda at, raw: read.append(at) or files.parse_file(at, raw))
+    assert (configured_in_file("theme"), configured_in_file("protocol")) == ("textual-light", "chateval")
+    assert read == [path, path] and load_config().theme == "textual-light"
+    path.write_text('theme = "unclosed\n')
+    assert configured_in_file("theme") is None, "the first frame falls back; the validated config says why"
+    with pytest.raises(ConfigError) as first_frame:
+        readfile.read_config(path)
+    assert str(first_frame.value).startswith(f"{path}: not valid TOML")
+    with pytest.raises(ConfigError) as validated:
+        load_config()
+    assert str(validated.value) == str(first_frame.value)

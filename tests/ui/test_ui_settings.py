@@ -106,7 +106,8 @@ def test_debate_bindings_have_ids_and_tooltips():
     assert keys == {"debate.next": "space", "debate.auto": "a", "debate.pause": "p", "debate.inject": "i",
                     "debate.override": "o", "debate.report": "r", "debate.export": "e",
                     "debate.turn_previous": "left_square_bracket", "debate.turn_next": "right_square_bracket",
-                    "debate.fork": "f", "debate.compare": "c", "debate.back": "escape"}
+                    "debate.fork": "f", "debate.compare": "c", "debate.back": "escape",
+                    "debate.leave": "escape"}
     for screen in (DebateScreen, ReportScreen, SessionsScreen, SetupScreen, DebateTUI):
         for binding in screen.BINDINGS:
             assert binding.id and binding.tooltip, (screen.__name__, binding)

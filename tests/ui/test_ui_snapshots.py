@@ -38,6 +38,8 @@ from tests.helpers.ui import (
 SIZES = [pytest.param((120, 36), id="120x36"), pytest.param((80, 24), id="80x24")]
 SNAPSHOT_SESSIONS = Path("/tmp/debate-tui-snapshot-sessions")
 """A fixed path, because the sessions screen shows where the sessions live."""
+SNAPSHOT_CONFIG = Path("/tmp/debate-tui-snapshot-config")
+"""A fixed path, because the help shows where the themes live; only read (nothing is written there)."""
 
 SCORER_REPLY = ("Looking at **coherence**: the story moves from wanting to swim to swimming, "
                 "but one sentence is repeated word for word.\n\n- the repetition breaks the flow\n"
@@ -181,7 +183,12 @@ def test_sessions(snap_compare, size, monkeypatch):
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_help_over_setup(snap_compare, size):
+def test_help_over_setup(snap_compare, size, monkeypatch):
+    """The help names the themes folder under the config directory: a fixed one, as each test's own temporary
+    directory is longer under xdist (".../popen-gw0/...") and wrapped the help onto another line, which moved
+    its scrollbar's thumb ("▄▄" there, "▁▁" with -n 0)."""
+    monkeypatch.setenv("DEBATE_TUI_CONFIG_DIR", str(SNAPSHOT_CONFIG))
+
     async def run_before(pilot) -> None:
         setup = await open_setup(pilot)
         setup.set_focus(None)

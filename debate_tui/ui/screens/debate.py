@@ -108,6 +108,10 @@ def grid_columns(panes: int) -> int:
     return panes if panes <= PANES_IN_A_ROW else math.ceil(panes / 2)
 
 
+RUNNING_ONLY = ("next", "auto", "pause", "inject", "back")
+"""The actions that act on a run in progress: hidden from the footer (and refused) once it is over."""
+
+
 class DebateScreen(BaseScreen[None]):
     BINDINGS = [
         Binding("space", "next", "Step", id="debate.next",
@@ -121,7 +125,9 @@ class DebateScreen(BaseScreen[None]):
         Binding("e", "export", "Export", id="debate.export",
                 tooltip="Write the report to a Markdown, HTML or JSON file"),
         Binding("escape", "back", "Stop", id="debate.back",
-                tooltip="Stop the run at once (it can be resumed); when it is over, go back"),
+                tooltip="Stop the run at once (it can be resumed); once it is over, escape goes back (debate.leave)"),
+        Binding("escape", "leave", "Back", id="debate.leave",
+                tooltip="The run is over: go back to the screen it was started from"),
         Binding("f", "fork", "Fork", id="debate.fork",
                 tooltip="On a finished or paused debate: fork after the picked turn ([ and ] pick it), with a "
                         "remark or another model from the next turn on; the fork plays in its own panes"),
@@ -381,8 +387,6 @@ class DebateScreen(BaseScreen[None]):
     def action_next(self) -> None:
         """Paused or stepping: the next turn runs (then the run waits for space); running on: it stops stepping
         after the turn in flight. The status line says which, and what to press next."""
-        if self.finished:
-            return
         stepping = self.control.paused or self.control.mode == "step"
         self.control.set_mode("step")
         if stepping:
@@ -395,16 +399,10 @@ class DebateScreen(BaseScreen[None]):
         self.status.mode = self._mode()
 
     def action_pause(self) -> None:
-        if not self.finished:
-            self.control.toggle_pause()
+        self.control.toggle_pause()
         self.status.mode = self._mode()
 
     def action_inject(self) -> None:
-        if self.finished:
-            self.notify("The run is over: a remark would reach no one. Fork it (f) to see what a remark after a "
-                        "turn would have changed.", severity="warning")
-            return
-
         def done(text: str | None) -> None:
             if text:
                 self._act(kind="inject", text=text)
@@ -483,9 +481,13 @@ class DebateScreen(BaseScreen[None]):
         self.app.push_screen(ReportScreen(self.session))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Offer what the screen can do now: no stepping once the run is over, and Compare only on a fork."""
-        if action in ("next", "auto", "pause") and self.finished:
-            return False
+        """Offer what the screen can do now, so every key the footer shows does what it says: once the run is
+        over no stepping, no remark (it would reach no one: a fork shows what one would have changed) and no
+        Stop, escape going back instead; Compare only on a fork."""
+        if action in RUNNING_ONLY:
+            return not self.finished
+        if action == "leave":
+            return self.finished
         if action == "compare_original":
             return self.session.forked_from is not None
         return True
@@ -513,8 +515,8 @@ class DebateScreen(BaseScreen[None]):
         start_export(self, self.session)
 
     def action_back(self) -> None:
-        if not self.finished:
-            self.control.stop()
-            self.status.mode = self._mode()
-            return
+        self.control.stop()
+        self.status.mode = self._mode()
+
+    def action_leave(self) -> None:
         tui(self).go_back()

@@ -379,7 +379,7 @@ class SetupScreen(BaseScreen[None]):
     def _personas(self) -> dict[str, str]:
         """Every persona the catalog knows -> its one-line description, for the dropdowns."""
         assert self.catalog is not None
-        return {name: persona.description for name, persona in sorted(self.catalog.personas.items())}
+        return self.catalog.catalog.described_personas()
 
     def _agent_names(self, choices: Choices, names: list[str]) -> list[str]:
         """What the agents `names` will be called on the debate screen with the personas picked (a ChatEval
