@@ -31,6 +31,7 @@ from debate_tui.inputs import ConfigError, InputError, check_api_base
 from debate_tui.llm import DEMO_MODEL
 from debate_tui.llm.base import LLMClient
 from debate_tui.locations import config_path
+from debate_tui.precedence import REPLY_ORDER, Layer, Scope, merged_tables
 from debate_tui.protocols import get_protocol
 from debate_tui.protocols.common import ModelChoice, name_key
 from debate_tui.protocols.spec import INPUT_FLAGS, ProtocolSpec
@@ -123,7 +124,7 @@ def _agents(spec: ProtocolSpec, options: Any, choices: Choices, catalog: Catalog
     with_personas(agents, choices.agent_personas, catalog)
     generation = generation_of(choices)
     with_model_params(agents, choices, generation)
-    if _own_servers_only(agents) and "structured" not in {**choices.generation_defaults, **choices.generation}:
+    if _own_servers_only(agents) and "structured" not in run_wide(choices):
         generation = generation.model_copy(update={"structured": "auto"})
     return agents, generation
 
@@ -136,6 +137,12 @@ def _own_servers_only(agents: list[AgentSpec]) -> bool:
     return bool(called) and all(agent.params.get("api_base") for agent in called)
 
 
+def run_wide(choices: Choices) -> dict[str, Any]:
+    """The generation settings typed (flag or form) over `[generation]`'s, by the one order (`precedence`)."""
+    return merged_tables({Layer.TYPED: choices.generation, Scope.GENERATION: choices.generation_defaults},
+                         REPLY_ORDER)
+
+
 def generation_of(choices: Choices) -> Generation:
     """The generation defaults (`[generation]` with its variables, each model's own settings), the choices
     typed over all of them (`Generation.typed`: a flag or the form beats even a model's own setting)."""
@@ -143,8 +150,7 @@ def generation_of(choices: Choices) -> Generation:
               for model, settings in choices.model_settings.items()}
     typed = {key: value for key, value in choices.generation.items() if key in ReplySettings.model_fields}
     try:
-        return Generation.model_validate({**choices.generation_defaults, "models": models, **choices.generation,
-                                          "typed": typed})
+        return Generation.model_validate({**run_wide(choices), "models": models, "typed": typed})
     except ValidationError as exc:
         error = exc.errors()[0]
         raise InputError(f"{_flag(str(error['loc'][0]))}: {error['msg']}") from None

@@ -83,3 +83,10 @@ def is_given(value: object) -> bool:
 def first(values: Iterable[Value | None], is_set: Callable[[Value], bool] = is_given) -> Value | None:
     """The pick: the first value (of a ranked list) that sets it; None when none does."""
     return next((value for value in values if value is not None and is_set(value)), None)
+
+
+def merged_tables(by_layer: Mapping[Key, Mapping[str, Value]], layers: Sequence[Key]) -> dict[str, Value]:
+    """Tables of settings merged key by key: each key from the highest layer that sets it."""
+    ranked_tables = ranked(by_layer, layers)
+    keys = dict.fromkeys(key for table in reversed(ranked_tables) for key in table)
+    return {key: value for key in keys if (value := first(table.get(key) for table in ranked_tables)) is not None}

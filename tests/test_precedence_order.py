@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from debate_tui.choices import Source, resolve
+from debate_tui.choices import Choices, Source, resolve
 from debate_tui.config.merge import resolve as resolve_config
 from debate_tui.domain import AgentSpec
+from debate_tui.factory import run_wide
 from debate_tui.generation import Generation, ReplySettings
+from debate_tui.precedence import REPLY_ORDER, Layer, Scope, merged_tables
 
 EXPECTED = ("command line", "environment", "config.toml", "remembered from your last setup", "default")
 """The order of a run's choices, the highest first (config.toml under the remembered setup when saved before it)."""
@@ -71,3 +73,15 @@ def _generation(places: dict[str, float]) -> Generation:
 def test_an_agent_s_reply_setting_comes_from_the_higher_place(higher, lower):
     agent = AgentSpec(name="Critic", role="critic", model="m")
     assert _generation({higher: 0.7, lower: 0.3}).temperature_for(agent) == 0.7
+
+
+def test_tables_merge_key_by_key_the_higher_layer_winning_each_key() -> None:
+    typed, configured = {"structured": "off"}, {"structured": "on", "timeout": 30}
+    assert merged_tables({Layer.TYPED: typed, Scope.GENERATION: configured}, REPLY_ORDER) == {
+        "structured": "off", "timeout": 30}
+    assert merged_tables({Layer.TYPED: {}, Scope.GENERATION: configured}, REPLY_ORDER) == configured
+
+
+def test_a_run_wide_generation_setting_typed_beats_the_configured_one() -> None:
+    choices = Choices(generation={"structured": "off"}, generation_defaults={"structured": "on", "timeout": 30})
+    assert run_wide(choices) == {"structured": "off", "timeout": 30}
