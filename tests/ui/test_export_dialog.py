@@ -46,6 +46,23 @@ async def test_the_first_key_typed_edits_the_offered_path_and_the_footer_shows_t
         assert dialog.query_one("#export-where", Static).render().plain == f"Markdown to {offered}x"
 
 
+async def test_with_the_focus_in_the_path_the_arrows_choose_a_format_as_the_dialog_says(tmp_path, monkeypatch):
+    """The dialog's line says "arrows choose a format"; with the focus where it starts (the path) Down did nothing
+    and Enter then wrote Markdown."""
+    monkeypatch.chdir(tmp_path)
+    app = DebateTUI(Launch(sessions_dir=tmp_path / "sessions"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        dialog = await open_dialog(pilot, app)
+        assert isinstance(app.focused, Input)
+        await pilot.press("down", "down")
+        await pilot.pause()
+        target = Path(dialog.query_one("#export-path", Input).value)
+        assert dialog.format == "html" and target.suffix == ".html" and isinstance(app.focused, Input)
+        await pilot.press("enter")
+        await wait_until(pilot, target.exists, what="the HTML export")
+        assert target.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")
+
+
 async def test_after_a_click_on_a_format_down_chooses_the_next_and_enter_exports_it(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     app = DebateTUI(Launch(sessions_dir=tmp_path / "sessions"))

@@ -278,7 +278,11 @@ class ExportDialog(FormDialog[ExportAnswer | None]):
 
     AUTO_FOCUS = "#export-path"
     BINDINGS = [Binding("enter", "export", "Export", id="export.export", priority=True,
-                        tooltip="Write the file named here (on a button: press it)")]
+                        tooltip="Write the file named here (on a button: press it)"),
+                # The arrows choose a format wherever the focus is, as the dialog's line says: with the focus in
+                # the path (where it starts) Down did nothing. Left and right stay the path's cursor keys.
+                Binding("down", "format(1)", "Next format", show=False, id="export.next-format"),
+                Binding("up", "format(-1)", "Previous format", show=False, id="export.previous-format")]
 
     def __init__(self, default_stem: Path) -> None:
         super().__init__("Export the report")
@@ -334,6 +338,9 @@ class ExportDialog(FormDialog[ExportAnswer | None]):
 
     def on_input_changed(self) -> None:
         self._show_where()
+
+    def action_format(self, step: int) -> None:
+        self.query_one(FormatChoice).action_step(step)
 
     def action_export(self) -> None:
         """Enter exports from the path and the formats alike (a RadioSet's own Enter pressed the format already
