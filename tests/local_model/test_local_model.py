@@ -123,7 +123,8 @@ def test_protocol_runs_bounded_and_honest(protocol: str, tmp_path: Path) -> None
     # Every turn says how it ended; none passes the cap or the deadline.
     for turn in turns:
         assert turn.get("finish_reason") in FINISH_REASONS, turn
-        assert turn["usage"]["completion_tokens"] <= CAP, (turn["agent"], turn["usage"])
+        # The cap is per call; a turn that sent a reminder for its score made two (its usage adds them up).
+        assert turn["usage"]["completion_tokens"] <= CAP * turn["usage"]["calls"], (turn["agent"], turn["usage"])
         assert turn["duration_s"] <= TIMEOUT + 5, (turn["agent"], turn["duration_s"])
     truncated = sum(turn["finish_reason"] in {"length", "deadline", "cut"} for turn in turns)
     assert summary["truncated"] == truncated
@@ -178,7 +179,7 @@ def test_a_batch_settles_every_item_once_and_a_rerun_makes_no_call(tmp_path: Pat
         if row["predicted"] is not None:
             assert any(_mentions(turn["content"], row["predicted"]) for turn in session["turns"]), row
         for turn in session["turns"]:
-            assert turn["usage"]["completion_tokens"] <= CAP
+            assert turn["usage"]["completion_tokens"] <= CAP * turn["usage"]["calls"]  # per call, as above
 
     again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=bound + 60)
     rerun = json.loads(again.stdout.strip().splitlines()[-1])
@@ -268,6 +269,7 @@ def test_a_debate_forked_at_turn_2_with_a_remark_copies_two_turns_and_asks_only_
     asked = fork["turns"][original["turns"].index(kept[-1]) + 1:]  # what came after the copied turns
     assert summary["calls"] == sum(turn["usage"]["calls"] for turn in asked)
     for turn in asked:
-        assert turn["usage"]["completion_tokens"] <= CAP and turn.get("finish_reason") in FINISH_REASONS
+        assert turn["usage"]["completion_tokens"] <= CAP * turn["usage"]["calls"]  # per call, as above
+        assert turn.get("finish_reason") in FINISH_REASONS
     print(f"original {original['id']}: {len(original['turns'])} turns, {first['calls']} calls, {first['scores']}; "
           f"fork {fork['id']}: 2 turns copied, {summary['calls']} calls, {summary['scores']}")
