@@ -57,37 +57,44 @@ class LocalCell:
 
 
 class SharedPause:
-    """A pause end in shared memory (a `multiprocessing` Value of type 'd'); it only ever moves later."""
+    """A pause end in shared memory: one double per process (a `multiprocessing` RawArray), each written only by
+    its own process and read as their latest. No lock: a process killed -9 inside a locked update would leave
+    the lock held, and every other process's next 429 would wait on it for good."""
 
-    def __init__(self, shared: Any):
+    def __init__(self, shared: Any, slot: int = 0):
         self.shared = shared
+        self.slot = slot
 
     @property
     def value(self) -> float:
-        return float(self.shared.value)
+        return float(max(self.shared[:]))
 
     @value.setter
     def value(self, when: float) -> None:
-        with self.shared.get_lock():
-            self.shared.value = max(self.shared.value, when)
+        self.shared[self.slot] = max(self.shared[self.slot], when)
 
 
 class SharedSpend:
-    """What all processes of a batch spent, in shared memory (a `multiprocessing` Array of 4 doubles)."""
+    """What all processes of a batch spent, in shared memory: a row of `FIELDS` doubles per process (a
+    `multiprocessing` RawArray), each written only by its own process and summed by readers. No lock, for the
+    reason `SharedPause` gives; a reader may see a row mid-update, which misses at most the call being added."""
 
-    def __init__(self, shared: Any):
+    FIELDS = 4
+    """calls, prompt tokens, completion tokens, cost in USD"""
+
+    def __init__(self, shared: Any, slot: int = 0):
         self.shared = shared
+        self.slot = slot
 
     def total(self) -> Usage:
-        with self.shared.get_lock():
-            calls, prompt, completion, cost = self.shared[:]
+        values = self.shared[:]
+        calls, prompt, completion, cost = (sum(values[field::self.FIELDS]) for field in range(self.FIELDS))
         return Usage(calls=int(calls), prompt_tokens=int(prompt), completion_tokens=int(completion), cost_usd=cost)
 
     def add(self, usage: Usage) -> None:
-        with self.shared.get_lock():
-            for index, value in enumerate((usage.calls, usage.prompt_tokens, usage.completion_tokens,
-                                           usage.cost_usd)):
-                self.shared[index] += value
+        row = self.slot * self.FIELDS
+        for field, value in enumerate((usage.calls, usage.prompt_tokens, usage.completion_tokens, usage.cost_usd)):
+            self.shared[row + field] += value
 
 
 class GlobalBackoff:

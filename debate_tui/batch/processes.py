@@ -14,13 +14,15 @@ also draws the one progress line (from each worker's counts) and prints the
 one summary. What must hold across processes lives in shared memory: the
 budget's spending (each call is checked against what all processes spent, so
 the overshoot is at most one call per slot in flight, as in one process) and
-the 429 pause (a 429 anywhere holds every process's calls). Each process keeps
+the 429 pause (a 429 anywhere holds every process's calls), one slot per
+process and no lock (`SharedSpend` says why). Each process keeps
 its own adaptive limit on its share. The response cache is one SQLite file
 that several processes may share.
 
 Kills. A worker killed -9 loses only what it had not sent: its sessions are on
 disk and a rerun resumes them; the parent lets the others finish and stops
-with a reason (exit 4). The parent killed -9: its workers see it gone within
+with a reason (exit 4). Each worker talks to the parent through a pipe of its
+own (`Link`), so its death cannot hold up the others. The parent killed -9: its workers see it gone within
 half a second and stop (their in-flight items end cancelled, resumable); a line
 the parent never appended is written by the rerun, which finds the item's
 finished session. Only the parent appends, so no line is written twice.
@@ -35,11 +37,11 @@ import asyncio
 import contextlib
 import multiprocessing
 import os
-import queue
 import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
@@ -85,28 +87,80 @@ def split(work: Work, parts: int) -> list[Work]:
 
 @dataclass
 class Shared:
-    """What the processes of one batch share: the pause, the spending, the start signal and the message queue."""
+    """What the processes of one batch share in memory: the pause and the spending, a slot for each process."""
 
     pause: Any
     spend: Any
-    go: Any
-    messages: Any
 
     @classmethod
-    def create(cls, context: Any) -> Shared:
-        return cls(context.Value("d", 0.0), context.Array("d", 4), context.Event(), context.Queue())
+    def create(cls, context: Any, processes: int) -> Shared:
+        return cls(context.RawArray("d", processes), context.RawArray("d", SharedSpend.FIELDS * processes))
+
+
+class Link:
+    """A worker's end of its own pipe to the parent: its messages up, the parent's "go" down.
+
+    A pipe for each worker, not one queue for all: a queue's writers share a lock, and a worker killed -9
+    while holding it stalled every other worker's lines for good (the batch hung). A pipe of its own dies with
+    its worker, and the parent reads that as its end. Used from the worker's main thread only.
+    """
+
+    def __init__(self, connection: Connection):
+        self.connection = connection
+
+    def send(self, kind: str, body: Any) -> None:
+        with contextlib.suppress(OSError):  # the parent is gone: the watch on it stops this worker
+            self.connection.send((kind, body))
+
+    def wait_for_go(self) -> bool:
+        """Block until the parent says go (every worker is ready); False if the parent is gone."""
+        try:
+            return bool(self.connection.recv() == "go")
+        except (EOFError, OSError):
+            return False
+
+
+class Inbox:
+    """The parent's ends of the workers' pipes (`Link`): what each sent, in its order, until its pipe closes."""
+
+    def __init__(self) -> None:
+        self.links: dict[int, Connection] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.links)
+
+    def add(self, index: int, connection: Connection) -> None:
+        self.links[index] = connection
+
+    def receive(self, timeout_s: float) -> list[tuple[int, str, Any]]:
+        """What the workers sent within `timeout_s`; a pipe at its end (its worker exited or died) is closed."""
+        readable = wait(list(self.links.values()), timeout_s)
+        messages = []
+        for index, link in list(self.links.items()):
+            try:
+                while link in readable and link.poll():  # all it has sent so far, in order
+                    kind, body = link.recv()
+                    messages.append((index, kind, body))
+            except (EOFError, OSError):  # a worker killed mid-message ends here too
+                self.links.pop(index).close()
+        return messages
+
+    def go(self) -> None:
+        """Tell every worker still here to start."""
+        for link in self.links.values():
+            with contextlib.suppress(OSError):  # a worker that died since: its pipe says so
+                link.send("go")
 
 
 class PartResults:
     """A worker's results file: its lines go to the parent, the one writer of the real file."""
 
-    def __init__(self, path: Path, messages: Any, index: int):
+    def __init__(self, path: Path, link: Link):
         self.path = path
-        self.messages = messages
-        self.index = index
+        self.link = link
 
     def append(self, rows: list[Row]) -> None:
-        self.messages.put(("rows", self.index, rows))
+        self.link.send("rows", rows)
 
     def close(self) -> None:
         """Nothing to close: the parent owns the file."""
@@ -115,10 +169,9 @@ class PartResults:
 class PartProgress:
     """A worker's progress: its counts to the parent (at most every `interval_s`, and at the end), no line."""
 
-    def __init__(self, tally: Tally, messages: Any, index: int, interval_s: float = 0.2):
+    def __init__(self, tally: Tally, link: Link, interval_s: float = 0.2):
         self.tally = tally
-        self.messages = messages
-        self.index = index
+        self.link = link
         self.interval_s = interval_s
         self.started = self._sent = 0.0
 
@@ -126,43 +179,41 @@ class PartProgress:
         now = time.monotonic()
         if force or now - self._sent >= self.interval_s:
             self._sent = now
-            self.messages.put(("counts", self.index, {name: getattr(self.tally, name) for name in COUNTS}))
+            self.link.send("counts", {name: getattr(self.tally, name) for name in COUNTS})
 
     def close(self) -> None:
         self.update(force=True)
 
 
 def run_part(build: Build, index: int, concurrency: int, work: Work, fresh: bool, out: Path, shared: Shared,
-             parent: int) -> None:
+             connection: Connection, parent: int) -> None:
     """A worker process: its batch over its part, lines and counts to the parent, then its end state."""
-    messages = shared.messages
+    link = Link(connection)
     try:
         batch = build(concurrency, work.items, out)
     except Exception as exc:  # the parent checked the same flags and items: this is rare, and said in one line
-        messages.put(("failed", index, f"worker process {index + 1}: {exc}"))
+        link.send("failed", f"worker process {index + 1}: {exc}")
         return
-    batch.results = PartResults(out, messages, index)  # type: ignore[assignment]  # only append/close are used
-    batch.progress = PartProgress(batch.tally, messages, index)  # type: ignore[assignment]  # same
+    batch.results = PartResults(out, link)  # type: ignore[assignment]  # only append/close are used
+    batch.progress = PartProgress(batch.tally, link)  # type: ignore[assignment]  # same
     batch._fresh = fresh
-    batch.meter.pool = SharedSpend(shared.spend)
-    batch.backoff.cell = SharedPause(shared.pause)
+    batch.meter.pool = SharedSpend(shared.spend, index)
+    batch.backoff.cell = SharedPause(shared.pause, index)
     settle()  # as a one-process batch does: a worker process is the program's own
-    messages.put(("ready", index, None))
-    shared.go.wait()
-    with asyncio.Runner(loop_factory=loop_factory()) as runner:
-        orphaned = runner.run(_run_watched(batch, work, parent))
-    if orphaned:  # nobody reads the queue any more: do not wait at exit for it to take what is left
-        messages.cancel_join_thread()
+    link.send("ready", None)
+    if not link.wait_for_go():
         return
+    with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        runner.run(_run_watched(batch, work, parent))
     limit = batch.limit
-    messages.put(("end", index, {
+    link.send("end", {
         "stopped": batch.stop_reason, "rate_limited": batch.backoff.rate_limited,
         "concurrency": limit and {"max": limit.maximum, "lowest": limit.lowest, "final": limit.limit,
                                   "cuts": limit.cuts},
-    }))
+    })
 
 
-async def _run_watched(batch: BatchRun, work: Work, parent: int) -> bool:
+async def _run_watched(batch: BatchRun, work: Work, parent: int) -> None:
     """The part's work, stopped by SIGTERM/SIGINT (the parent's stop, a Ctrl+C) or the parent's death."""
     loop = asyncio.get_running_loop()
     for sig, why in ((signal.SIGINT, "interrupted (Ctrl+C)"), (signal.SIGTERM, "terminated")):
@@ -172,7 +223,6 @@ async def _run_watched(batch: BatchRun, work: Work, parent: int) -> bool:
         await batch.execute(work)
     finally:
         watch.cancel()
-    return os.getppid() != parent
 
 
 async def _watch_parent(batch: BatchRun, parent: int) -> None:
@@ -194,6 +244,7 @@ class ProcessBatch(BatchRun):
         self._workers: list[Any] = []
         self._counts: dict[int, dict[str, int]] = {}
         self._ends: dict[int, dict[str, Any]] = {}
+        self._inbox = Inbox()
         self._pool: SharedSpend | None = None
 
     def stop(self, reason: str) -> None:
@@ -213,64 +264,60 @@ class ProcessBatch(BatchRun):
         parts = [part for part in split(work, self.processes) if len(part)]  # a resumed batch may have none left in one
         self.processes = len(parts)
         context = multiprocessing.get_context("spawn")  # not fork: the parent's event loop and threads stay here
-        shared = Shared.create(context)
+        shared = Shared.create(context, self.processes)
         self._pool = SharedSpend(shared.spend)
         for index, (part, share) in enumerate(zip(parts, shares(self.settings.concurrency, self.processes),
                                                   strict=True)):
+            ours, theirs = context.Pipe()
             worker = context.Process(target=run_part, daemon=True, name=f"debate-tui batch {index + 1}",
                                      args=(self.build, index, share, part, self._fresh, self.results.path, shared,
-                                           os.getpid()))
+                                           theirs, os.getpid()))
             worker.start()
+            theirs.close()  # the worker now holds the only copy: its end, exit or death, closes the pipe
             self._workers.append(worker)
+            self._inbox.add(index, ours)
         try:
-            await self._collect(shared)
+            await self._collect()
         finally:
             self.stop_reason = self.stop_reason or self._worker_stop()
-            await asyncio.to_thread(self._drain_and_join, shared)
+            await asyncio.to_thread(self._drain_and_join)
 
-    def _drain_and_join(self, shared: Shared) -> None:
-        """Wait for the workers, still taking their lines: a worker whose queue is full cannot exit until it
+    def _drain_and_join(self) -> None:
+        """Wait for the workers, still taking their lines: a worker whose pipe is full cannot exit until it
         is read (after an error here, say), and a line read is a line kept."""
+        while self._inbox:
+            for _, kind, body in self._inbox.receive(0.1):
+                if kind == "rows":
+                    self.results.append(body)
         for worker in self._workers:
-            while worker.is_alive():
-                with contextlib.suppress(queue.Empty):
-                    while True:
-                        kind, _, body = shared.messages.get_nowait()
-                        if kind == "rows":
-                            self.results.append(body)
-                worker.join(0.1)
+            worker.join()
 
-    async def _collect(self, shared: Shared) -> None:
-        """Take the workers' messages until each has ended (or died); start them together once all are ready."""
+    async def _collect(self) -> None:
+        """Take the workers' messages until each one's pipe has closed; start them together once all are ready."""
         ready: set[int] = set()
-        while len(self._ends) < len(self._workers):
-            try:
-                kind, index, body = await asyncio.to_thread(shared.messages.get, True, 0.2)
-            except queue.Empty:
-                if self._dead() and shared.messages.empty():
-                    return
-                continue
-            if kind == "rows":
-                self.results.append(body)
-            elif kind == "counts":
-                self._counts[index] = body
-            elif kind == "ready":
-                ready.add(index)
-                if len(ready) == len(self._workers):
-                    self._started = self.progress.started = time.monotonic()
-                    shared.go.set()
-            else:  # "end", or "failed" (one line) before it could start
-                self._ends[index] = body if kind == "end" else {"stopped": body}
-                if kind == "failed":
-                    self.stop(body)
-                    shared.go.set()
+        while self._inbox:
+            for index, kind, body in await asyncio.to_thread(self._inbox.receive, 0.2):
+                if kind == "rows":
+                    self.results.append(body)
+                elif kind == "counts":
+                    self._counts[index] = body
+                elif kind == "ready":
+                    ready.add(index)
+                    if len(ready) == len(self._workers):
+                        self._started = self.progress.started = time.monotonic()
+                        self._inbox.go()
+                else:  # "end", or "failed" (one line) before it could start
+                    self._ends[index] = body if kind == "end" else {"stopped": body}
+                    if kind == "failed":
+                        self.stop(body)
 
     def _dead(self) -> list[Any]:
-        """Workers that exited without saying they ended (killed, crashed)."""
-        return [w for i, w in enumerate(self._workers) if w.exitcode is not None and i not in self._ends]
+        """Workers whose pipe closed before they said they ended (killed, crashed)."""
+        return [w for i, w in enumerate(self._workers) if i not in self._ends and i not in self._inbox.links]
 
     def _worker_stop(self) -> str | None:
         for worker in self._dead():
+            worker.join()  # its pipe is closed, so it has exited or is exiting: this reaps it
             how = f"signal {-worker.exitcode}" if worker.exitcode < 0 else f"exit code {worker.exitcode}"
             return f"a worker process ended unexpectedly ({how})"
         return next((end["stopped"] for end in self._ends.values() if end.get("stopped")), None)

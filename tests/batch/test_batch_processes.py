@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from debate_tui.batch.processes import MIN_ITEMS_PER_PROCESS, processes_for, shares, split
+from debate_tui.batch.network import SharedPause, SharedSpend
+from debate_tui.batch.processes import MIN_ITEMS_PER_PROCESS, Inbox, Link, processes_for, shares, split
 from debate_tui.batch.shards import shard_of
+from debate_tui.domain import Usage
 from tests.helpers.batch import run_batch, write_items
 from tests.helpers.serve import fake_server_child
 
@@ -179,6 +181,72 @@ def test_max_cost_holds_across_processes_within_one_item_per_process(tmp_path, s
     assert sum(lines_of(out).values()) == summary["done"]
 
 
+def _chatter(connection, index: int) -> None:
+    """A worker that only sends: 1 MB messages, so that a kill almost surely lands in the middle of one."""
+    link = Link(connection)
+    while True:
+        link.send("rows", [index, b"x" * 1_000_000])
+
+
+def test_a_worker_killed_mid_message_holds_up_no_other_worker():
+    """Both workers once shared one queue, whose writers share a lock: a worker killed -9 while writing kept it,
+    and the other's lines never arrived again (the batch hung at 35 of 300 items). Each now has its own pipe."""
+    import multiprocessing
+
+    context, inbox, workers = multiprocessing.get_context("spawn"), Inbox(), []
+    for index in range(2):
+        ours, theirs = context.Pipe()
+        workers.append(context.Process(target=_chatter, args=(theirs, index), daemon=True))
+        workers[-1].start()
+        theirs.close()
+        inbox.add(index, ours)
+    try:
+        def messages_until(enough) -> Counter[int]:
+            got: Counter[int] = Counter()
+            deadline = time.monotonic() + 60
+            while not enough(got):
+                assert time.monotonic() < deadline, got
+                got.update(index for index, _, _ in inbox.receive(0.1))
+            return got
+
+        messages_until(lambda got: got[0] >= 3 and got[1] >= 3)
+        os.kill(workers[1].pid, signal.SIGKILL)
+        after = messages_until(lambda got: got[0] >= 30 and 1 not in inbox.links)
+        assert 0 in inbox.links and after[1] <= 64  # at most what was in its pipe when it died
+    finally:
+        for worker in workers:
+            worker.kill()
+            worker.join()
+
+
+def _spender(spend, pause, slot: int) -> None:
+    spent, paused = SharedSpend(spend, slot), SharedPause(pause, slot)
+    for call in range(2_000):
+        spent.add(Usage(calls=1, prompt_tokens=2, completion_tokens=3, cost_usd=0.25))
+        paused.value = float(slot * 10_000 + call)
+
+
+def test_the_shared_spending_and_pause_lose_no_update_across_processes_without_a_lock():
+    """One slot per process, each written by its own process only: no lock to be left held by a killed one,
+    and no update lost to a race (one shared row without a lock would lose some of these 6,000)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    spend, pause = context.RawArray("d", 3 * SharedSpend.FIELDS), context.RawArray("d", 3)
+    workers = [context.Process(target=_spender, args=(spend, pause, slot)) for slot in range(3)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+        assert worker.exitcode == 0
+    assert SharedSpend(spend).total() == Usage(calls=6_000, prompt_tokens=12_000, completion_tokens=18_000,
+                                               cost_usd=1_500.0)
+    later = SharedPause(pause, 1)
+    assert later.value == 21_999.0  # the latest of all slots
+    later.value = 5.0  # a slot only moves later
+    assert list(pause) == [1_999.0, 11_999.0, 21_999.0]
+
+
 def test_an_item_session_id_is_the_hash_of_the_whole_sessions_canonical_dump(tmp_path):
     """The id built from the template's parts is the one the full dump gives (what earlier versions wrote), so
     a batch interrupted before an upgrade resumes its sessions; and it differs with the item, seed and file."""
@@ -303,20 +371,21 @@ def test_a_worker_process_settles_its_collector_as_a_one_process_batch_does(tmp_
     settled: list[str] = []
     monkeypatch.setattr(gc, "freeze", lambda: settled.append("frozen"))
     monkeypatch.setattr(gc, "set_threshold", lambda young, *older: settled.append(f"young every {young}"))
-    shared = Shared.create(multiprocessing.get_context("spawn"))
-    shared.go.set()
+    context = multiprocessing.get_context("spawn")
+    shared, (ours, theirs) = Shared.create(context, 1), context.Pipe()
+    ours.send("go")  # waits in the pipe for the worker to be ready
 
     def build(concurrency, items, out):
         return prepared(str(path), "--out", str(out), "--demo", "--processes", "1", "--concurrency", str(concurrency))
 
     work = build(1, None, tmp_path / "plan.jsonl").plan()
-    run_part(build, 0, 1, work, True, tmp_path / "out.jsonl", shared, os.getppid())
-    messages = [shared.messages.get(timeout=5)]
-    while messages[-1][0] != "end":  # the last message a worker sends (the queue's own empty() may lag behind)
-        messages.append(shared.messages.get(timeout=5))
+    run_part(build, 0, 1, work, True, tmp_path / "out.jsonl", shared, theirs, os.getppid())
+    messages = []
+    while ours.poll(0):
+        messages.append(ours.recv())
     assert settled == ["frozen", f"young every {YOUNG_THRESHOLD}"]
-    assert messages[0][0] == "ready" and messages[-1][2]["stopped"] is None
-    assert sum(len(body) for kind, _, body in messages if kind == "rows") == 3
+    assert messages[0][0] == "ready" and messages[-1][0] == "end" and messages[-1][1]["stopped"] is None
+    assert sum(len(body) for kind, body in messages if kind == "rows") == 3
 
 
 def test_a_default_batch_left_in_one_process_starts_its_clock_after_the_warm_up(tmp_path):
