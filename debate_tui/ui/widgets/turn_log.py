@@ -150,17 +150,17 @@ class TurnLog(ScrollView, can_focus=False):
 
     A Line API widget (`render_line`): each row is the margin, a line of text and the log's own
     one-column scroll bar. Textual's bar (a widget beside the text, drawn again with every repainted
-    row) was a quarter of the screen's cost while five panes streamed; Textual's scrolling stays: its
-    bar has no width (`scrollbar-size-vertical: 0`) but is always on (`overflow-y: scroll`), so the
-    mouse wheel scrolls, and no bar coming and going lays out the screen at a turn's start or end.
-    A click on the drawn bar scrolls to that place. Text is selectable with the mouse (Textual's
-    `get_selection` hook; ctrl+c copies it): each line carries its offsets, the margin and bar none.
+    row) was a quarter of the screen's cost while five panes streamed. Textual's scrolling stays without
+    its bar (`allow_vertical_scroll`), so the mouse wheel and `scroll_to` work, and no bar coming and
+    going lays out the screen at a turn's start or end. A click on the drawn bar scrolls to that place.
+    Text is selectable with the mouse (Textual's `get_selection` hook; ctrl+c copies it): each line
+    carries its offsets, the margin and bar none.
     """
 
     COMPONENT_CLASSES = {"turn-log--heading", "turn-log--error", "turn-log--note", "turn-log--track",
                          "turn-log--thumb"}
     DEFAULT_CSS = """
-    TurnLog { overflow-x: hidden; overflow-y: scroll; scrollbar-size-vertical: 0; padding: 0; }
+    TurnLog { overflow-x: hidden; overflow-y: hidden; padding: 0; }
     TurnLog > .turn-log--track { background: $scrollbar-background; }
     TurnLog > .turn-log--thumb { background: $scrollbar; }
     TurnLog > .turn-log--heading { color: $primary; text-style: bold; }
@@ -200,6 +200,13 @@ class TurnLog(ScrollView, can_focus=False):
         """When streamed text last let the thumb move (`time.monotonic`)."""
         self._selection: Selection | None = None
         """The text selected in the log, if any (lines by index, characters by offset)."""
+
+    @property
+    def allow_vertical_scroll(self) -> bool:
+        """Scrolls with no Textual scroll bar (`overflow-y: hidden`). A bar of no width, always on, was
+        still a widget off the screen's map: each move of the view moved it, that invalidated the map,
+        and the next repaint arranged every widget on the screen again (85 times in a 10 s debate)."""
+        return not self.is_disabled
 
     # ----- what the pane tells it ---------------------------------------------------
 
