@@ -22,10 +22,11 @@ that several processes may share.
 Kills. A worker killed -9 loses only what it had not sent: its sessions are on
 disk and a rerun resumes them; the parent lets the others finish and stops
 with a reason (exit 4). Each worker talks to the parent through a pipe of its
-own (`Link`), so its death cannot hold up the others. The parent killed -9: its workers see it gone within
-half a second and stop (their in-flight items end cancelled, resumable); a line
-the parent never appended is written by the rerun, which finds the item's
-finished session. Only the parent appends, so no line is written twice.
+own (`Link`), so its death cannot hold up the others. The parent killed -9:
+its workers see it gone within half a second and stop (their in-flight items
+end cancelled, resumable); a line the parent never appended is written by the
+rerun, which finds the item's finished session. Only the parent appends, so
+no line is written twice.
 
 The clock of the summary's `elapsed_s` starts when every worker has imported
 and is ready, as one process's starts after litellm's import.
@@ -137,8 +138,10 @@ class Inbox:
         readable = wait(list(self.links.values()), timeout_s)
         messages = []
         for index, link in list(self.links.items()):
+            if link not in readable:
+                continue
             try:
-                while link in readable and link.poll():  # all it has sent so far, in order
+                while link.poll():  # all it has sent so far, in order
                     kind, body = link.recv()
                     messages.append((index, kind, body))
             except (EOFError, OSError):  # a worker killed mid-message ends here too
