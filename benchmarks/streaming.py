@@ -107,14 +107,15 @@ async def litellm_alone(url: str, turns: int) -> dict:
                 if not started:
                     if PROFILER is not None:
                         PROFILER.start()
-                    started.extend((time.process_time(), time.perf_counter()))
+                    started.extend((time.process_time(), time.perf_counter(), time.thread_time()))
                 chunks += 1
 
     for _ in range(turns):
         await asyncio.gather(*(one() for _ in range(AGENTS)))
     if PROFILER is not None:
         PROFILER.stop()
-    return {"cpu_s": time.process_time() - started[0], "wall_s": time.perf_counter() - started[1], "chunks": chunks}
+    return {"cpu_s": time.process_time() - started[0], "wall_s": time.perf_counter() - started[1], "chunks": chunks,
+            "loop_cpu_s": time.thread_time() - started[2]}
 
 
 READY = "ready"
@@ -157,9 +158,10 @@ class CountingClient:
     """Wraps the app's client: counts streamed chunks and notes CPU from the first chunk to the last call's end.
 
     The window opens at the first chunk, not the first call: mounting the debate screen and the
-    first call's one-off imports inside litellm and openai are start-up, not streaming. Both the
-    process's CPU (what the target compares) and the UI thread's alone (what the app adds to
-    litellm's work, which runs in the calls' thread) are noted.
+    first call's one-off imports inside litellm and openai are start-up, not streaming. The
+    process's CPU (what the target compares), the UI thread's alone (what the app adds to
+    litellm's work) and the calls' thread's (litellm's work and our client stack, to set against
+    the script's own loop) are noted. `complete` runs in the calls' thread.
     """
 
     def __init__(self, inner) -> None:
@@ -167,13 +169,13 @@ class CountingClient:
         self.chunks = 0
         self.ui_clock = time.pthread_getcpuclockid(threading.main_thread().ident)
         self.cpu_start: float | None = None
-        self.ui_start = self.wall_start = 0.0
-        self.cpu_end = self.ui_end = self.wall_end = 0.0
+        self.ui_start = self.wall_start = self.calls_start = 0.0
+        self.cpu_end = self.ui_end = self.wall_end = self.calls_end = 0.0
 
     def _open(self) -> None:
         if self.cpu_start is None:
             self.cpu_start, self.wall_start = time.process_time(), time.perf_counter()
-            self.ui_start = time.clock_gettime(self.ui_clock)
+            self.ui_start, self.calls_start = time.clock_gettime(self.ui_clock), time.thread_time()
 
     async def complete(self, request, on_delta=None):
         def counted(text: str) -> None:
@@ -186,7 +188,7 @@ class CountingClient:
             return await self.inner.complete(request, counted if on_delta is not None else None)
         finally:
             self.cpu_end, self.wall_end = time.process_time(), time.perf_counter()
-            self.ui_end = time.clock_gettime(self.ui_clock)
+            self.ui_end, self.calls_end = time.clock_gettime(self.ui_clock), time.thread_time()
 
 
 def debate_args(url: str, text: Path, turns: int) -> list[str]:
@@ -255,7 +257,7 @@ async def app_run(url: str, text: Path, log_frames: bool, turns: int) -> dict:
         await app.action_quit()
     threaded.close()
     return {"cpu_s": client.cpu_end - (client.cpu_start or 0.0), "wall_s": client.wall_end - client.wall_start,
-            "ui_cpu_s": client.ui_end - client.ui_start,
+            "ui_cpu_s": client.ui_end - client.ui_start, "calls_cpu_s": client.calls_end - client.calls_start,
             "chunks": client.chunks, "status": status, "frames": frames.changes,
             "window": [client.wall_start, client.wall_end]}
 
@@ -353,20 +355,23 @@ def cpu_ratio(url: str, work: Path, env: dict[str, str], repeats: int, turns: in
     Each pair is followed by the method's check (the script against itself), so both see the same stretch
     of the machine's weather.
     """
-    ratios, checks, app_ms, ui_ms, base_ms, rates, chunks = [], [], [], [], [], [], 0
+    ratios, checks, app_ms, ui_ms, calls_ms, loop_ms, base_ms, rates, chunks = [], [], [], [], [], [], [], [], 0
     for _ in range(repeats):
         app, base = side_by_side(url, work, env, turns)
         checks.append(script_against_itself(url, env, turns))
         ratios.append(per_chunk(app) / per_chunk(base))
         app_ms.append(per_chunk(app) * 1000)
         ui_ms.append(app["ui_cpu_s"] / app["chunks"] * 1000)
+        calls_ms.append(app["calls_cpu_s"] / app["chunks"] * 1000)
+        loop_ms.append(base["loop_cpu_s"] / base["chunks"] * 1000)
         base_ms.append(per_chunk(base) * 1000)
         rates.append(app["chunks"] / app["wall_s"])
         chunks = app["chunks"]
     return median(ratios), (f"{median(app_ms):.3f} vs {median(base_ms):.3f} ms CPU/chunk (UI thread "
-                            f"{median(ui_ms):.3f}); {chunks} chunks at {median(rates):.0f}/s; median of {repeats} "
-                            f"pairs run at the same time ({spread(ratios)}); the script against itself the same "
-                            f"way {median(checks):.2f}x ({spread(checks)})")
+                            f"{median(ui_ms):.3f}; the calls' thread {median(calls_ms):.3f} against the script's "
+                            f"loop {median(loop_ms):.3f}); {chunks} chunks at {median(rates):.0f}/s; median of "
+                            f"{repeats} pairs run at the same time ({spread(ratios)}); the script against itself the "
+                            f"same way {median(checks):.2f}x ({spread(checks)})")
 
 
 def spread(values: list[float]) -> str:
