@@ -323,8 +323,9 @@ def match_presses(presses: list[float], frames: list[list], window: list[float])
     return latencies
 
 
-def per_chunk(result: dict) -> float:
-    return result["cpu_s"] / result["chunks"]
+def per_chunk(result: dict, clock: str = "cpu_s") -> float:
+    """Seconds of `clock` (the process's CPU, or one thread's: "ui_cpu_s", "calls_cpu_s", "loop_cpu_s") a chunk."""
+    return result[clock] / result["chunks"]
 
 
 def side_by_side(url: str, work: Path, env: dict[str, str], turns: int) -> tuple[dict, dict]:
@@ -361,9 +362,9 @@ def cpu_ratio(url: str, work: Path, env: dict[str, str], repeats: int, turns: in
         checks.append(script_against_itself(url, env, turns))
         ratios.append(per_chunk(app) / per_chunk(base))
         app_ms.append(per_chunk(app) * 1000)
-        ui_ms.append(app["ui_cpu_s"] / app["chunks"] * 1000)
-        calls_ms.append(app["calls_cpu_s"] / app["chunks"] * 1000)
-        loop_ms.append(base["loop_cpu_s"] / base["chunks"] * 1000)
+        ui_ms.append(per_chunk(app, "ui_cpu_s") * 1000)
+        calls_ms.append(per_chunk(app, "calls_cpu_s") * 1000)
+        loop_ms.append(per_chunk(base, "loop_cpu_s") * 1000)
         base_ms.append(per_chunk(base) * 1000)
         rates.append(app["chunks"] / app["wall_s"])
         chunks = app["chunks"]
