@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 
 import pytest
+from textual.content import Content
 from textual.widgets import TextArea
 
 from debate_tui.protocols import PROTOCOLS
 from debate_tui.ui.app import DebateTUI
 from debate_tui.ui.launch import Launch
 from debate_tui.ui.screens.debate import DebateScreen
-from debate_tui.ui.screens.help import HelpScreen
+from debate_tui.ui.screens.help import HelpScreen, KeyRows
 from debate_tui.ui.screens.setup import SetupScreen
 from tests.helpers import REPO, STORY
 from tests.helpers.sessions import make_session
@@ -41,7 +42,7 @@ async def test_f1_and_question_mark_list_every_key_of_the_screen_with_its_id_and
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help screen")
         listed = [binding_id for _, _, binding_id, _ in app.screen.keys]
         assert listed == DEBATE_IDS
-        shown = "\n".join(str(s.render()) for s in app.screen.query(".help-key"))
+        shown = " ".join(" ".join(str(rows.render()).split()) for rows in app.screen.query(KeyRows))
         for line in PROTOCOLS.values():
             assert line in shown
         assert "space" in shown and "Step" in shown and "debate.pause" in shown
@@ -221,6 +222,18 @@ async def test_help_keeps_its_hanging_indent_at_80_columns_and_says_how_to_copy_
         wrapped = rows[first + 1][column:].strip(" █")
         assert wrapped and rows[first + 1][:column].strip(" │█") == "", rows[first:first + 2]
         assert rows[first + 1][column - 1] == " " and not rows[first + 1][column].isspace()
-        shown = " ".join(" ".join(str(s.render()).split()) for s in app.screen.query(".help-key"))
+        shown = " ".join(" ".join(str(rows.render()).split()) for rows in app.screen.query(KeyRows))
         assert "Drag with the mouse" in shown and "ctrl+c copies it" in shown
         assert "Switch theme" in shown and f"the {app.theme} theme" in shown
+
+
+def test_key_rows_keep_keys_in_their_column_and_texts_beside_them_at_any_width():
+    """The help's rows are one widget drawn as lines (a grid of two Statics a row made F1 slow): a key
+    longer than its column wraps inside it, right-aligned, and every line of a text starts at the same column."""
+    rows = KeyRows([("ctrl+enter ctrl+r", Content("Start the debate with the choices on the form")),
+                    ("q", Content("Quit"))])
+    lines = [line.plain for line in rows.lines(30)]
+    assert lines == [" ctrl+enter Start the debate",
+                     "     ctrl+r with the choices",
+                     "            on the form",
+                     "          q Quit"]

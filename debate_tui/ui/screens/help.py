@@ -7,11 +7,16 @@ the screen the person was on, the protocols from the registry.
 
 from __future__ import annotations
 
+from itertools import zip_longest
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.geometry import Size
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.widgets import Label, Static
 
 from debate_tui.locations import config_dir
@@ -55,24 +60,49 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog-box help-box"):
             yield Label(literal(f"Keys on the {self.name_below} screen", "bold"), classes="dialog-title")
-            yield key_rows([(keys, Content.assemble(literal(what, "bold"), (f"  {binding_id}", "dim"), "\n",
-                                                    literal(tooltip)))
-                            for keys, what, binding_id, tooltip in self.keys])
+            yield KeyRows([(keys, Content.assemble(literal(what, "bold"), (f"  {binding_id}", "dim"), "\n",
+                                                   literal(tooltip)))
+                           for keys, what, binding_id, tooltip in self.keys])
             yield Static(literal("Remap any key by its id in config.toml:\n" + KEYMAP_EXAMPLE, "italic"),
                          classes="help-note")
             yield Label(literal("Mouse and colours", "bold"), classes="dialog-title")
-            yield key_rows([("drag", literal(COPYING)), ("theme", literal(themes_line(self.app.theme)))])
+            yield KeyRows([("drag", literal(COPYING)), ("theme", literal(themes_line(self.app.theme)))])
             yield Label(literal("Protocols", "bold"), classes="dialog-title")
-            yield key_rows([(name, literal(line)) for name, line in PROTOCOLS.items()])
+            yield KeyRows([(name, literal(line)) for name, line in PROTOCOLS.items()])
             yield Label("Escape, F1 or ? closes this; ctrl+p lists every command", classes="dialog-help")
 
 
-def key_rows(rows: list[tuple[str, Content]]) -> Grid:
+class KeyRows(Widget):
     """Keys in a column of their own, each text beside its key: a long text wraps under itself (a hanging
-    indent), not back under the keys. One grid for all rows: a container a row cost the help twice its time."""
-    cells = [cell for key, text in rows for cell in (Static(Content.styled(key, "bold $accent"), classes="help-key"),
-                                                     Static(text, classes="help-key help-text"))]
-    return Grid(*cells, classes="help-rows")
+    indent), not back under the keys.
+
+    One widget drawing its rows as lines. A grid of two Statics a row (44 widgets on the debate screen's
+    help) spent most of F1's time before the first frame creating, styling and arranging them."""
+
+    DEFAULT_CSS = "KeyRows { height: auto; }"
+    KEYS = 11
+    """The keys' column, in cells: the texts start after it and a blank one."""
+
+    def __init__(self, rows: list[tuple[str, Content]], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rows = rows
+
+    def lines(self, width: int) -> list[Content]:
+        """The rows at `width`: each key right-aligned in its column, its text wrapped beside it."""
+        lines, indent = [], Content(" " * (self.KEYS + 1))
+        for key, text in self.rows:
+            keys = Content.styled(key, "bold $accent").wrap(self.KEYS, align="right")
+            texts = text.wrap(max(1, width - self.KEYS - 1))
+            for key_line, text_line in zip_longest(keys, texts):
+                lines.append((indent if key_line is None else key_line.right(self.KEYS) + " ")
+                             + (text_line or Content("")))
+        return lines
+
+    def render(self) -> Content:
+        return Content("\n").join(self.lines(self.size.width))
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self.lines(width))
 
 
 def themes_line(current: str) -> str:
