@@ -50,7 +50,6 @@ from debate_tui.ui.widgets.agent_row import AgentRow
 from debate_tui.ui.widgets.described import described
 from debate_tui.ui.widgets.footer import AppFooter
 from debate_tui.ui.widgets.text_box import TextBox
-from debate_tui.writing import size
 
 if TYPE_CHECKING:
     from debate_tui.domain import Criterion
@@ -524,6 +523,8 @@ class SetupScreen(BaseScreen[None]):
         box.text = self._loaded_text = text
         self.query_one("#protocol", Select).focus()  # the next choice; a key typed now no longer edits the text
         self.complain("; ".join(warnings))
+        from debate_tui.writing import size  # here: its scripts' patterns took 9 ms to compile before the first frame
+
         amount, unit = size(text)  # characters for a Chinese or Japanese text, whose words are not spaced
         self.notify(f"Loaded {amount} {unit}{'' if amount == 1 else 's'} from {path}", markup=False)
 
