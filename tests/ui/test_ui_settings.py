@@ -38,15 +38,19 @@ async def test_last_choices_are_remembered_and_prefill_the_next_setup():
 
 
 async def test_theme_choice_persists_and_our_themes_are_registered():
+    """Each app leaves with its form mounted: `run_test` closes an app without the app's own exit, which waits
+    for a mounting form (on a loaded machine the test closed one under its dropdowns' mount)."""
     app = DebateTUI(Launch())
     async with app.run_test() as pilot:
         assert {"debate-dark", "debate-paper"} <= set(app.available_themes)
         assert app.theme == "debate-dark"
         app.theme = "debate-paper"
         await wait_until(pilot, lambda: ui_state_path().exists() and "debate-paper" in ui_state_path().read_text())
+        await open_setup(pilot)
     again = DebateTUI(Launch(state=load_state()))
-    async with again.run_test():
+    async with again.run_test() as pilot:
         assert again.theme == "debate-paper"
+        await open_setup(pilot)
 
 
 async def test_a_corrupt_state_file_falls_back_to_defaults():
