@@ -86,9 +86,16 @@ class KeyRows(Widget):
     def __init__(self, rows: list[tuple[str, Content]], **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rows = rows
+        self._wrapped: tuple[int, list[Content]] = (-1, [])
+        """The lines at one width: the layout measures them and the frame draws them, at the same width."""
 
     def lines(self, width: int) -> list[Content]:
         """The rows at `width`: each key right-aligned in its column, its text wrapped beside it."""
+        if self._wrapped[0] != width:
+            self._wrapped = (width, self._wrap(width))
+        return self._wrapped[1]
+
+    def _wrap(self, width: int) -> list[Content]:
         lines, indent = [], Content(" " * (self.KEYS + 1))
         for key, text in self.rows:
             keys = Content.styled(key, "bold $accent").wrap(self.KEYS, align="right")
