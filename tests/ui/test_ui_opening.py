@@ -11,7 +11,7 @@ import pytest
 from textual.color import Color
 from textual.widgets import Input, Select, TextArea
 
-from debate_tui.ui.app import DebateTUI
+from debate_tui.ui.app import SCREENS_CSS, DebateTUI
 from debate_tui.ui.locations import config_dir, ui_state_path
 from debate_tui.ui.opening import DEFAULT_THEME, read_opening
 from debate_tui.ui.screens.setup import SetupScreen
@@ -102,6 +102,22 @@ async def test_the_first_frame_is_the_text_box_and_the_controls_follow(monkeypat
             "start"]
         assert setup.styles.background == Color.parse(app.get_theme(DEFAULT_THEME).background)
     assert not reparsed
+
+
+async def test_the_form_is_the_first_screen_and_the_other_screens_layout_comes_with_the_first_pushed():
+    """Issue 46 (start-up): the form is the bottom of the stack, not pushed over a blank screen drawn first, and
+    the first frame parses only app.tcss; the first screen pushed (F1's help) has screens.tcss' layout."""
+    app = DebateTUI(read_opening(args()))
+    async with app.run_test(size=(120, 36)) as pilot:
+        setup = await open_setup(pilot)
+        assert app.screen_stack == [setup]
+        assert not app.stylesheet.has_source(str(SCREENS_CSS), "")
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: app.screen is not setup and app.screen.query(".help-box"), what="the help")
+        assert app.stylesheet.has_source(str(SCREENS_CSS), "")
+        assert app.screen.query_one(".help-box").outer_size.width == 96
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is setup, what="the form again")
 
 
 async def test_ctrl_r_pressed_on_the_first_frame_starts_the_run_once_the_form_is_ready(monkeypatch):

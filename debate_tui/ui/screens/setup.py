@@ -225,7 +225,11 @@ class SetupScreen(BaseScreen[None]):
             return
         app.launch.choices = defaults
         app.remember(Choices())
-        self.app.switch_screen(SetupScreen(defaults, self.read_texts()))
+        fresh = SetupScreen(defaults, self.read_texts())
+        if len(app.screen_stack) > 1:
+            app.switch_screen(fresh)
+        else:  # the app's first screen cannot be switched (Textual keeps no result callback for it): it stays under
+            app.push_screen(fresh)  # the fresh form, out of reach (going back stops at the first form it meets)
         self.notify("Back to the defaults: the last setup is forgotten.", markup=False)
 
     # ----- catalog and filling ---------------------------------------------------------
