@@ -20,12 +20,9 @@ they were made (the person chose them then); a session file without a valid seal
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import os
 import re
-import secrets
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -137,7 +134,7 @@ def seal(agents: Iterable[AgentSpec]) -> str | None:
     demo model, a provider's defaults: nothing to vouch for) or no key can be kept."""
     text = _connections(agents)
     key = _seal_key(create=True) if text else None
-    return None if key is None else hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
+    return None if key is None else _mark(key, text)
 
 
 def session_origin(session: Session, path: Path) -> str:
@@ -145,8 +142,9 @@ def session_origin(session: Session, path: Path) -> str:
     text = _connections(session.agents)
     key = _seal_key(create=False) if text and session.seal else None
     if key is not None and session.seal is not None:
-        expected = hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
-        if hmac.compare_digest(expected, session.seal):
+        from hmac import compare_digest
+
+        if compare_digest(_mark(key, text), session.seal):
             return f"{OWN_SESSION} {path}"
     return f"{SESSION_FILE} {path}"
 
@@ -158,6 +156,15 @@ def resumed_connections(session: Session, path: Path, own: Callable[[str], Mappi
     if notes:
         session.seal = seal(session.agents)
     return notes
+
+
+def _mark(key: bytes, text: str) -> str:
+    """HMAC-SHA256 of `text`; hashlib and hmac are imported here, so OpenSSL's loading (1.5 ms) stays out of the
+    TUI's start-up, which reads this module for the names above."""
+    import hashlib
+    import hmac
+
+    return hmac.new(key, text.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
 def _connections(agents: Iterable[AgentSpec]) -> str:
@@ -187,7 +194,7 @@ def _seal_key(*, create: bool) -> bytes | None:
         return _seal_key(create=False)
     except OSError:  # a read-only state folder: sessions go unsealed, and are resumed by the rule
         return None
-    key = secrets.token_bytes(32)
+    key = os.urandom(32)  # what secrets.token_bytes(32) returns
     with os.fdopen(fd, "wb") as handle:
         handle.write(key)
     return key
